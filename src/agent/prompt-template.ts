@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { DataError } from '../util/errors.js';
+import type { ChatMessage } from '../model/types.js';
+import type { TableInfo } from '../warehouse/types.js';
+
+/** Line that separates the system part of a prompt file from the user part. */
+export const USER_SEPARATOR = '--- user ---';
+
+/**
+ * A prompt template file. `{{name}}` placeholders are filled from the variables given to
+ * {@link PromptTemplate.render}; a line `--- user ---` splits it into a system message (above)
+ * and a user message (below); without it the whole file is the user message.
+ */
+export class PromptTemplate {
+  private constructor(
+    readonly file: string,
+    private readonly system: string | undefined,
+    private readonly user: string,
+  ) {}
+
+  /** @throws DataError naming the file when it cannot be read or is empty. */
+  static load(file: string): PromptTemplate {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new DataError(`cannot read prompt template (${(error as NodeJS.ErrnoException).code ?? String(error)})`, file);
+    }
+    if (text.trim() === '') throw new DataError('the prompt template is empty', file);
+    const lines = text.split('\n');
+    const cut = lines.findIndex((l) => l.trim() === USER_SEPARATOR);
+    if (cut === -1) return new PromptTemplate(file, undefined, text.trim());
+    return new PromptTemplate(file, lines.slice(0, cut).join('\n').trim(), lines.slice(cut + 1).join('\n').trim());
+  }
+
+  /**
+   * The messages for one question.
+   * @throws DataError naming the file and placeholder when a `{{name}}` has no value.
+   */
+  render(vars: Readonly<Record<string, string>>): ChatMessage[] {
+    const fill = (text: string): string =>
+      text.replace(/\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}/g, (_, name: string) => {
+        const value = vars[name];
+        if (value === undefined) throw new DataError(`unknown placeholder {{${name}}} (known: ${Object.keys(vars).join(', ')})`, this.file);
+        return value;
+      });
+    const messages: ChatMessage[] = [];
+    if (this.system !== undefined) messages.push({ role: 'system', content: fill(this.system) });
+    messages.push({ role: 'user', content: fill(this.user) });
+    return messages;
+  }
+}
+
+/**
+ * Compact schema text for prompts: one line per table, `name(col TYPE PK, ...)`, then its
+ * foreign keys as `table.col -> other.col`. Deterministic for a given schema, so a schema
+ * change (a renamed column) changes the prompt and hence the request key.
+ * @example schemaText([{name:'singer', columns:[{name:'Singer_ID', type:'int', primaryKey:true}], foreignKeys:[]}]) // 'singer(Singer_ID int PK)'
+ */
+export function schemaText(tables: readonly TableInfo[]): string {
+  const lines: string[] = [];
+  for (const t of tables) {
+    const cols = t.columns.map((c) => [c.name, c.type, c.primaryKey ? 'PK' : ''].filter(Boolean).join(' '));
+    lines.push(`${t.name}(${cols.join(', ')})`);
+    for (const fk of t.foreignKeys) lines.push(`  ${t.name}.${fk.column} -> ${fk.refTable}.${fk.refColumn}`);
+  }
+  return lines.join('\n');
+}

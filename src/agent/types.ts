@@ -1,0 +1,55 @@
+import type { GoldenQuestion } from '../golden/types.js';
+import type { ModelClient, Usage, ChatRequest, ChatReply } from '../model/types.js';
+import type { QueryResult, SqlEngine } from '../warehouse/types.js';
+
+/** One step of a run's trace, in order. */
+export type TraceStep =
+  | { readonly type: 'model_call'; readonly callIndex: number; readonly key: string; readonly usage: Usage; readonly reply: ChatReply }
+  | { readonly type: 'tool_call'; readonly callIndex: number; readonly tool: string; readonly arguments: string; readonly output: string; readonly error?: string }
+  | { readonly type: 'sql'; readonly sql: string; readonly result?: QueryResultSummary; readonly error?: string };
+
+/** A query result as kept in traces and reports: the first `rows` only (default 100 kept in reports). */
+export interface QueryResultSummary {
+  readonly columns: readonly string[];
+  readonly rows: readonly (readonly unknown[])[];
+  readonly rowCount: number;
+  readonly truncated: boolean;
+}
+
+/** How an agent's run ended, before it is scored against the golden question. */
+export type AgentEnd =
+  | { readonly status: 'answered'; readonly sql?: string; readonly result: QueryResult; readonly text?: string }
+  | { readonly status: 'declined'; readonly reason: string }
+  | { readonly status: 'asked_back'; readonly question: string }
+  | { readonly status: 'error'; readonly error: string }
+  | { readonly status: 'step_limit'; readonly calls: number };
+
+export interface AgentRunResult {
+  readonly end: AgentEnd;
+  readonly trace: readonly TraceStep[];
+}
+
+/** Everything an agent may use for one run. The agent must do all model calls through `model`. */
+export interface AgentContext {
+  readonly question: GoldenQuestion;
+  readonly seed: number;
+  readonly model: ModelClient;
+  readonly engine: SqlEngine;
+  /** Per-statement limits the agent should pass to `engine.query`. */
+  readonly maxRows: number;
+  readonly timeoutMs: number;
+}
+
+/**
+ * An agent: a named configuration that answers one golden question with one seed.
+ * Built-in kinds: `sql` (one call writes one query) and `tools` (tool-calling loop).
+ * Custom agents are JS modules whose default export is an {@link AgentFactory}.
+ * An agent throws only for bugs; a `MissingRecording` from the model client must propagate.
+ */
+export interface Agent {
+  readonly name: string;
+  readonly kind: string;
+  /** Builds the exact request of the first call; used by `import` to key published predictions. */
+  firstRequest?(ctx: Omit<AgentContext, 'model'>): Promise<ChatRequest>;
+  run(ctx: AgentContext): Promise<AgentRunResult>;
+}

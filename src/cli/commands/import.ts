@@ -1,0 +1,86 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { importRecording } from '../../pipeline/import-recording.js';
+import { openProject } from '../../pipeline/project.js';
+import { idFromPattern, PREDICTION_FORMATS, readPredictions, type PredictionFormat } from '../../importers/predictions.js';
+import { readSpiderDev, spiderGoldenYaml } from '../../importers/spider-golden.js';
+import { parseWhole } from '../options.js';
+import type { CliContext } from '../context.js';
+
+interface PredictionsOptions {
+  config: string;
+  agent: string;
+  format: PredictionFormat;
+  ids: string;
+  seed: number;
+  source?: string;
+  force?: boolean;
+  checkQuestions: boolean;
+}
+
+/** `replaygate import …`: turn published files into golden questions and recordings. */
+export function registerImport(program: Command, ctx: CliContext): void {
+  const command = program
+    .command('import')
+    .description('Import published data: predictions as a recording, or Spider questions as golden YAML.');
+
+  command
+    .command('predictions <file>')
+    .description('Write a predictions file as the recording of a single-call agent, keyed by the exact request that agent sends (so a later prompt edit gives MissingRecording). One file → one recording, one seed.')
+    .requiredOption('-a, --agent <name>', 'agent (in replaygate.yml) whose recording to write')
+    .addOption(new Option('-f, --format <format>', 'file format').choices([...PREDICTION_FORMATS]).default('lines'))
+    .option('--ids <pattern>', 'golden id of the i-th prediction: {i} 0-based index, {i:4} zero-padded, {n} 1-based line', 'spider-dev-{i:4}')
+    .option('--seed <n>', 'seed to record the predictions under', parseWhole(0, 1_000_000), 0)
+    .option('--source <text>', 'provenance written to the manifest (system, paper, licence)')
+    .option('--force', 'replace an existing recording')
+    .option('--no-check-questions', 'do not compare question text in the file with the golden questions')
+    .option('-c, --config <file>', 'project config', 'replaygate.yml')
+    .addHelpText('after', '\nExample:\n  replaygate import predictions DIN-SQL.csv -f din-sql-csv -a din-sql-gpt4 --source "DIN-SQL GPT-4 (MIT)"')
+    .action(async (file: string, opts: PredictionsOptions) => {
+      const path = resolve(ctx.cwd, file);
+      const predictions = await readPredictions(path, opts.format);
+      const project = await openProject(resolve(ctx.cwd, opts.config));
+      try {
+        const summary = await importRecording(
+          project,
+          opts.agent,
+          predictions.map((p) => ({
+            questionId: idFromPattern(opts.ids, p.index),
+            seed: opts.seed,
+            content: p.sql,
+            ...(p.db !== undefined ? { db: p.db } : {}),
+            ...(p.question !== undefined ? { question: p.question } : {}),
+            where: p.where,
+          })),
+          { format: opts.format, source: opts.source ?? file, ...(opts.force ? { force: true } : {}), checkQuestionText: opts.checkQuestions },
+        );
+        ctx.stdout(
+          `wrote ${summary.written} calls to ${summary.recording} (seed ${opts.seed}); ` +
+            `${summary.skipped} predictions had no golden question; ${summary.uncovered.length} golden questions have no prediction` +
+            `${summary.uncovered.length ? ` (they will replay as MissingRecording): ${summary.uncovered.slice(0, 10).join(', ')}${summary.uncovered.length > 10 ? ', …' : ''}` : ''}\n`,
+        );
+      } finally {
+        await project.close();
+      }
+    });
+
+  command
+    .command('spider-golden <spider-dir>')
+    .description("Write golden YAML (one file per database) from Spider's dev.json and dev_gold.sql; ids are spider-dev-NNNN (dev.json position).")
+    .requiredOption('-o, --out <dir>', 'folder for the golden files')
+    .option('--databases <names>', 'only these databases (comma-separated)')
+    .action(async (dir: string, opts: { out: string; databases?: string }) => {
+      const root = resolve(ctx.cwd, dir);
+      const items = await readSpiderDev(join(root, 'dev.json'), join(root, 'dev_gold.sql'));
+      const keep = opts.databases ? new Set(opts.databases.split(',').map((s) => s.trim())) : undefined;
+      const files = spiderGoldenYaml(
+        items.filter((i) => !keep || keep.has(i.db)),
+        '# Spider 1.0 dev questions and gold SQL (Yu et al. 2018), CC BY-SA 4.0. Imported by replaygate import spider-golden.',
+      );
+      const out = resolve(ctx.cwd, opts.out);
+      await mkdir(out, { recursive: true });
+      for (const [db, text] of files) await writeFile(join(out, `${db}.yml`), text);
+      ctx.stdout(`wrote ${files.size} golden files to ${out}\n`);
+    });
+}

@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+
+/** What a command may touch of the outside world; tests pass their own. */
+export interface CliContext {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Whether stderr is a terminal (progress bars only then). */
+  readonly isTTY: boolean;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Exit code of the command: 0 pass, 1 gate failed, 2 usage or input error. */
+  exitCode: number;
+}
+
+/** A command module: adds one subcommand to the program. */
+export type RegisterCommand = (program: Command, ctx: CliContext) => void;
+
+/** Exit codes (SPEC §10). */
+export const EXIT = { pass: 0, fail: 1, usage: 2 } as const;

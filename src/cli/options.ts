@@ -1,0 +1,36 @@
+import { InvalidArgumentError } from 'commander';
+
+/** Parses `--seeds`: a count `5` (seeds 0..4) or a list `0,3,7`. */
+export function parseSeeds(value: string): number[] {
+  const parts = value.split(',').map((s) => s.trim());
+  if (parts.length === 1) {
+    const n = Number(parts[0]);
+    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError(`--seeds must be a count from 1 to 1000 or a list like 0,1,2; got "${value}"`);
+    return Array.from({ length: n }, (_, i) => i);
+  }
+  const seeds = parts.map(Number);
+  if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) throw new InvalidArgumentError(`--seeds list must hold whole numbers ≥ 0; got "${value}"`);
+  return seeds;
+}
+
+/** Parses a comma-separated list of ids. */
+export function parseIdList(value: string): Set<string> {
+  const ids = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (ids.length === 0) throw new InvalidArgumentError('expected one or more comma-separated ids');
+  return new Set(ids);
+}
+
+/** Parses `--split dev|test`. */
+export function parseSplit(value: string): 'dev' | 'test' {
+  if (value !== 'dev' && value !== 'test') throw new InvalidArgumentError(`--split must be dev or test; got "${value}"`);
+  return value;
+}
+
+/** Parses a whole number within bounds. */
+export function parseWhole(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}; got "${value}"`);
+    return n;
+  };
+}

@@ -1,0 +1,28 @@
+import { Command } from 'commander';
+import { VERSION } from '../version.js';
+import type { CliContext, RegisterCommand } from './context.js';
+import { registerImport } from './commands/import.js';
+import { registerScore } from './commands/score.js';
+
+/** Every subcommand, in `--help` order. Add a command by adding its register function here. */
+const COMMANDS: readonly RegisterCommand[] = [registerScore, registerImport];
+
+/** The `replaygate` program, writing through `ctx`. */
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('replaygate')
+    .description(
+      'Gate changes to a text-to-SQL / analytics agent on recorded model runs, offline.\n' +
+        'Replays each agent from its recordings (a request with no recording fails: MissingRecording),\n' +
+        'executes its SQL live against the warehouse, and scores the answers against golden questions.',
+    )
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: (s) => ctx.stdout(s), writeErr: (s) => ctx.stderr(s) })
+    .exitOverride();
+  for (const register of COMMANDS) register(program, ctx);
+  program.addHelpText(
+    'after',
+    '\nExit codes: 0 passed, 1 gate failed (or a run had no recording), 2 usage or input error.\nStart with: replaygate score --help',
+  );
+  return program;
+}

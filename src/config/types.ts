@@ -1,0 +1,77 @@
+/**
+ * The typed project configuration, loaded from `replaygate.yml` (see README "replaygate.yml").
+ * Paths are absolute after loading (resolved against the config file's folder).
+ *
+ * ```yaml
+ * warehouse:
+ *   databases:                      # name -> SQLite file (multi-database benchmarks)
+ *     concert_singer: warehouse/spider/concert_singer.sqlite
+ *   # path: warehouse/chinook.sqlite # or one database, named "main"
+ *   max_rows: 10000
+ *   timeout_ms: 10000
+ * golden: [golden/*.yml]
+ * semantic: [semantic/*.yml]
+ * match: relaxed                    # exact | relaxed | spider
+ * seeds: [0]                        # seeds replayed per question (default [0])
+ * agents:
+ *   gpt4-zero-shot:
+ *     kind: sql                     # sql | tools | module
+ *     model: gpt-4
+ *     prompt: prompts/sql.md
+ *     recording: recordings/gpt4-zero-shot
+ *     temperature: 0
+ *     top_p: 1
+ *     max_tokens: 1024
+ *     max_calls: 8                  # tools agents: call limit
+ *     module: agents/my-agent.js    # kind: module
+ * gate: { ... }                     # see src/gate
+ * ```
+ */
+export interface ProjectConfig {
+  /** Absolute path of the config file. */
+  readonly file: string;
+  /** Absolute folder of the config file; every relative path is resolved against it. */
+  readonly root: string;
+  readonly warehouse: WarehouseConfig;
+  /** Absolute golden question files, globs expanded, sorted. */
+  readonly goldenFiles: readonly string[];
+  /** Absolute semantic layer files, globs expanded, sorted. */
+  readonly semanticFiles: readonly string[];
+  readonly match: MatchMode;
+  readonly seeds: readonly number[];
+  readonly agents: ReadonlyMap<string, AgentConfig>;
+  /** The raw `gate:` section, validated by the gate module. */
+  readonly gate: Readonly<Record<string, unknown>>;
+  /** The raw `confidence:` section, validated by the confidence module. */
+  readonly confidence: Readonly<Record<string, unknown>>;
+  /** The raw `judge:` section, validated by the judge module. */
+  readonly judge: Readonly<Record<string, unknown>>;
+}
+
+export type MatchMode = 'exact' | 'relaxed' | 'spider';
+
+export interface WarehouseConfig {
+  /** Database name → absolute SQLite file. A single `path:` is the database `main`. */
+  readonly databases: ReadonlyMap<string, string>;
+  readonly maxRows: number;
+  readonly timeoutMs: number;
+}
+
+export interface AgentConfig {
+  readonly name: string;
+  readonly kind: 'sql' | 'tools' | 'module';
+  readonly model: string;
+  /** Absolute prompt template file. */
+  readonly prompt: string;
+  /** Absolute recording folder (holds manifest.yml and calls.jsonl). */
+  readonly recording: string;
+  readonly temperature: number;
+  readonly topP: number;
+  readonly maxTokens: number;
+  /** Call limit of the tools loop (`step_limit` when exhausted). */
+  readonly maxCalls: number;
+  /** Absolute module path for `kind: module`. */
+  readonly module?: string;
+  /** Extra keys of the agent's YAML block, for custom agents. */
+  readonly options: Readonly<Record<string, unknown>>;
+}

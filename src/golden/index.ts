@@ -1,0 +1,2 @@
+export { loadGoldenQuestions, parseGoldenYaml } from './load.js';
+export type { GoldenQuestion, QuestionKind, Split } from './types.js';

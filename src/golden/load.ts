@@ -1,0 +1,121 @@
+import { isOrderedSql } from '../matching/index.js';
+import { DataError } from '../util/errors.js';
+import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
+import type { GoldenQuestion, QuestionKind, Split } from './types.js';
+
+const FIELDS = new Set(['id', 'question', 'split', 'kind', 'golden_sql', 'expected', 'db', 'ordered', 'set', 'hint', 'notes']);
+const KINDS: readonly QuestionKind[] = ['answer', 'decline', 'forbidden'];
+const SPLITS: readonly Split[] = ['dev', 'test'];
+
+/**
+ * Loads golden questions from YAML files. A file holds a list of questions, or a mapping
+ * `{questions: [...]}`. Question ids are unique across all files.
+ *
+ * @param files absolute paths, read in the given order (questions keep file order).
+ * @param databases known database names; a question's `db` must be one of them (when given).
+ * @throws DataError naming `file:line` for malformed YAML, an unknown field, a missing or
+ *   mistyped field, an unknown kind/split/db, or a duplicated id (naming both places).
+ */
+export async function loadGoldenQuestions(files: readonly string[], databases?: ReadonlySet<string>): Promise<GoldenQuestion[]> {
+  const out: GoldenQuestion[] = [];
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    const yaml = await loadYamlFile(file);
+    for (const q of parseGoldenYaml(yaml, databases)) {
+      const first = seen.get(q.id);
+      if (first !== undefined) throw new DataError(`golden question id '${q.id}' is duplicated (first defined at ${first})`, q.source);
+      seen.set(q.id, q.source);
+      out.push(q);
+    }
+  }
+  return out;
+}
+
+/** Parses one loaded golden YAML document. @throws DataError as {@link loadGoldenQuestions}. */
+export function parseGoldenYaml(yaml: LoadedYaml, databases?: ReadonlySet<string>): GoldenQuestion[] {
+  const root = yaml.value;
+  const prefix: (string | number)[] = [];
+  let list: unknown = root;
+  if (root !== null && typeof root === 'object' && !Array.isArray(root)) {
+    list = (root as Record<string, unknown>)['questions'];
+    prefix.push('questions');
+  }
+  if (root === null || root === undefined) return [];
+  if (!Array.isArray(list)) {
+    throw new DataError("a golden file must be a list of questions or a mapping with a 'questions' list", yaml.file);
+  }
+  return list.map((item: unknown, index) => {
+    const path = [...prefix, index];
+    const where = yaml.where(path);
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+      throw new DataError('each golden question must be a mapping', where);
+    }
+    const q = item as Record<string, unknown>;
+    const at = (key: string): string => yaml.where([...path, key]);
+    for (const key of Object.keys(q)) {
+      if (!FIELDS.has(key)) throw new DataError(`unknown field '${key}' (known: ${[...FIELDS].join(', ')})`, at(key));
+    }
+    const text = (key: string, required: boolean): string | undefined => {
+      const v = q[key];
+      if (v === undefined || v === null) {
+        if (required) throw new DataError(`missing required field '${key}'`, where);
+        return undefined;
+      }
+      if (typeof v === 'number' && key === 'id') return String(v);
+      if (typeof v !== 'string' || v.trim() === '') throw new DataError(`'${key}' must be a non-empty string`, at(key));
+      return v;
+    };
+    const id = text('id', true) as string;
+    const kind = (q['kind'] ?? 'answer') as QuestionKind;
+    if (!KINDS.includes(kind)) throw new DataError(`'kind' must be one of ${KINDS.join(', ')}, got ${JSON.stringify(q['kind'])}`, at('kind'));
+    const split = (q['split'] ?? 'dev') as Split;
+    if (!SPLITS.includes(split)) throw new DataError(`'split' must be one of ${SPLITS.join(', ')}, got ${JSON.stringify(q['split'])}`, at('split'));
+    const goldenSql = text('golden_sql', false);
+    const db = text('db', false);
+    if (db !== undefined && databases && !databases.has(db)) {
+      throw new DataError(`golden question '${id}' names database '${db}', which the warehouse does not have (known: ${[...databases].join(', ') || 'none'})`, at('db'));
+    }
+    const expected = parseExpected(q['expected'], at('expected'));
+    if (kind === 'answer' && goldenSql === undefined && expected === undefined) {
+      throw new DataError(`golden question '${id}' of kind 'answer' needs 'golden_sql' or 'expected'`, where);
+    }
+    const bool = (key: string, fallback: boolean): boolean => {
+      const v = q[key];
+      if (v === undefined) return fallback;
+      if (typeof v !== 'boolean') throw new DataError(`'${key}' must be true or false`, at(key));
+      return v;
+    };
+    const hint = text('hint', false);
+    const notes = text('notes', false);
+    return {
+      id,
+      question: text('question', true) as string,
+      split,
+      kind,
+      ...(goldenSql !== undefined ? { goldenSql } : {}),
+      ...(expected !== undefined ? { expected } : {}),
+      ...(db !== undefined ? { db } : {}),
+      ordered: bool('ordered', goldenSql !== undefined && isOrderedSql(goldenSql)),
+      set: bool('set', false),
+      ...(hint !== undefined ? { hint } : {}),
+      ...(notes !== undefined ? { notes } : {}),
+      source: where,
+    };
+  });
+}
+
+function parseExpected(value: unknown, where: string): GoldenQuestion['expected'] {
+  if (value === undefined || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v !== 'object' || !Array.isArray(v['columns']) || !Array.isArray(v['rows'])) {
+    throw new DataError("'expected' must be {columns: [...], rows: [[...], ...]}", where);
+  }
+  const columns = v['columns'] as unknown[];
+  const rows = v['rows'] as unknown[];
+  rows.forEach((row, i) => {
+    if (!Array.isArray(row) || row.length !== columns.length) {
+      throw new DataError(`'expected.rows[${i}]' must be a list of ${columns.length} values`, where);
+    }
+  });
+  return { columns: columns.map(String), rows: rows as GoldenQuestion['expected'] extends infer E ? E extends { rows: infer R } ? R : never : never };
+}

@@ -1,0 +1,99 @@
+import { readFile } from 'node:fs/promises';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { DataError } from '../util/errors.js';
+
+/** Published prediction formats `replaygate import predictions` reads. */
+export const PREDICTION_FORMATS = ['lines', 'din-sql-csv', 'chatgpt-json'] as const;
+export type PredictionFormat = (typeof PREDICTION_FORMATS)[number];
+
+/** One published prediction, with whatever the file says about its question. */
+export interface Prediction {
+  /** 0-based position in the file's list of predictions (line, CSV row, JSON item). */
+  readonly index: number;
+  readonly sql: string;
+  readonly db?: string;
+  readonly question?: string;
+  /** `file:line` (or `file#item`) for messages. */
+  readonly where: string;
+}
+
+/**
+ * Reads a predictions file.
+ * - `lines`: one SQL per line, optionally `SQL<TAB>db_id` (Spider `predict.txt`, DAIL-SQL
+ *   results, the local-model outputs); surrounding spaces are stripped; blank lines are kept as
+ *   empty predictions so positions stay aligned, except a final newline.
+ * - `din-sql-csv`: DIN-SQL's CSV with columns `NLQ, PREDICTED SQL, GOLD SQL, DATABASE`.
+ * - `chatgpt-json`: THU-BPM/chatgpt-sql's `predict.json`, a list of `{db_id, question, result, prompt}`
+ *   whose prompt ends in `SELECT`, so the SQL is `"SELECT " + result`.
+ * @throws DataError naming the file (and line) when it cannot be read or has the wrong shape.
+ */
+export async function readPredictions(file: string, format: PredictionFormat): Promise<Prediction[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new DataError(`cannot read predictions (${(error as NodeJS.ErrnoException).code ?? String(error)})`, file);
+  }
+  switch (format) {
+    case 'lines': {
+      const lines = text.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+      return lines.map((line, index) => {
+        const [sql = '', db] = line.split('\t');
+        return { index, sql: sql.trim(), ...(db?.trim() ? { db: db.trim() } : {}), where: `${file}:${index + 1}` };
+      });
+    }
+    case 'din-sql-csv': {
+      let rows: Record<string, string>[];
+      try {
+        rows = parseCsv(text, { columns: true, skip_empty_lines: true, relax_quotes: true }) as Record<string, string>[];
+      } catch (error) {
+        throw new DataError(`malformed CSV: ${(error as Error).message}`, file);
+      }
+      const need = ['NLQ', 'PREDICTED SQL', 'DATABASE'];
+      const missing = need.filter((c) => rows[0] && !(c in rows[0]));
+      if (missing.length) throw new DataError(`missing CSV column(s) ${missing.join(', ')} (DIN-SQL format: NLQ,PREDICTED SQL,GOLD SQL,DATABASE)`, file);
+      return rows.map((row, index) => ({
+        index,
+        sql: (row['PREDICTED SQL'] ?? '').trim(),
+        db: (row['DATABASE'] ?? '').trim(),
+        question: row['NLQ'] ?? '',
+        where: `${file}#row${index + 1}`,
+      }));
+    }
+    case 'chatgpt-json': {
+      let items: unknown;
+      try {
+        items = JSON.parse(text);
+      } catch (error) {
+        throw new DataError(`not valid JSON: ${(error as Error).message}`, file);
+      }
+      if (!Array.isArray(items)) throw new DataError('expected a JSON list of {db_id, question, result, prompt}', file);
+      return items.map((item: Record<string, unknown>, index) => {
+        if (typeof item['result'] !== 'string' || typeof item['db_id'] !== 'string') {
+          throw new DataError(`item ${index} lacks 'result' or 'db_id'`, file);
+        }
+        const prompt = typeof item['prompt'] === 'string' ? item['prompt'] : '';
+        const continues = /SELECT\s*$/i.test(prompt);
+        return {
+          index,
+          sql: (continues ? `SELECT ${item['result']}` : item['result']).trim(),
+          db: item['db_id'],
+          ...(typeof item['question'] === 'string' ? { question: item['question'] } : {}),
+          where: `${file}#${index}`,
+        };
+      });
+    }
+  }
+}
+
+/**
+ * Maps a 0-based prediction index to a golden question id with a pattern: `{i}` is the index,
+ * `{i:4}` the index zero-padded to 4 digits, `{n}` the 1-based line number.
+ * @example idFromPattern('spider-dev-{i:4}', 42) // 'spider-dev-0042'
+ */
+export function idFromPattern(pattern: string, index: number): string {
+  return pattern.replace(/\{(i|n)(?::(\d+))?\}/g, (_, which: string, pad?: string) => {
+    const value = String(which === 'i' ? index : index + 1);
+    return pad ? value.padStart(Number(pad), '0') : value;
+  });
+}

@@ -1,0 +1,44 @@
+import type { GoldenQuestion } from '../golden/types.js';
+import type { MatchMode } from '../config/types.js';
+import { removeDistinct } from '../matching/index.js';
+import type { QueryResult, SqlEngine } from '../warehouse/types.js';
+
+/** The golden result of a question, or why it could not be computed. */
+export type GoldenResult = { readonly ok: true; readonly result: QueryResult } | { readonly ok: false; readonly error: string };
+
+/**
+ * Computes each golden question's result once (golden SQL executed, or its `expected` rows)
+ * and shares it between agents and seeds. In `spider` mode DISTINCT is removed first, as the
+ * official evaluator does.
+ */
+export class GoldenResults {
+  private readonly cache = new Map<string, Promise<GoldenResult>>();
+
+  constructor(
+    private readonly mode: MatchMode,
+    private readonly options: { readonly maxRows: number; readonly timeoutMs: number },
+  ) {}
+
+  get(question: GoldenQuestion, engine: SqlEngine): Promise<GoldenResult> {
+    let result = this.cache.get(question.id);
+    if (!result) {
+      result = this.compute(question, engine);
+      this.cache.set(question.id, result);
+    }
+    return result;
+  }
+
+  private async compute(question: GoldenQuestion, engine: SqlEngine): Promise<GoldenResult> {
+    if (question.expected) {
+      const rows = question.expected.rows;
+      return { ok: true, result: { columns: question.expected.columns, rows, rowCount: rows.length, truncated: false } };
+    }
+    if (question.goldenSql === undefined) return { ok: false, error: 'no golden SQL or expected rows' };
+    const sql = this.mode === 'spider' ? removeDistinct(question.goldenSql) : question.goldenSql;
+    try {
+      return { ok: true, result: await engine.query(sql, this.options) };
+    } catch (error) {
+      return { ok: false, error: `golden SQL failed: ${(error as Error).message}` };
+    }
+  }
+}

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { hasManifest, writeManifest } from '../recording/manifest.js';
+import { RecordingWriter } from '../recording/writer.js';
+import type { RecordedCall } from '../recording/types.js';
+import { DataError } from '../util/errors.js';
+import { TOOL_NAME } from '../version.js';
+import type { Project } from './project.js';
+
+/** One published answer to import: the reply the model gave for a question under a seed. */
+export interface ImportItem {
+  readonly questionId: string;
+  readonly seed: number;
+  /** The assistant's reply text (for the `sql` agent: the SQL, possibly with prose). */
+  readonly content: string;
+  readonly usage?: RecordedCall['usage'];
+  /** What the file says about the question, checked against the golden question when present. */
+  readonly db?: string;
+  readonly question?: string;
+  /** `file:line` for messages. */
+  readonly where: string;
+}
+
+export interface ImportOptions {
+  /** Format and file, written to the manifest's `recorder` and `source`. */
+  readonly format: string;
+  readonly source: string;
+  /** Replace an existing recording. */
+  readonly force?: boolean;
+  /** Check question text against the golden question (default true). */
+  readonly checkQuestionText?: boolean;
+}
+
+export interface ImportSummary {
+  readonly recording: string;
+  readonly written: number;
+  /** Items whose question id is not a golden question (skipped). */
+  readonly skipped: number;
+  /** Golden questions with no imported item: they will replay as MissingRecording. */
+  readonly uncovered: readonly string[];
+  readonly seeds: readonly number[];
+}
+
+const squash = (s: string): string => s.normalize('NFC').replace(/\s+/g, ' ').trim();
+
+/**
+ * Writes published answers as a recording of a single-call agent (e.g. `sql`): each call is
+ * keyed by the exact first request that agent sends for the question and seed, so replay finds
+ * it, and editing the prompt template afterwards yields MissingRecording. Token usage is
+ * recorded as given (0 when the source does not publish it).
+ * @throws DataError when an item's database or question text disagrees with its golden question
+ *   (naming the item), when the agent cannot build a first request, or when the recording exists
+ *   and `force` is not set.
+ */
+export async function importRecording(project: Project, agentName: string, items: Iterable<ImportItem>, options: ImportOptions): Promise<ImportSummary> {
+  const agent = await project.agent(agentName);
+  const config = project.config.agents.get(agentName);
+  if (!config) throw new DataError(`no agent '${agentName}'`);
+  if (!agent.firstRequest) throw new DataError(`agent '${agentName}' (kind ${agent.kind}) cannot key imported calls: only single-call agents can be imported into`);
+  if (!options.force && (await hasManifest(config.recording))) {
+    throw new DataError(`recording ${relative(project.config.root, config.recording)} exists; pass --force to replace it`);
+  }
+  const byId = new Map(project.golden.map((q) => [q.id, q]));
+  const checked: { item: ImportItem; request: RecordedCall['request'] }[] = [];
+  let skipped = 0;
+  for (const item of items) {
+    const question = byId.get(item.questionId);
+    if (!question) {
+      skipped += 1;
+      continue;
+    }
+    if (item.db !== undefined && question.db !== undefined && item.db !== question.db) {
+      throw new DataError(`prediction is for database '${item.db}' but golden question '${question.id}' is on '${question.db}'; check the id pattern`, item.where);
+    }
+    if (options.checkQuestionText !== false && item.question !== undefined && squash(item.question) !== squash(question.question)) {
+      throw new DataError(`prediction is for "${item.question.slice(0, 80)}" but golden question '${question.id}' asks "${question.question.slice(0, 80)}"`, item.where);
+    }
+    const request = await agent.firstRequest({
+      question,
+      seed: item.seed,
+      engine: project.engineFor(question),
+      maxRows: project.config.warehouse.maxRows,
+      timeoutMs: project.config.warehouse.timeoutMs,
+    });
+    checked.push({ item, request });
+  }
+  const writer = RecordingWriter.open(config.recording, 'create');
+  const covered = new Set<string>();
+  try {
+    for (const { item, request } of checked) {
+      writer.write({
+        request,
+        reply: { content: item.content },
+        usage: item.usage ?? { prompt_tokens: 0, completion_tokens: 0 },
+        question_id: item.questionId,
+        seed: item.seed,
+        call_index: 0,
+      });
+      covered.add(item.questionId);
+    }
+  } finally {
+    writer.close();
+  }
+  const seeds = [...new Set(checked.map((c) => c.item.seed))].sort((a, b) => a - b);
+  const now = new Date().toISOString();
+  const promptRel = relative(project.config.root, config.prompt);
+  await writeManifest(config.recording, {
+    name: agentName,
+    agent: agentName,
+    model: config.model,
+    sampling: { temperature: config.temperature, top_p: config.topP, max_tokens: config.maxTokens },
+    seeds,
+    prompt_files: { [promptRel]: `sha256:${createHash('sha256').update(readFileSync(config.prompt)).digest('hex')}` },
+    recorder: `${TOOL_NAME} import ${options.format}`,
+    created: now,
+    updated: now,
+    recorded_splits: Object.fromEntries(
+      [...new Set(checked.map((c) => byId.get(c.item.questionId)?.split ?? 'dev'))].map((s) => [s, 1]),
+    ),
+    constructed: false,
+    source: options.source,
+    extra: {},
+  });
+  return {
+    recording: relative(project.config.root, config.recording),
+    written: checked.length,
+    skipped,
+    uncovered: project.golden.filter((q) => !covered.has(q.id)).map((q) => q.id),
+    seeds,
+  };
+}

@@ -1,0 +1,190 @@
+import type { Agent, AgentEnd, AgentRunResult } from '../agent/types.js';
+import type { GoldenQuestion, Split } from '../golden/types.js';
+import { matchResults, removeDistinct, resultDigest } from '../matching/index.js';
+import { MissingRecording } from '../recording/missing-recording.js';
+import { Recording } from '../recording/recording.js';
+import { ReplayClient } from '../recording/replay-client.js';
+import { outcomeOf } from '../scoring/outcome.js';
+import type { RunRecord } from '../scoring/types.js';
+import { DataError } from '../util/errors.js';
+import type { ModelClient } from '../model/types.js';
+import type { Cell, QueryResult } from '../warehouse/types.js';
+import { GoldenResults } from './golden-results.js';
+import type { Project } from './project.js';
+
+/** Rows of an answer kept in a run record. */
+export const PREVIEW_ROWS = 100;
+
+export interface ReplayOptions {
+  /** Seeds to replay (default: the config's `seeds`). */
+  readonly seeds?: readonly number[];
+  /** Only these question ids (default: all). */
+  readonly questions?: ReadonlySet<string>;
+  readonly split?: Split;
+  /** Runs in flight at once (default 8); results keep question order whatever it is. */
+  readonly concurrency?: number;
+  /** Golden results shared across agents (created when absent). */
+  readonly goldenResults?: GoldenResults;
+  /** Use this model client instead of the agent's recording (e.g. a live client while recording). */
+  readonly model?: ModelClient;
+  /** Recording name used in run records when `model` is given. */
+  readonly recordingName?: string;
+  /** Called after each run. */
+  readonly onRun?: (run: RunRecord, done: number, total: number) => void;
+}
+
+/** Questions selected by split and ids, in golden order. */
+export function selectQuestions(project: Project, options: Pick<ReplayOptions, 'questions' | 'split'>): GoldenQuestion[] {
+  if (options.questions) {
+    const known = new Set(project.golden.map((q) => q.id));
+    const unknown = [...options.questions].filter((id) => !known.has(id));
+    if (unknown.length > 0) throw new DataError(`unknown golden question id(s): ${unknown.slice(0, 10).join(', ')}`);
+  }
+  return project.golden.filter(
+    (q) => (options.split === undefined || q.split === options.split) && (options.questions === undefined || options.questions.has(q.id)),
+  );
+}
+
+/**
+ * Replays one agent over the selected golden questions and seeds from its recording, executes
+ * its SQL live against the warehouse, and scores every run. A MissingRecording becomes the
+ * run's outcome (`missing_recording`, with the message in `detail`), never a skip.
+ * @returns run records in golden-question order, seeds ascending within a question.
+ * @throws DataError / ConfigError when the recording or agent cannot be opened.
+ */
+export async function replayAgent(project: Project, agentName: string, options: ReplayOptions = {}): Promise<RunRecord[]> {
+  const agent = await project.agent(agentName);
+  const agentConfig = project.config.agents.get(agentName);
+  const questions = selectQuestions(project, options);
+  const seeds = options.seeds ?? project.config.seeds;
+  const golden = options.goldenResults ?? new GoldenResults(project.config.match, project.config.warehouse);
+  let recording: Recording | undefined;
+  let model = options.model;
+  if (!model) {
+    if (!agentConfig) throw new DataError(`no agent '${agentName}'`);
+    recording = await Recording.open(agentConfig.recording);
+    model = new ReplayClient(recording, agentName);
+  }
+  const recordingName = options.recordingName ?? recording?.name ?? agentName;
+  const jobs = questions.flatMap((question) => seeds.map((seed) => ({ question, seed })));
+  const out: RunRecord[] = new Array(jobs.length);
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const index = next++;
+      const job = jobs[index]!;
+      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden);
+      out[index] = run;
+      done += 1;
+      options.onRun?.(run, done, jobs.length);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 8, jobs.length)) }, worker));
+  } finally {
+    recording?.close();
+  }
+  return out;
+}
+
+async function runOne(
+  project: Project,
+  agent: Agent,
+  model: ModelClient,
+  recordingName: string,
+  question: GoldenQuestion,
+  seed: number,
+  golden: GoldenResults,
+): Promise<RunRecord> {
+  const engine = project.engineFor(question);
+  const { maxRows, timeoutMs } = project.config.warehouse;
+  const base = {
+    agent: agent.name,
+    recording: recordingName,
+    questionId: question.id,
+    split: question.split,
+    kind: question.kind,
+    ...(question.db !== undefined ? { db: question.db } : {}),
+    seed,
+  };
+  let run: AgentRunResult;
+  try {
+    run = await agent.run({ question, seed, model, engine, maxRows, timeoutMs });
+  } catch (error) {
+    if (error instanceof MissingRecording || (error as Error | undefined)?.name === 'MissingRecording') {
+      const missing = error as MissingRecording;
+      return { ...base, outcome: 'missing_recording', keys: [missing.key], calls: missing.site.callIndex, promptTokens: 0, completionTokens: 0, detail: missing.message };
+    }
+    throw error;
+  }
+  const calls = run.trace.filter((s) => s.type === 'model_call');
+  const usage = {
+    keys: calls.map((c) => c.key),
+    calls: calls.length,
+    promptTokens: calls.reduce((s, c) => s + c.usage.prompt_tokens, 0),
+    completionTokens: calls.reduce((s, c) => s + c.usage.completion_tokens, 0),
+  };
+  const end = run.end;
+  if (end.status !== 'answered') {
+    return { ...base, ...usage, outcome: outcomeOf(question.kind, end, undefined), ...endText(end) };
+  }
+  let matched: boolean | undefined;
+  let detail: string | undefined;
+  if (question.kind === 'answer') {
+    const gold = await golden.get(question, engine);
+    if (!gold.ok) {
+      return { ...base, ...usage, outcome: 'error', sql: end.sql ?? '', detail: gold.error };
+    }
+    let predicted = end.result;
+    if (project.config.match === 'spider' && end.sql !== undefined) {
+      const stripped = removeDistinct(end.sql);
+      if (stripped !== end.sql) {
+        try {
+          predicted = await engine.query(stripped, { maxRows, timeoutMs });
+        } catch (error) {
+          return { ...base, ...usage, outcome: 'wrong_number', sql: end.sql, detail: `without DISTINCT the query fails: ${(error as Error).message}` };
+        }
+      }
+    }
+    const verdict = matchResults(gold.result, predicted, { mode: project.config.match, ordered: question.ordered, set: question.set });
+    matched = verdict.match;
+    if (!verdict.match) detail = verdict.reason;
+  }
+  return {
+    ...base,
+    ...usage,
+    outcome: outcomeOf(question.kind, end, matched),
+    ...(end.sql !== undefined ? { sql: end.sql } : {}),
+    resultDigest: resultDigest(end.result, { ordered: question.ordered }),
+    rowCount: end.result.rowCount,
+    truncated: end.result.truncated,
+    preview: preview(end.result),
+    ...(end.text !== undefined ? { text: end.text } : {}),
+    ...(detail !== undefined ? { detail } : {}),
+  };
+}
+
+function endText(end: Exclude<AgentEnd, { status: 'answered' }>): { text?: string; detail?: string } {
+  switch (end.status) {
+    case 'declined':
+      return { text: end.reason };
+    case 'asked_back':
+      return { text: end.question };
+    case 'error':
+      return { detail: end.error };
+    case 'step_limit':
+      return { detail: `call limit reached after ${end.calls} model calls` };
+  }
+}
+
+/** First rows of a result, JSON-safe (bigint → decimal string, bytes → hex). */
+export function preview(result: QueryResult, rows = PREVIEW_ROWS): { columns: string[]; rows: unknown[][] } {
+  return { columns: [...result.columns], rows: result.rows.slice(0, rows).map((r) => r.map(jsonCell)) };
+}
+
+function jsonCell(cell: Cell): unknown {
+  if (typeof cell === 'bigint') return cell.toString();
+  if (cell instanceof Uint8Array) return `x'${Buffer.from(cell).toString('hex')}'`;
+  return cell;
+}

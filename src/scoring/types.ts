@@ -1,0 +1,52 @@
+/** Outcome of one run (SPEC §2). On a `decline`/`forbidden` question a decline is `correct`. */
+export type Outcome =
+  | 'correct'
+  | 'wrong_number'
+  | 'declined'
+  | 'asked_back'
+  | 'error'
+  | 'step_limit'
+  | 'missing_recording';
+
+export const OUTCOMES: readonly Outcome[] = [
+  'correct',
+  'wrong_number',
+  'declined',
+  'asked_back',
+  'error',
+  'step_limit',
+  'missing_recording',
+];
+
+/**
+ * One scored run as kept in the JSON report (`runs[]`). Self-contained, so that reports of
+ * disjoint question shards merge by concatenating `runs`.
+ */
+export interface RunRecord {
+  /** Agent name, or the recording name when scored from an import. */
+  readonly agent: string;
+  readonly recording: string;
+  readonly questionId: string;
+  readonly split: 'dev' | 'test';
+  readonly kind: 'answer' | 'decline' | 'forbidden';
+  readonly db?: string;
+  readonly seed: number;
+  readonly outcome: Outcome;
+  /** Request keys of the model calls in order. */
+  readonly keys: readonly string[];
+  readonly calls: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** Final SQL of the answer, when it has one. */
+  readonly sql?: string;
+  /** `sha256:` of the normalised answer result (order-insensitive unless ordered), for agreement across runs. */
+  readonly resultDigest?: string;
+  readonly rowCount?: number;
+  readonly truncated?: boolean;
+  /** First rows of the answer (at most 100). */
+  readonly preview?: { readonly columns: readonly string[]; readonly rows: readonly (readonly unknown[])[] };
+  /** Written answer / decline reason / question back. */
+  readonly text?: string;
+  /** Why the run is not correct: error message, MissingRecording message, match explanation. */
+  readonly detail?: string;
+}
