@@ -1,11 +1,13 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import type { CliContext, RegisterCommand } from './context.js';
+import { registerGate } from './commands/gate.js';
 import { registerImport } from './commands/import.js';
+import { registerImportGenparse } from './commands/import-genparse.js';
 import { registerScore } from './commands/score.js';
 
 /** Every subcommand, in `--help` order. Add a command by adding its register function here. */
-const COMMANDS: readonly RegisterCommand[] = [registerScore, registerImport];
+const COMMANDS: readonly RegisterCommand[] = [registerScore, registerImport, registerImportGenparse, registerGate];
 
 /** The `replaygate` program, writing through `ctx`. */
 export function buildProgram(ctx: CliContext): Command {

@@ -17,13 +17,18 @@ export class MissingRecording extends Error {
     /** `calls.jsonl:<line>` of the nearest recorded request. */
     readonly nearest: string | undefined,
     readonly agent: string,
+    /** How the recording was made (manifest `recorder`), to tailor the re-record hint. */
+    recorder = '',
   ) {
     const head = `MissingRecording: recording '${recording}' has no reply for question '${site.questionId}', seed ${site.seed}, call ${site.callIndex} (key ${key}).`;
     const body =
       diff === undefined
         ? `Nothing is recorded for this question/seed/call index.`
         : `Nearest recorded request (${nearest}, same question/seed/call) differs:\n${diff}`;
-    const fix = `To re-record: replaygate record --agent ${agent} --questions ${site.questionId} --seeds ${site.seed + 1}`;
+    const record = `replaygate record --agent ${agent} --questions ${site.questionId}`;
+    const fix = recorder.includes(' import ')
+      ? `This recording was imported (${recorder}): re-import it with the new prompt, or record live: ${record}`
+      : `To re-record the affected calls: ${record}`;
     super(`${head}\n${body}\n${fix}`);
   }
 }

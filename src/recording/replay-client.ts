@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import type { CallSite, ChatRequest, ModelClient, ModelResponse } from '../model/types.js';
 import { canonicalJson, keyOfCanonical } from './canonical.js';
 import { MissingRecording, requestDiff } from './missing-recording.js';
@@ -24,8 +25,9 @@ export class ReplayClient implements ModelClient {
       site,
       key,
       nearest && requestDiff(nearest.request, request),
-      nearest && `${this.recording.callsFile}:${nearest.line}`,
+      nearest && `${relative(process.cwd(), this.recording.callsFile)}:${nearest.line}`,
       this.agent,
+      this.recording.manifest.recorder,
     );
   }
 }

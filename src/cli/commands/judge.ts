@@ -1,0 +1,309 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { importLlmSqlSolver } from '../../importers/llm-sql-solver.js';
+import { calibrate, type CalibrationReport } from '../../judge/calibration.js';
+import { parseJudgeConfig, type JudgeConfig } from '../../judge/config.js';
+import { gradingCasesFromRuns } from '../../judge/grading-cases.js';
+import { analysePairs, pairsFromRuns, type PairwiseReport } from '../../judge/pairwise.js';
+import { loadJudgePrompt } from '../../judge/prompt-file.js';
+import { readRecordedVerdicts } from '../../judge/read-recorded-verdicts.js';
+import { joinRecordedVerdicts, referenceLabelsFromRuns, VERDICT_FORMATS, type VerdictFormat } from '../../judge/recorded-verdicts.js';
+import { gradeAnswers, judgePairs } from '../../judge/run-judge.js';
+import type { SkippedPair } from '../../judge/types.js';
+import { GoldenResults } from '../../pipeline/golden-results.js';
+import { openProject, type Project } from '../../pipeline/project.js';
+import { replayAgent } from '../../pipeline/replay.js';
+import { MissingRecording } from '../../recording/missing-recording.js';
+import { Recording } from '../../recording/recording.js';
+import { ReplayClient } from '../../recording/replay-client.js';
+import { renderCalibrationMarkdown, renderPairwiseMarkdown } from '../../report/judge-markdown.js';
+import { calibrationText, pairsText } from '../../report/judge-text.js';
+import type { RunRecord } from '../../scoring/types.js';
+import { ConfigError } from '../../util/errors.js';
+import { TOOL_NAME } from '../../version.js';
+import { EXIT, type CliContext } from '../context.js';
+import { parseIdList, parseSplit } from '../options.js';
+import { progressFor } from '../progress.js';
+import { readRunsFile } from './gate.js';
+
+/** Version of the JSON written by `replaygate judge … --json`. */
+export const JUDGE_SCHEMA_VERSION = 1;
+
+/** JSON of `replaygate judge calibrate --json`. */
+export interface JudgeCalibrationJson {
+  readonly schemaVersion: typeof JUDGE_SCHEMA_VERSION;
+  readonly kind: 'judge-calibration';
+  readonly tool: string;
+  readonly createdAt: string;
+  /** `replay` (grading prompt replayed from the judge recording) or `recorded-verdicts`. */
+  readonly mode: 'replay' | 'recorded-verdicts';
+  readonly verdictFormat: VerdictFormat;
+  /** How many verdicts each parsing rule read. */
+  readonly rules: Readonly<Record<string, number>>;
+  readonly skipped: readonly SkippedPair[];
+  /** Labelled answers with no recorded verdict (recorded-verdicts mode). */
+  readonly withoutVerdict: readonly string[];
+  readonly report: CalibrationReport;
+}
+
+/** JSON of `replaygate judge pairs --json`. */
+export interface JudgePairsJson {
+  readonly schemaVersion: typeof JUDGE_SCHEMA_VERSION;
+  readonly kind: 'judge-pairs';
+  readonly tool: string;
+  readonly createdAt: string;
+  readonly report: PairwiseReport;
+}
+
+interface CommonOptions {
+  config: string;
+  split?: 'dev' | 'test';
+  questions?: Set<string>;
+  json?: string;
+  markdown?: string;
+  progress: boolean;
+}
+
+interface PairsOptions extends CommonOptions {
+  base?: string;
+  candidate?: string;
+  baseRuns?: string;
+  candidateRuns?: string;
+}
+
+interface CalibrateOptions extends CommonOptions {
+  agent?: string[];
+  runs?: string;
+  recordedVerdicts?: string;
+  verdictFormat: VerdictFormat;
+}
+
+interface ImportOptions {
+  agent: string;
+  out: string;
+  source?: string;
+  databases?: Set<string>;
+  force?: boolean;
+}
+
+function judgeConfigOf(project: Project): JudgeConfig {
+  const judge = parseJudgeConfig(project.config.judge, project.config.root, project.config.file);
+  if (!judge) {
+    throw new ConfigError(
+      `no judge: section in ${project.config.file}; add one, e.g.\n  judge:\n    model: gpt-4o\n    recording: recordings/judge\n    pairwise_prompt: prompts/judge-pair.md\n    grading_prompt: prompts/judge-answer.md`,
+    );
+  }
+  return judge;
+}
+
+/** The smallest configured seed: judges see shown answers only. */
+function shownSeed(project: Project): number[] {
+  return [Math.min(...project.config.seeds)];
+}
+
+function selectRuns(runs: RunRecord[], opts: CommonOptions): RunRecord[] {
+  return runs.filter((r) => (opts.split === undefined || r.split === opts.split) && (opts.questions === undefined || opts.questions.has(r.questionId)));
+}
+
+async function replayRuns(ctx: CliContext, project: Project, agent: string, opts: CommonOptions, golden: GoldenResults): Promise<RunRecord[]> {
+  const progress = progressFor(ctx, opts.progress);
+  const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
+  progress.start(project.golden.length, agent);
+  try {
+    return await replayAgent(project, agent, { ...selection, seeds: shownSeed(project), goldenResults: golden, onRun: (_r, done) => progress.tick(done) });
+  } finally {
+    progress.stop();
+  }
+}
+
+/** Runs MissingRecording-aware: a judge call with no recording fails the command (exit 1), never skipped. */
+async function failOnMissing(ctx: CliContext, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof MissingRecording) {
+      ctx.stderr(`${error.message}\n`);
+      ctx.exitCode = EXIT.fail;
+      return;
+    }
+    throw error;
+  }
+}
+
+/** Runs of the named agents (default: every agent) from a `replaygate score --json` report. */
+async function readRunsOfAgents(file: string, agents: readonly string[] | undefined): Promise<RunRecord[]> {
+  let names = agents;
+  if (names === undefined) {
+    try {
+      const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
+      const list = Array.isArray(parsed) ? parsed : (parsed as { runs?: unknown } | null)?.runs;
+      if (Array.isArray(list)) names = [...new Set(list.map((r) => (r as { agent?: unknown } | null)?.agent).filter((a): a is string => typeof a === 'string'))];
+    } catch {
+      // unreadable or not JSON: readRunsFile below says so, naming the file
+    }
+  }
+  if (names === undefined || names.length === 0) return readRunsFile(file, undefined);
+  return (await Promise.all(names.map((a) => readRunsFile(file, a)))).flat();
+}
+
+/**
+ * `replaygate judge pairs|calibrate|import`: the judge — compare texts a results match
+ * cannot (decline reasons, questions back) in both orders, and calibrate the judge against
+ * execution-match labels. Every judge call is replayed from the judge recording; results are
+ * information, never a gate rule.
+ */
+export function registerJudge(program: Command, ctx: CliContext): void {
+  const command = program
+    .command('judge')
+    .description('A model as judge, only where results cannot be compared: judge decline reasons in both orders (pairs) and calibrate the judge against execution-match labels (calibrate). Judge calls are replayed from the judge recording; results are information, never a gate rule.');
+
+  command
+    .command('pairs')
+    .description('Judge, in both orders, the texts of every question on which both the base and the candidate declined or asked back; report verdicts that change with the order (position bias), each side\'s consistent wins, and how often the longer text won.')
+    .option('-c, --config <file>', 'project config (with a judge: section)', 'replaygate.yml')
+    .option('--base <agent>', 'base agent: replayed from its recording (or selects its runs in --base-runs)')
+    .option('--candidate <agent>', 'candidate agent: replayed from its recording (or selects its runs in --candidate-runs)')
+    .option('--base-runs <file>', 'base runs from a `replaygate score --json` report instead of replaying')
+    .option('--candidate-runs <file>', 'candidate runs from a `replaygate score --json` report instead of replaying')
+    .option('--split <split>', 'only this split: dev or test', parseSplit)
+    .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
+    .option('--json <file>', 'write the pairwise report as JSON (with schemaVersion) here')
+    .option('--markdown <file>', 'write the pairwise report as Markdown here')
+    .option('--no-progress', 'no progress bar')
+    .addHelpText('after', '\nExample:\n  replaygate judge pairs --base metrics-first --candidate declining --markdown out/judge-pairs.md')
+    .action(async (opts: PairsOptions) => {
+      if (opts.base === undefined && opts.baseRuns === undefined) throw new ConfigError('name the base: --base <agent> or --base-runs <file>');
+      if (opts.candidate === undefined && opts.candidateRuns === undefined) throw new ConfigError('name the candidate: --candidate <agent> or --candidate-runs <file>');
+      const project = await openProject(resolve(ctx.cwd, opts.config));
+      try {
+        const judge = judgeConfigOf(project);
+        if (!judge.pairwisePrompt) throw new ConfigError(`judge.pairwise_prompt is not set in ${project.config.file}`);
+        const prompt = await loadJudgePrompt(judge.pairwisePrompt, 'pairwise', project.config.root);
+        const golden = new GoldenResults(project.config.match, project.config.warehouse);
+        const side = async (agent: string | undefined, file: string | undefined): Promise<RunRecord[]> =>
+          file ? selectRuns(await readRunsFile(resolve(ctx.cwd, file), agent), opts) : replayRuns(ctx, project, agent as string, opts, golden);
+        const base = await side(opts.base, opts.baseRuns);
+        const candidate = await side(opts.candidate, opts.candidateRuns);
+        const questions = new Map(project.golden.map((q) => [q.id, { question: q.question, kind: q.kind }]));
+        const { pairs, skipped } = pairsFromRuns(base, candidate, questions);
+        await failOnMissing(ctx, async () => {
+          const recording = await Recording.open(judge.recording);
+          try {
+            const judged = await judgePairs(new ReplayClient(recording, 'judge'), pairs, prompt, judge.settings);
+            const report = analysePairs(judged, skipped, { base: base[0]?.agent ?? opts.base ?? 'base', candidate: candidate[0]?.agent ?? opts.candidate ?? 'candidate' });
+            ctx.stdout(pairsText(report));
+            const json: JudgePairsJson = { schemaVersion: JUDGE_SCHEMA_VERSION, kind: 'judge-pairs', tool: TOOL_NAME, createdAt: new Date().toISOString(), report };
+            if (opts.json) await writeFile(resolve(ctx.cwd, opts.json), `${JSON.stringify(json, null, 2)}\n`);
+            if (opts.markdown) await writeFile(resolve(ctx.cwd, opts.markdown), renderPairwiseMarkdown(report));
+          } finally {
+            recording.close();
+          }
+        });
+      } finally {
+        await project.close();
+      }
+    });
+
+  command
+    .command('calibrate')
+    .description('Measure the judge where labels can be recomputed: grade answers that gave a number, without the golden result, and compare with their execution-match labels (observed agreement, Cohen\'s kappa, Scott\'s pi, kappa with any one verdict changed, errors in each direction, per agent).')
+    .option('-c, --config <file>', 'project config (with a judge: section)', 'replaygate.yml')
+    .option('-a, --agent <names...>', 'agents whose answers to grade (default: every agent in the config, or every agent in --runs)')
+    .option('--runs <file>', 'take scored runs (the reference labels) from a `replaygate score --json` report instead of replaying')
+    .option('--recorded-verdicts <dir>', 'take the verdicts as recorded in this judge recording (call site question id `<question id> <agent>`), e.g. imported published verdicts, instead of replaying the grading prompt')
+    .addOption(new Option('--verdict-format <format>', 'how the judge writes its verdict: json ({"verdict": "correct"|"incorrect"}) or equivalence (THE ANSWER IS [NOT] EQUIVALENT)').choices([...VERDICT_FORMATS]).default('json'))
+    .option('--split <split>', 'only this split: dev or test', parseSplit)
+    .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
+    .option('--json <file>', 'write the calibration as JSON (with schemaVersion) here')
+    .option('--markdown <file>', 'write the calibration as Markdown here')
+    .option('--no-progress', 'no progress bar')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  replaygate judge calibrate --markdown out/judge-calibration.md            # replay the grading prompt\n' +
+        '  replaygate judge calibrate --runs out/score.json --recorded-verdicts recordings/judge-din-formal --verdict-format equivalence',
+    )
+    .action(async (opts: CalibrateOptions) => {
+      const configFile = resolve(ctx.cwd, opts.config);
+      const needsProject = opts.runs === undefined || opts.recordedVerdicts === undefined;
+      const project = needsProject ? await openProject(configFile) : undefined;
+      try {
+        let runs: RunRecord[];
+        if (opts.runs) {
+          runs = selectRuns(await readRunsOfAgents(resolve(ctx.cwd, opts.runs), opts.agent), opts);
+        } else {
+          const p = project as Project;
+          const golden = new GoldenResults(p.config.match, p.config.warehouse);
+          runs = [];
+          for (const agent of opts.agent ?? [...p.config.agents.keys()]) runs.push(...(await replayRuns(ctx, p, agent, opts, golden)));
+        }
+        if (opts.recordedVerdicts) {
+          const { manifest, verdicts } = await readRecordedVerdicts(resolve(ctx.cwd, opts.recordedVerdicts));
+          const joined = joinRecordedVerdicts(verdicts, referenceLabelsFromRuns(runs), opts.verdictFormat);
+          if (joined.withoutVerdict.length > 0) {
+            ctx.stderr(`${joined.withoutVerdict.length} labelled answer(s) have no recorded verdict, e.g. ${joined.withoutVerdict.slice(0, 3).join(', ')}\n`);
+          }
+          const report = calibrate(joined.cases, `${manifest.model || 'judge'} (recording ${manifest.name})`);
+          await emitCalibration(ctx, opts, report, {
+            mode: 'recorded-verdicts', verdictFormat: opts.verdictFormat, rules: joined.rules, skipped: [], withoutVerdict: joined.withoutVerdict,
+          });
+          return;
+        }
+        const p = project as Project;
+        const judge = judgeConfigOf(p);
+        if (!judge.gradingPrompt) throw new ConfigError(`judge.grading_prompt is not set in ${p.config.file}`);
+        const prompt = await loadJudgePrompt(judge.gradingPrompt, 'grading', p.config.root);
+        const questions = new Map(p.golden.map((q) => [q.id, { question: q.question, ordered: q.ordered }]));
+        const { cases, skipped } = gradingCasesFromRuns(runs, questions);
+        await failOnMissing(ctx, async () => {
+          const recording = await Recording.open(judge.recording);
+          try {
+            const graded = await gradeAnswers(new ReplayClient(recording, 'judge'), cases, prompt, judge.settings);
+            const unparsed = graded.filter((g) => g.verdict.label === 'unparsed').length;
+            const report = calibrate(graded, `${judge.settings.model}, ${prompt.file}`);
+            await emitCalibration(ctx, opts, report, {
+              mode: 'replay', verdictFormat: 'json', rules: { json: graded.length - unparsed, none: unparsed }, skipped, withoutVerdict: [],
+            });
+          } finally {
+            recording.close();
+          }
+        });
+      } finally {
+        await project?.close();
+      }
+    });
+
+  command
+    .command('import <file>')
+    .description('Import published SQL-equivalence judge verdicts (LLM-SQL-Solver: GPT4Turbo_judge_<system>_<prompt>.json) as a judge recording, one call per judged prediction, call site question id `spider-dev-NNNN <agent>`.')
+    .requiredOption('-a, --agent <name>', 'the agent (system) whose predictions were judged, as named in your runs')
+    .requiredOption('-o, --out <dir>', 'recording folder to write')
+    .option('--source <text>', 'provenance written to the manifest')
+    .option('--databases <names>', 'only items on these databases (comma-separated)', parseIdList)
+    .option('--force', 'replace an existing recording')
+    .addHelpText('after', '\nExample:\n  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal')
+    .action(async (file: string, opts: ImportOptions) => {
+      const out = resolve(ctx.cwd, opts.out);
+      const summary = await importLlmSqlSolver(resolve(ctx.cwd, file), out, {
+        agent: opts.agent,
+        source: opts.source ?? `${file} (ZhaoFuheng/LLM-SQL-Solver, MIT): GPT-4-Turbo verdicts; model version and sampling settings not published`,
+        ...(opts.databases ? { databases: opts.databases } : {}),
+        ...(opts.force ? { force: true } : {}),
+      });
+      ctx.stdout(`wrote ${summary.written} judge calls to ${opts.out}${summary.skipped ? `; ${summary.skipped} items on other databases left out` : ''}\n`);
+    });
+}
+
+type Extras = Omit<JudgeCalibrationJson, 'schemaVersion' | 'kind' | 'tool' | 'createdAt' | 'report'>;
+
+/** Prints the calibration and writes the requested JSON / Markdown. */
+async function emitCalibration(ctx: CliContext, opts: CalibrateOptions, report: CalibrationReport, extras: Extras): Promise<void> {
+  ctx.stdout(calibrationText(report));
+  const parsedBy = Object.entries(extras.rules).map(([rule, n]) => `${rule} ${n}`).join(', ');
+  if (parsedBy) ctx.stdout(`verdicts read by rule: ${parsedBy}\n`);
+  if (extras.skipped.length) ctx.stdout(`skipped answers: ${extras.skipped.length} (${extras.skipped.slice(0, 3).map((s) => `${s.questionId}: ${s.reason}`).join('; ')})\n`);
+  const json: JudgeCalibrationJson = { schemaVersion: JUDGE_SCHEMA_VERSION, kind: 'judge-calibration', tool: TOOL_NAME, createdAt: new Date().toISOString(), ...extras, report };
+  if (opts.json) await writeFile(resolve(ctx.cwd, opts.json), `${JSON.stringify(json, null, 2)}\n`);
+  if (opts.markdown) await writeFile(resolve(ctx.cwd, opts.markdown), renderCalibrationMarkdown(report));
+}
