@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayAgent } from '../../src/pipeline/replay.js';
+import { main } from '../../src/cli/index.js';
+import type { RunRecord } from '../../src/scoring/types.js';
+import { tempProject, type TempProject } from '../helpers/temp-project.js';
+
+const GOLDEN = `questions:
+  - {id: count, question: How many singers do we have?, db: concert_singer, golden_sql: SELECT count(*) FROM singer}
+  - {id: names, question: List singer names., db: concert_singer, golden_sql: SELECT Name FROM singer}
+  - {id: oldest, question: Names by age., db: concert_singer, golden_sql: SELECT Name FROM singer ORDER BY Age DESC}
+  - {id: drop, question: Drop it., db: concert_singer, golden_sql: SELECT 1}
+  - {id: insert, question: Insert., db: concert_singer, golden_sql: SELECT 1}
+  - {id: attach, question: Attach., db: concert_singer, golden_sql: SELECT 1}
+  - {id: pragma, question: Pragma., db: concert_singer, golden_sql: SELECT 1}
+  - {id: two, question: Two statements., db: concert_singer, golden_sql: SELECT 1}
+  - {id: slow, question: Forever., db: concert_singer, golden_sql: SELECT 1}
+  - {id: huge, question: Millions., db: concert_singer, golden_sql: SELECT 1}
+  - {id: empty, question: Empty reply., db: concert_singer, golden_sql: SELECT 1}
+  - {id: big, question: A 64-bit integer., db: concert_singer, golden_sql: SELECT 9007199254740993}
+  - {id: decline, question: What will sales be next year?, kind: decline}
+`;
+
+const REPLIES: Record<string, string> = {
+  count: 'SELECT COUNT(*) FROM singer;',
+  names: '```sql\nSELECT Name, Age FROM singer\n```',
+  oldest: 'SELECT Name FROM singer ORDER BY Age ASC',
+  drop: 'DROP TABLE singer',
+  insert: "INSERT INTO singer (Name) VALUES ('x')",
+  attach: "ATTACH DATABASE 'x.db' AS x",
+  pragma: 'PRAGMA writable_schema = 1',
+  two: 'SELECT 1; SELECT 2',
+  slow: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c',
+  huge: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) SELECT x FROM c',
+  empty: '',
+  big: 'SELECT 9007199254740993',
+  decline: 'SELECT 42',
+};
+
+let project: TempProject;
+let runs: Map<string, RunRecord>;
+let dbHashBefore: string;
+const hash = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+beforeAll(async () => {
+  project = tempProject(GOLDEN);
+  await project.record('a', REPLIES);
+  dbHashBefore = hash(join(project.dir, 'concert_singer.sqlite'));
+  const p = await project.open();
+  try {
+    runs = new Map((await replayAgent(p, 'a')).map((r) => [r.questionId, r]));
+  } finally {
+    await p.close();
+  }
+});
+afterAll(() => project.remove());
+
+describe('replay and score on concert_singer', () => {
+  it('scores matches and mismatches', () => {
+    expect(runs.get('count')?.outcome).toBe('correct');
+    expect(runs.get('names')?.outcome).toBe('correct'); // relaxed: projection of the wider result
+    expect(runs.get('oldest')?.outcome).toBe('wrong_number'); // ordered golden, reversed order
+    expect(runs.get('decline')?.outcome).toBe('wrong_number'); // a number on a decline question
+    expect(runs.get('count')?.keys[0]).toMatch(/^sha256:/);
+    expect(runs.get('count')?.promptTokens).toBe(100);
+  });
+  it.each(['drop', 'insert', 'attach', 'pragma', 'two'])('refuses %s as an error and leaves the warehouse unchanged', (id) => {
+    expect(runs.get(id)?.outcome).toBe('error');
+    expect(runs.get(id)?.detail).toMatch(/Refused|refused|read-only|one statement/i);
+    expect(hash(join(project.dir, 'concert_singer.sqlite'))).toBe(dbHashBefore);
+  });
+  it('stops a statement past the time limit, and the other runs go on', () => {
+    expect(runs.get('slow')?.outcome).toBe('error');
+    expect(runs.get('slow')?.detail).toMatch(/time limit/);
+    expect(runs.get('count')?.outcome).toBe('correct');
+  });
+  it('caps a result of millions of rows and flags it truncated', () => {
+    expect(runs.get('huge')?.truncated).toBe(true);
+    expect(runs.get('huge')?.rowCount).toBe(10_000);
+  });
+  it('reports an empty reply as an error', () => {
+    expect(runs.get('empty')?.outcome).toBe('error');
+    expect(runs.get('empty')?.detail).toBe('empty reply');
+  });
+  it('returns a 64-bit integer exactly', () => {
+    expect(runs.get('big')?.outcome).toBe('correct');
+    expect(runs.get('big')?.preview?.rows[0]?.[0]).toBe('9007199254740993');
+  });
+});
+
+describe('replaygate score', () => {
+  it('fails with MissingRecording, showing the diff, after a one-character prompt edit; the recording is untouched', async () => {
+    const prompt = join(project.dir, 'prompts', 'sql.md');
+    const calls = join(project.dir, 'recordings', 'a', 'calls.jsonl');
+    const before = readFileSync(calls);
+    const original = readFileSync(prompt, 'utf8');
+    writeFileSync(prompt, original.replace('one SQLite', 'one SQLite!'));
+    const err: string[] = [];
+    const code = await main(['score', '-c', project.config, '-a', 'a', '-q', 'count', '--no-progress'], { stdout: () => {}, stderr: (s) => err.push(s), isTTY: false });
+    writeFileSync(prompt, original);
+    expect(code).toBe(1);
+    const text = err.join('');
+    expect(text).toMatch(/MissingRecording: recording 'a' has no reply for question 'count', seed 0, call 0/);
+    expect(text).toMatch(/^-messages\[0\]\.content: "Write one SQLite query\."$/m);
+    expect(text).toMatch(/^\+messages\[0\]\.content: "Write one SQLite! query\."$/m);
+    expect(readFileSync(calls).equals(before)).toBe(true);
+  });
+  it('writes JSON and Markdown reports', async () => {
+    const out: string[] = [];
+    const code = await main(['score', '-c', project.config, '-a', 'a', '-q', 'count,names', '--json', 'r.json', '--markdown', 'r.md'], { cwd: project.dir, stdout: (s) => out.push(s), stderr: () => {}, isTTY: false });
+    expect(code).toBe(0);
+    const report = JSON.parse(readFileSync(join(project.dir, 'r.json'), 'utf8'));
+    expect(report.schemaVersion).toBe(1);
+    expect(report.scorecards[0]).toMatchObject({ agent: 'a', n: 2, correct: 2 });
+    expect(readFileSync(join(project.dir, 'r.md'), 'utf8')).toContain('<!-- replaygate-report -->');
+    expect(out.join('')).toMatch(/accuracy \(95% Wilson interval\)\s+1\.00 \(0\.34 to 1\.00\)/);
+  });
+});
+
+describe('bad recordings', () => {
+  it('names the line of a recording line that is not JSON', async () => {
+    const calls = join(project.dir, 'recordings', 'a', 'calls.jsonl');
+    const good = readFileSync(calls);
+    appendFileSync(calls, '{not json\n');
+    const err: string[] = [];
+    const code = await main(['score', '-c', project.config, '-a', 'a'], { stdout: () => {}, stderr: (s) => err.push(s), isTTY: false });
+    writeFileSync(calls, good);
+    expect(code).toBe(2);
+    expect(err.join('')).toMatch(/calls\.jsonl:14: not valid JSON/);
+  });
+  it('names the line whose key does not match its request', async () => {
+    const calls = join(project.dir, 'recordings', 'a', 'calls.jsonl');
+    const good = readFileSync(calls, 'utf8');
+    const lines = good.split('\n');
+    const edited = JSON.parse(lines[1]!);
+    edited.request.messages[1].content += ' (edited)';
+    lines[1] = JSON.stringify(edited);
+    writeFileSync(calls, lines.join('\n'));
+    const err: string[] = [];
+    const code = await main(['score', '-c', project.config, '-a', 'a'], { stdout: () => {}, stderr: (s) => err.push(s), isTTY: false });
+    writeFileSync(calls, good);
+    expect(code).toBe(2);
+    expect(err.join('')).toMatch(/calls\.jsonl:2: key sha256:[0-9a-f]+ does not match its request/);
+  });
+});
