@@ -1,19 +1,25 @@
 import type { AgentConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
+import { agentDeps } from './deps.js';
+import { loadCustomAgent } from './load-custom-agent.js';
 import { SqlAgent } from './sql-agent.js';
+import { createToolsAgent } from './tools-agent.js';
 import type { Agent } from './types.js';
 
 /**
  * Builds the agent an `agents:` entry of replaygate.yml describes.
  * Kinds: `sql` (one call writes one query), `tools` (tool-calling loop), `module` (custom JS module).
- * @throws ConfigError for an unknown kind; DataError when a prompt file or module cannot be read.
+ * @throws ConfigError for an unknown kind; DataError when a prompt file, semantic layer file or module cannot be read.
  */
 export async function createAgent(config: AgentConfig, semanticFiles: readonly string[]): Promise<Agent> {
   switch (config.kind) {
     case 'sql':
       return new SqlAgent(config);
+    case 'tools':
+      return createToolsAgent(config, await agentDeps(semanticFiles));
+    case 'module':
+      return loadCustomAgent(config, await agentDeps(semanticFiles));
     default:
-      void semanticFiles;
-      throw new ConfigError(`agent '${config.name}': kind '${config.kind}' is not available in this build`);
+      throw new ConfigError(`agent '${config.name}': kind '${String(config.kind)}' is not available in this build`);
   }
 }

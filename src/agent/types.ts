@@ -1,6 +1,10 @@
 import type { GoldenQuestion } from '../golden/types.js';
 import type { ModelClient, Usage, ChatRequest, ChatReply } from '../model/types.js';
 import type { QueryResult, SqlEngine } from '../warehouse/types.js';
+import type { AgentConfig } from '../config/types.js';
+import type { SemanticLayer } from '../semantic/types.js';
+import type { PromptTemplate } from './prompt-template.js';
+import type { Toolbox } from './tools/index.js';
 
 /** One step of a run's trace, in order. */
 export type TraceStep =
@@ -53,3 +57,22 @@ export interface Agent {
   firstRequest?(ctx: Omit<AgentContext, 'model'>): Promise<ChatRequest>;
   run(ctx: AgentContext): Promise<AgentRunResult>;
 }
+
+/**
+ * What an agent factory receives besides its configuration (docs/custom-agents.md). Everything
+ * a custom module needs comes through here, so the module imports nothing from replaygate.
+ */
+export interface AgentDeps {
+  /** The project's semantic layer (checked for shape, not against the warehouse), or undefined when it has none. */
+  readonly semantic: SemanticLayer | undefined;
+  /** The built-in tools (`run_sql`, `list_metrics`, `query_metric`, `decline`, `ask_back`). */
+  readonly tools: Toolbox;
+  /** Loads a prompt template (`{{name}}` placeholders, `--- user ---` separator). @throws DataError when unreadable. */
+  loadPrompt(file: string): PromptTemplate;
+}
+
+/**
+ * The default export of a custom agent module (`kind: module`), and the shape of the built-in
+ * factories: builds one agent from its `agents:` entry. May be async.
+ */
+export type AgentFactory = (config: AgentConfig, deps: AgentDeps) => Agent | Promise<Agent>;

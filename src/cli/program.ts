@@ -1,13 +1,18 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import type { CliContext, RegisterCommand } from './context.js';
+import { registerCheck } from './commands/check.js';
+import { registerConfidence } from './commands/confidence.js';
 import { registerGate } from './commands/gate.js';
 import { registerImport } from './commands/import.js';
+import { registerJudge } from './commands/judge.js';
+import { registerRecord } from './commands/record.js';
 import { registerImportGenparse } from './commands/import-genparse.js';
+import { registerImportCandidates } from './commands/import-candidates.js';
 import { registerScore } from './commands/score.js';
 
 /** Every subcommand, in `--help` order. Add a command by adding its register function here. */
-const COMMANDS: readonly RegisterCommand[] = [registerScore, registerImport, registerImportGenparse, registerGate];
+const COMMANDS: readonly RegisterCommand[] = [registerScore, registerImport, registerImportGenparse, registerImportCandidates, registerGate, registerRecord, registerCheck, registerConfidence, registerJudge];
 
 /** The `replaygate` program, writing through `ctx`. */
 export function buildProgram(ctx: CliContext): Command {

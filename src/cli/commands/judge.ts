@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { importLlmSqlSolver } from '../../importers/llm-sql-solver.js';
@@ -14,10 +14,11 @@ import type { SkippedPair } from '../../judge/types.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
 import { openProject, type Project } from '../../pipeline/project.js';
 import { replayAgent } from '../../pipeline/replay.js';
+import { openJudgeModel } from '../../judge/judge-model.js';
+import { LiveModelClient } from '../../record/live-client.js';
+import type { LiveEndpoint } from '../../record/record.js';
 import { MissingRecording } from '../../recording/missing-recording.js';
-import { Recording } from '../../recording/recording.js';
-import { ReplayClient } from '../../recording/replay-client.js';
-import { renderCalibrationMarkdown, renderPairwiseMarkdown } from '../../report/judge-markdown.js';
+import { renderCalibrationMarkdown, renderJudgeSection, renderPairwiseMarkdown } from '../../report/judge-markdown.js';
 import { calibrationText, pairsText } from '../../report/judge-text.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { ConfigError } from '../../util/errors.js';
@@ -58,6 +59,10 @@ export interface JudgePairsJson {
 
 interface CommonOptions {
   config: string;
+  append?: boolean;
+  record?: boolean;
+  baseUrlEnv: string;
+  apiKeyEnv: string;
   split?: 'dev' | 'test';
   questions?: Set<string>;
   json?: string;
@@ -117,6 +122,38 @@ async function replayRuns(ctx: CliContext, project: Project, agent: string, opts
   }
 }
 
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The live endpoint for `--record` (base URL and key from the environment, never the command line). */
+function liveEndpoint(ctx: CliContext, opts: CommonOptions): LiveEndpoint | undefined {
+  if (!opts.record) return undefined;
+  for (const [flag, name] of [['--base-url-env', opts.baseUrlEnv], ['--api-key-env', opts.apiKeyEnv]] as const) {
+    if (!ENV_NAME.test(name)) throw new ConfigError(`${flag} takes the name of an environment variable (like OPENAI_API_KEY), not a value`);
+  }
+  const baseUrl = ctx.env[opts.baseUrlEnv]?.trim() || undefined;
+  const apiKey = ctx.env[opts.apiKeyEnv]?.trim() || undefined;
+  if (apiKey === undefined && baseUrl === undefined) {
+    throw new ConfigError(`--record sends judge calls live: set ${opts.apiKeyEnv} to your API key (and ${opts.baseUrlEnv} for an OpenAI-compatible server other than api.openai.com)`);
+  }
+  return new LiveModelClient({ ...(baseUrl !== undefined ? { baseUrl } : {}), apiKey: apiKey ?? 'no-key' });
+}
+
+/** Adds the options of `--record` to a judge subcommand. */
+function recordOptions(command: Command): Command {
+  return command
+    .option('--append', 'with --markdown: append the judge section (headed "information only, not a gate rule") to that file, e.g. the gate\'s Markdown, instead of replacing it')
+    .option('--record', 'send judge calls that are not recorded to the live model and append them to the judge recording (like `replaygate record`)')
+    .option('--base-url-env <name>', 'with --record: environment variable holding the base URL (unset: https://api.openai.com/v1)', 'OPENAI_BASE_URL')
+    .option('--api-key-env <name>', 'with --record: environment variable holding the API key', 'OPENAI_API_KEY');
+}
+
+/** Writes the Markdown report, or appends the judge section to an existing Markdown file with `--append`. */
+async function writeMarkdown(ctx: CliContext, opts: CommonOptions, whole: string, section: string): Promise<void> {
+  const file = resolve(ctx.cwd, opts.markdown as string);
+  if (opts.append) await appendFile(file, `\n${section}`);
+  else await writeFile(file, whole);
+}
+
 /** Runs MissingRecording-aware: a judge call with no recording fails the command (exit 1), never skipped. */
 async function failOnMissing(ctx: CliContext, work: () => Promise<void>): Promise<void> {
   try {
@@ -158,8 +195,8 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     .command('judge')
     .description('A model as judge, only where results cannot be compared: judge decline reasons in both orders (pairs) and calibrate the judge against execution-match labels (calibrate). Judge calls are replayed from the judge recording; results are information, never a gate rule.');
 
-  command
-    .command('pairs')
+  const pairsCommand = command.command('pairs');
+  pairsCommand
     .description('Judge, in both orders, the texts of every question on which both the base and the candidate declined or asked back; report verdicts that change with the order (position bias), each side\'s consistent wins, and how often the longer text won.')
     .option('-c, --config <file>', 'project config (with a judge: section)', 'replaygate.yml')
     .option('--base <agent>', 'base agent: replayed from its recording (or selects its runs in --base-runs)')
@@ -187,17 +224,19 @@ export function registerJudge(program: Command, ctx: CliContext): void {
         const candidate = await side(opts.candidate, opts.candidateRuns);
         const questions = new Map(project.golden.map((q) => [q.id, { question: q.question, kind: q.kind }]));
         const { pairs, skipped } = pairsFromRuns(base, candidate, questions);
+        const live = liveEndpoint(ctx, opts);
         await failOnMissing(ctx, async () => {
-          const recording = await Recording.open(judge.recording);
+          const judgeModel = await openJudgeModel(judge, [judge.pairwisePrompt as string], project.config.root, live);
           try {
-            const judged = await judgePairs(new ReplayClient(recording, 'judge'), pairs, prompt, judge.settings);
+            const judged = await judgePairs(judgeModel.model, pairs, prompt, judge.settings);
             const report = analysePairs(judged, skipped, { base: base[0]?.agent ?? opts.base ?? 'base', candidate: candidate[0]?.agent ?? opts.candidate ?? 'candidate' });
             ctx.stdout(pairsText(report));
             const json: JudgePairsJson = { schemaVersion: JUDGE_SCHEMA_VERSION, kind: 'judge-pairs', tool: TOOL_NAME, createdAt: new Date().toISOString(), report };
             if (opts.json) await writeFile(resolve(ctx.cwd, opts.json), `${JSON.stringify(json, null, 2)}\n`);
-            if (opts.markdown) await writeFile(resolve(ctx.cwd, opts.markdown), renderPairwiseMarkdown(report));
+            if (opts.markdown) await writeMarkdown(ctx, opts, renderPairwiseMarkdown(report), renderJudgeSection({ pairs: report }));
           } finally {
-            recording.close();
+            const done = await judgeModel.finish();
+            if (live) ctx.stderr(`judge calls: ${done.sent} sent live and recorded, ${done.reused} from the recording, ${done.failed} failed\n`);
           }
         });
       } finally {
@@ -205,8 +244,10 @@ export function registerJudge(program: Command, ctx: CliContext): void {
       }
     });
 
-  command
-    .command('calibrate')
+  recordOptions(pairsCommand);
+
+  const calibrateCommand = command.command('calibrate');
+  calibrateCommand
     .description('Measure the judge where labels can be recomputed: grade answers that gave a number, without the golden result, and compare with their execution-match labels (observed agreement, Cohen\'s kappa, Scott\'s pi, kappa with any one verdict changed, errors in each direction, per agent).')
     .option('-c, --config <file>', 'project config (with a judge: section)', 'replaygate.yml')
     .option('-a, --agent <names...>', 'agents whose answers to grade (default: every agent in the config, or every agent in --runs)')
@@ -244,7 +285,11 @@ export function registerJudge(program: Command, ctx: CliContext): void {
           if (joined.withoutVerdict.length > 0) {
             ctx.stderr(`${joined.withoutVerdict.length} labelled answer(s) have no recorded verdict, e.g. ${joined.withoutVerdict.slice(0, 3).join(', ')}\n`);
           }
-          const report = calibrate(joined.cases, `${manifest.model || 'judge'} (recording ${manifest.name})`);
+          const report = calibrate(
+            joined.cases,
+            `${manifest.model || 'judge'} (recording ${manifest.name})`,
+            `the runs' execution-match outcomes (correct / wrong_number); verdicts as recorded in ${manifest.name}${manifest.source ? ` (${manifest.source})` : ''}, parsed as ${opts.verdictFormat}`,
+          );
           await emitCalibration(ctx, opts, report, {
             mode: 'recorded-verdicts', verdictFormat: opts.verdictFormat, rules: joined.rules, skipped: [], withoutVerdict: joined.withoutVerdict,
           });
@@ -256,23 +301,27 @@ export function registerJudge(program: Command, ctx: CliContext): void {
         const prompt = await loadJudgePrompt(judge.gradingPrompt, 'grading', p.config.root);
         const questions = new Map(p.golden.map((q) => [q.id, { question: q.question, ordered: q.ordered }]));
         const { cases, skipped } = gradingCasesFromRuns(runs, questions);
+        const live = liveEndpoint(ctx, opts);
         await failOnMissing(ctx, async () => {
-          const recording = await Recording.open(judge.recording);
+          const judgeModel = await openJudgeModel(judge, [judge.gradingPrompt as string], p.config.root, live);
           try {
-            const graded = await gradeAnswers(new ReplayClient(recording, 'judge'), cases, prompt, judge.settings);
+            const graded = await gradeAnswers(judgeModel.model, cases, prompt, judge.settings);
             const unparsed = graded.filter((g) => g.verdict.label === 'unparsed').length;
             const report = calibrate(graded, `${judge.settings.model}, ${prompt.file}`);
             await emitCalibration(ctx, opts, report, {
               mode: 'replay', verdictFormat: 'json', rules: { json: graded.length - unparsed, none: unparsed }, skipped, withoutVerdict: [],
             });
           } finally {
-            recording.close();
+            const done = await judgeModel.finish();
+            if (live) ctx.stderr(`judge calls: ${done.sent} sent live and recorded, ${done.reused} from the recording, ${done.failed} failed\n`);
           }
         });
       } finally {
         await project?.close();
       }
     });
+
+  recordOptions(calibrateCommand);
 
   command
     .command('import <file>')
@@ -305,5 +354,5 @@ async function emitCalibration(ctx: CliContext, opts: CalibrateOptions, report: 
   if (extras.skipped.length) ctx.stdout(`skipped answers: ${extras.skipped.length} (${extras.skipped.slice(0, 3).map((s) => `${s.questionId}: ${s.reason}`).join('; ')})\n`);
   const json: JudgeCalibrationJson = { schemaVersion: JUDGE_SCHEMA_VERSION, kind: 'judge-calibration', tool: TOOL_NAME, createdAt: new Date().toISOString(), ...extras, report };
   if (opts.json) await writeFile(resolve(ctx.cwd, opts.json), `${JSON.stringify(json, null, 2)}\n`);
-  if (opts.markdown) await writeFile(resolve(ctx.cwd, opts.markdown), renderCalibrationMarkdown(report));
+  if (opts.markdown) await writeMarkdown(ctx, opts, renderCalibrationMarkdown(report), renderJudgeSection({ calibration: report }));
 }

@@ -1,0 +1,279 @@
+import { createRequire as __replaygateCreateRequire } from 'node:module';
+const require = __replaygateCreateRequire(import.meta.url);
+
+// src/warehouse/drivers.ts
+import { createRequire } from "node:module";
+
+// src/util/errors.ts
+var ReplaygateError = class extends Error {
+  name = "ReplaygateError";
+  /** Where the problem is, e.g. `golden/spider.yml:12` or `recordings/x/calls.jsonl:3`. */
+  where;
+  constructor(message, where) {
+    super(where === void 0 ? message : `${where}: ${message}`);
+    this.where = where;
+  }
+};
+var ConfigError = class extends ReplaygateError {
+  name = "ConfigError";
+};
+
+// src/warehouse/types.ts
+var SqlError = class extends Error {
+  constructor(message, sql) {
+    super(message);
+    this.sql = sql;
+  }
+  sql;
+  name = "SqlError";
+};
+var SqlRefusedError = class extends SqlError {
+  name = "SqlRefusedError";
+};
+
+// src/warehouse/drivers.ts
+var requireHere = createRequire(import.meta.url);
+function betterSqlite3Driver() {
+  const Database = requireHere("better-sqlite3");
+  new Database(":memory:").close();
+  return {
+    name: "better-sqlite3",
+    open(file, writable) {
+      const db = new Database(file, { readonly: !writable, fileMustExist: true });
+      if (!writable) db.pragma("query_only = 1");
+      return {
+        prepareRead(sql) {
+          const stmt = db.prepare(sql);
+          if (!stmt.readonly || !stmt.reader) throw new SqlRefusedError("the statement is not read-only", sql);
+          stmt.raw(true).safeIntegers(true);
+          return { columns: stmt.columns().map((c) => c.name), rows: () => stmt.iterate() };
+        },
+        exec: (sql) => void db.exec(sql),
+        close: () => void db.close()
+      };
+    }
+  };
+}
+function nodeSqliteDriver() {
+  const { DatabaseSync, constants } = requireHere("node:sqlite");
+  const probe = new DatabaseSync(":memory:", { readOnly: false });
+  const stmt = probe.prepare("SELECT 1");
+  probe.close();
+  if (typeof stmt.setReturnArrays !== "function" || typeof stmt.columns !== "function") {
+    throw new Error(`node:sqlite of Node ${process.version} lacks setReturnArrays/columns (Node 24 has them)`);
+  }
+  const allowed = new Set(["SQLITE_SELECT", "SQLITE_READ", "SQLITE_FUNCTION", "SQLITE_RECURSIVE"].map((k) => constants[k]));
+  const actionNames = new Map(Object.entries(constants).map(([name, code]) => [code, name]));
+  return {
+    name: "node:sqlite",
+    open(file, writable) {
+      const db = new DatabaseSync(file, { readOnly: !writable });
+      let preparing = false;
+      let denied;
+      if (!writable) {
+        db.exec("PRAGMA query_only = 1");
+        db.setAuthorizer?.((code) => {
+          if (!preparing || allowed.has(code)) return constants.SQLITE_OK;
+          denied ??= actionNames.get(code) ?? `action ${code}`;
+          return constants.SQLITE_DENY;
+        });
+      }
+      return {
+        prepareRead(sql) {
+          [preparing, denied] = [true, void 0];
+          let stmt2;
+          try {
+            stmt2 = db.prepare(sql);
+          } catch (error) {
+            if (denied !== void 0) throw new SqlRefusedError(`the statement is not read-only (${denied})`, sql);
+            throw error;
+          } finally {
+            preparing = false;
+          }
+          stmt2.setReturnArrays(true);
+          stmt2.setReadBigInts(true);
+          return { columns: stmt2.columns().map((c) => c.name), rows: () => stmt2.iterate() };
+        },
+        exec: (sql) => db.exec(sql),
+        close: () => db.close()
+      };
+    }
+  };
+}
+var FACTORIES = {
+  "better-sqlite3": betterSqlite3Driver,
+  "node:sqlite": nodeSqliteDriver
+};
+var loaded = /* @__PURE__ */ new Map();
+function loadDriver(choice) {
+  const names = choice === "auto" ? ["better-sqlite3", "node:sqlite"] : [choice];
+  const reasons = [];
+  for (const name of names) {
+    let driver2 = loaded.get(name);
+    try {
+      driver2 ??= FACTORIES[name]();
+    } catch (error) {
+      reasons.push(`${name}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+      continue;
+    }
+    loaded.set(name, driver2);
+    return driver2;
+  }
+  throw new ConfigError(
+    `no usable SQLite driver for warehouse driver "${choice}" on Node ${process.version} (${reasons.join("; ")}). Install better-sqlite3 (Node 20+) or run on Node 24, which has node:sqlite.`
+  );
+}
+function isSqliteError(error) {
+  return error instanceof Error && /SQLITE/.test(String(error.code));
+}
+
+// src/warehouse/sql-text.ts
+var WORD_CHAR = /[\p{L}\p{N}_$]/u;
+var READ_KEYWORDS = /* @__PURE__ */ new Set(["SELECT", "WITH", "VALUES"]);
+function tokenize(sql) {
+  const tokens = [];
+  const closingQuote = (start, quote) => {
+    let i2 = start + 1;
+    for (; ; ) {
+      const next = sql.indexOf(quote, i2);
+      if (next < 0) return sql.length;
+      if (quote !== "]" && sql[next + 1] === quote) i2 = next + 2;
+      else return next + 1;
+    }
+  };
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (/\s/.test(c)) {
+      i++;
+    } else if (sql.startsWith("--", i)) {
+      const eol = sql.indexOf("\n", i);
+      i = eol < 0 ? sql.length : eol + 1;
+    } else if (sql.startsWith("/*", i)) {
+      const close = sql.indexOf("*/", i + 2);
+      i = close < 0 ? sql.length : close + 2;
+    } else {
+      let end;
+      let kind;
+      if (c === "'") [kind, end] = ["string", closingQuote(i, "'")];
+      else if (c === '"') [kind, end] = ["double-quoted", closingQuote(i, '"')];
+      else if (c === "`") [kind, end] = ["identifier", closingQuote(i, "`")];
+      else if (c === "[") [kind, end] = ["identifier", closingQuote(i, "]")];
+      else if (c === ";") [kind, end] = ["semicolon", i + 1];
+      else if (WORD_CHAR.test(c)) {
+        end = i + 1;
+        while (end < sql.length && WORD_CHAR.test(sql[end])) end++;
+        kind = "word";
+      } else [kind, end] = ["punct", i + 1];
+      tokens.push({ kind, start: i, end });
+      i = end;
+    }
+  }
+  return tokens;
+}
+function checkSingleReadStatement(sql) {
+  const tokens = tokenize(sql);
+  const first = tokens.find((t) => !(t.kind === "punct" && sql[t.start] === "("));
+  if (first === void 0 || first.kind === "semicolon") {
+    throw new SqlRefusedError("the statement is empty", sql);
+  }
+  const keyword = sql.slice(first.start, first.end).toUpperCase();
+  if (first.kind !== "word" || !READ_KEYWORDS.has(keyword)) {
+    throw new SqlRefusedError(
+      `only one read-only statement (SELECT, WITH or VALUES) may run; this one starts with ${keyword}`,
+      sql
+    );
+  }
+  const semicolon = tokens.findIndex((t) => t.kind === "semicolon");
+  if (semicolon >= 0 && tokens.slice(semicolon).some((t) => t.kind !== "semicolon")) {
+    throw new SqlRefusedError("only one statement may run per call; the text holds more than one", sql);
+  }
+}
+function legacyStringLiteralRewrite(sql, errorMessage) {
+  const match = /^no such column: "(.*)" - should this be a string literal in single-quotes\?$/s.exec(errorMessage);
+  if (match === null) return void 0;
+  const name = match[1];
+  let rewritten = "";
+  let copied = 0;
+  for (const t of tokenize(sql)) {
+    const qualified = sql[t.start - 1] === "." || sql[t.end] === ".";
+    if (t.kind !== "double-quoted" || qualified || sql.slice(t.start + 1, t.end - 1).replaceAll('""', '"') !== name) continue;
+    rewritten += `${sql.slice(copied, t.start)}'${name.replaceAll("'", "''")}'`;
+    copied = t.end;
+  }
+  return copied === 0 ? void 0 : rewritten + sql.slice(copied);
+}
+
+// src/warehouse/read.ts
+var MAX_LEGACY_LITERAL_REWRITES = 20;
+function runRead(connection2, sql, options) {
+  checkSingleReadStatement(sql);
+  let text = sql;
+  for (let rewrites = 0; ; rewrites++) {
+    try {
+      return readRows(connection2, text, options.maxRows);
+    } catch (error) {
+      if (!isSqliteError(error)) throw error;
+      const retry = options.legacyStringLiterals && rewrites < MAX_LEGACY_LITERAL_REWRITES ? legacyStringLiteralRewrite(text, error.message) : void 0;
+      if (retry === void 0) throw new SqlError(error.message, sql);
+      text = retry;
+    }
+  }
+}
+function readRows(connection2, sql, maxRows) {
+  const statement = connection2.prepareRead(sql);
+  const rows = [];
+  let truncated = false;
+  for (const row of statement.rows()) {
+    if (rows.length >= maxRows) {
+      truncated = true;
+      break;
+    }
+    rows.push(row.map(toCell));
+  }
+  return { columns: statement.columns, rows, rowCount: rows.length, truncated };
+}
+function toCell(value) {
+  if (typeof value === "bigint") {
+    return value >= -Number.MAX_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER ? Number(value) : value;
+  }
+  if (value instanceof Uint8Array) return new Uint8Array(value);
+  return value;
+}
+
+// src/warehouse/sqlite-host.ts
+var driver = loadDriver(process.argv[2]);
+var connections = /* @__PURE__ */ new Map();
+var send = (reply) => void process.send?.(reply);
+function connection(file) {
+  let open = connections.get(file);
+  if (open === void 0) {
+    open = driver.open(file, false);
+    try {
+      [...open.prepareRead("SELECT count(*) FROM sqlite_schema").rows()];
+    } catch (error) {
+      open.close();
+      throw error;
+    }
+    connections.set(file, open);
+  }
+  return open;
+}
+function failure(id, kind, error) {
+  const e = error instanceof Error ? error : new Error(String(error));
+  return { id, error: { kind, message: e.message, stack: e.stack ?? "" } };
+}
+process.on("message", (request) => {
+  let open;
+  try {
+    open = connection(request.file);
+  } catch (error) {
+    return send(failure(request.id, "open", error));
+  }
+  try {
+    send({ id: request.id, result: runRead(open, request.sql, request) });
+  } catch (error) {
+    send(failure(request.id, error instanceof SqlRefusedError ? "refused" : error instanceof SqlError ? "sql" : "bug", error));
+  }
+});
+send({ ready: true });

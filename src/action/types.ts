@@ -1,0 +1,91 @@
+import type { Logger } from '../util/logger.js';
+import type { ActionCommand } from './inputs.js';
+
+/** What the Action asks the pipeline to run. */
+export interface GateRunRequest {
+  readonly command: ActionCommand;
+  /** Absolute config file in the workspace (the pull request's head). */
+  readonly headConfig: string;
+  /** Absolute config file in the materialised base tree; set exactly for `gate`. */
+  readonly baseConfig: string | undefined;
+  readonly logger: Logger;
+}
+
+/** A run that ended in `missing_recording`. */
+export interface MissingRecordingNote {
+  /** `base` or `candidate` (the pull request's head). */
+  readonly side: 'base' | 'candidate';
+  readonly agent: string;
+  readonly recording: string;
+  readonly questionId: string;
+  readonly seed: number;
+  /** The MissingRecording message (what changed, how to re-record). */
+  readonly message: string;
+}
+
+/** Files an agent depends on, absolute paths in the head's tree. */
+export interface AgentFiles {
+  readonly name: string;
+  readonly kind: string;
+  readonly promptFile: string;
+  readonly recordingDir: string;
+}
+
+/** A problem at a place in a file, e.g. a golden SQL query that no longer runs. */
+export interface Finding {
+  readonly message: string;
+  /** Absolute file in the head's tree. */
+  readonly file: string;
+  /** 1-based line, when known. */
+  readonly line?: number;
+  readonly title: string;
+}
+
+/** One named reason the gate failed. */
+export interface VerdictReason {
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * The pipeline's answer, everything the Action needs for outputs, summary, comment and
+ * annotations. Numbers are fractions (difference of shares in [−1, 1]); never NaN.
+ */
+export interface GateRunResult {
+  /** What ran: `gate`, or `score`/`check` of the head only. */
+  readonly command: ActionCommand;
+  readonly verdict: 'pass' | 'fail';
+  /** Empty exactly when the verdict is `pass`. */
+  readonly reasons: readonly VerdictReason[];
+  /** Mean paired difference (candidate − base) and its interval; `gate` only. */
+  readonly comparison:
+    | {
+        readonly meanDifference: number;
+        /** Interval bounds; `undefined` when there is no interval (one question). */
+        readonly low: number | undefined;
+        readonly high: number | undefined;
+        readonly questions: number;
+      }
+    | undefined;
+  /** Question ids of stable breaks. */
+  readonly stableBreaks: readonly string[];
+  readonly missingRecordings: readonly MissingRecordingNote[];
+  /** The full report in Markdown (the job summary's body). */
+  readonly markdown: string;
+  /** The JSON report, written to `report-path`. */
+  readonly report: unknown;
+  /** Other problems with a place in a file (golden SQL or metric that fails), annotated. */
+  readonly findings?: readonly Finding[];
+  /** Files the head's configuration depends on, for changed-file notes and annotations. */
+  readonly files: {
+    readonly config: string;
+    readonly agents: readonly AgentFiles[];
+    readonly semantic: readonly string[];
+  };
+}
+
+/**
+ * The pipeline as the Action sees it: injected, so the Action is tested with a fake and the
+ * real one (src/action/pipeline-gate.ts) is wired in the entry file.
+ */
+export type RunGate = (request: GateRunRequest) => Promise<GateRunResult>;

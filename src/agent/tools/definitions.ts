@@ -1,0 +1,92 @@
+import type { ToolDefinition } from '../../model/types.js';
+
+/** Names of the built-in tools of the `tools` agent. */
+export type BuiltInToolName = 'run_sql' | 'list_metrics' | 'query_metric' | 'decline' | 'ask_back';
+
+export const BUILT_IN_TOOL_NAMES: readonly BuiltInToolName[] = ['run_sql', 'list_metrics', 'query_metric', 'decline', 'ask_back'];
+
+/**
+ * The OpenAI-style function definitions sent in every request of the `tools` agent, in this
+ * order. They are part of the request key: editing a description or a parameter schema
+ * changes every key, so every recording of the agent has to be made again.
+ */
+export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
+  {
+    type: 'function',
+    function: {
+      name: 'run_sql',
+      description: 'Run one read-only SQLite query against the warehouse and return its result (columns and rows).',
+      parameters: {
+        type: 'object',
+        properties: { sql: { type: 'string', description: 'One SELECT (or WITH ... SELECT) statement.' } },
+        required: ['sql'],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'list_metrics',
+      description: 'List the metrics of the semantic layer with their descriptions and the dimensions each can be grouped or filtered by.',
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'query_metric',
+      description:
+        'Compute metrics of the semantic layer, optionally grouped by dimensions (time dimensions take a grain: name__day, __month, __quarter, __year), filtered, ordered and limited.',
+      parameters: {
+        type: 'object',
+        properties: {
+          metrics: { type: 'array', items: { type: 'string' }, description: 'Metric names.' },
+          group_by: { type: 'array', items: { type: 'string' }, description: 'Dimension names, e.g. billing_country or invoice_date__month.' },
+          filters: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                dimension: { type: 'string' },
+                op: { type: 'string', enum: ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'like'] },
+                value: { description: 'A value, or a list of values for in / not in.' },
+              },
+              required: ['dimension', 'op', 'value'],
+            },
+          },
+          order_by: { type: 'array', items: { type: 'string' }, description: 'Metric or group_by names; prefix - for descending.' },
+          limit: { type: 'integer', minimum: 1 },
+        },
+        required: ['metrics'],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'decline',
+      description: 'Decline to answer when the data cannot answer the question, and say why. Ends the conversation.',
+      parameters: {
+        type: 'object',
+        properties: { reason: { type: 'string', description: 'Why the data cannot answer, and what could be asked instead.' } },
+        required: ['reason'],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'ask_back',
+      description: 'Ask the person one clarifying question when the request is ambiguous. Ends the conversation.',
+      parameters: {
+        type: 'object',
+        properties: { question: { type: 'string', description: 'The clarifying question.' } },
+        required: ['question'],
+        additionalProperties: false,
+      },
+    },
+  },
+];

@@ -1,0 +1,10 @@
+export {
+  runSchemaChecks,
+  metricCheckQueries,
+  type SchemaCheckReport,
+  type SchemaCheckOptions,
+  type GoldenFailure,
+  type MetricFailure,
+  type ReplayFailure,
+} from './schema-checks.js';
+export { renderSchemaChecks, MAX_LISTED_FAILURES } from './render.js';

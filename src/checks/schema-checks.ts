@@ -1,0 +1,241 @@
+import type { GoldenQuestion } from '../golden/types.js';
+import type { Project } from '../pipeline/project.js';
+import { replayAgent } from '../pipeline/replay.js';
+import { hasManifest } from '../recording/manifest.js';
+import { Recording } from '../recording/recording.js';
+import { compileMetricQuery } from '../semantic/compile.js';
+import { availableDimensions } from '../semantic/graph.js';
+import { parseSemanticFiles } from '../semantic/load.js';
+import type { SemanticLayer } from '../semantic/types.js';
+import { ConfigError } from '../util/errors.js';
+import { SqlError, type SqlEngine } from '../warehouse/types.js';
+
+/** A golden question whose SQL does not run. */
+export interface GoldenFailure {
+  readonly id: string;
+  /** `golden/x.yml:12`. */
+  readonly source: string;
+  readonly error: string;
+}
+
+/** A metric query that does not compile or run: the metric alone (`dimension` undefined) or grouped by one dimension. */
+export interface MetricFailure {
+  readonly metric: string;
+  readonly dimension?: string;
+  /** `semantic/metrics.yml:40`. */
+  readonly source: string;
+  readonly error: string;
+}
+
+/** A recorded run that does not replay (MissingRecording), never skipped. */
+export interface ReplayFailure {
+  readonly agent: string;
+  readonly recording: string;
+  readonly questionId: string;
+  readonly seed: number;
+  /** 0-based model call that had no recording. */
+  readonly callIndex: number;
+  /** The MissingRecording message (nearest recorded request and its diff). */
+  readonly detail: string;
+}
+
+/** Result of the three schema checks (SPEC §9). `passed` only when every failure list is empty. */
+export interface SchemaCheckReport {
+  /** What was checked: the warehouse label, or the migration applied to a copy of it. */
+  readonly target: string;
+  readonly golden: { readonly checked: number; readonly failures: readonly GoldenFailure[] };
+  readonly metrics: {
+    /** Metric queries run: each metric alone and grouped by each of its dimensions. */
+    readonly queries: number;
+    readonly metrics: number;
+    readonly failures: readonly MetricFailure[];
+    /** Failing metric names, in definition order. */
+    readonly failingMetrics: readonly string[];
+  };
+  readonly replays: {
+    readonly checked: number;
+    readonly failures: readonly ReplayFailure[];
+    /** Recorded runs of questions that are no longer golden questions (not replayed, reported). */
+    readonly orphaned: number;
+    /** Agents without a recording folder (nothing to replay). */
+    readonly unrecordedAgents: readonly string[];
+  };
+  readonly passed: boolean;
+}
+
+export interface SchemaCheckOptions {
+  /** Human label of what is checked (default: the warehouse's database files). */
+  readonly target?: string;
+  /** Only these agents' recordings (default: every agent of the config). */
+  readonly agents?: readonly string[];
+  /** Runs in flight at once while replaying (default 8). */
+  readonly concurrency?: number;
+  /** Called for every statement the checks run (golden, metric and replayed agent SQL), with its duration in ms. */
+  readonly onStatement?: (sql: string, database: string, ms: number) => void;
+}
+
+/**
+ * The schema checks of the chapter ("Catch a schema change before users do", SPEC §9), against
+ * the project's warehouse (open the project on a migrated copy to check a migration):
+ * (a) every golden SQL runs; (b) every metric compiles and runs, alone and grouped by each of
+ * its dimensions (time dimensions at every grain); (c) every recorded run replays — a
+ * MissingRecording is a failure, never a skip. No model is called.
+ *
+ * @throws ConfigError when the project has a semantic layer and several databases but none named `main`.
+ * @throws DataError naming file and line for an invalid semantic layer file.
+ * @example (await runSchemaChecks(project)).passed // true on the unchanged Chinook example
+ */
+export async function runSchemaChecks(project: Project, options: SchemaCheckOptions = {}): Promise<SchemaCheckReport> {
+  const observed = options.onStatement ? observeStatements(project, options.onStatement) : project;
+  const golden = await checkGolden(observed);
+  const metrics = await checkMetrics(observed);
+  const replays = await checkReplays(observed, options);
+  const databases = [...project.config.warehouse.databases.values()];
+  return {
+    target: options.target ?? (databases.length === 1 ? (databases[0] as string) : `${databases.length} databases`),
+    golden,
+    metrics,
+    replays,
+    passed: golden.failures.length === 0 && metrics.failures.length === 0 && replays.failures.length === 0,
+  };
+}
+
+async function checkGolden(project: Project): Promise<SchemaCheckReport['golden']> {
+  const withSql = project.golden.filter((q): q is GoldenQuestion & { goldenSql: string } => q.goldenSql !== undefined);
+  const { maxRows, timeoutMs } = project.config.warehouse;
+  const failures: GoldenFailure[] = [];
+  for (const q of withSql) {
+    try {
+      await project.engineFor(q).query(q.goldenSql, { maxRows, timeoutMs });
+    } catch (error) {
+      if (!(error instanceof SqlError)) throw error;
+      failures.push({ id: q.id, source: q.source, error: error.message });
+    }
+  }
+  return { checked: withSql.length, failures };
+}
+
+/** The metric queries the check runs: each metric alone, then grouped by each available dimension (time dimensions at each grain). */
+export function metricCheckQueries(layer: SemanticLayer): { metric: string; dimension?: string; source: string }[] {
+  const out: { metric: string; dimension?: string; source: string }[] = [];
+  for (const m of layer.metrics.values()) {
+    out.push({ metric: m.name, source: m.source });
+    for (const d of availableDimensions(layer, m)) {
+      const refs = d.type === 'time' ? d.grains.map((g) => `${d.name}__${g}`) : [d.name];
+      for (const ref of refs) out.push({ metric: m.name, dimension: ref, source: m.source });
+    }
+  }
+  return out;
+}
+
+async function checkMetrics(project: Project): Promise<SchemaCheckReport['metrics']> {
+  const files = project.config.semanticFiles;
+  if (files.length === 0) return { queries: 0, metrics: 0, failures: [], failingMetrics: [] };
+  const layer = await parseSemanticFiles(files);
+  const engine = semanticEngine(project);
+  const failures: MetricFailure[] = [];
+  const queries = metricCheckQueries(layer);
+  for (const query of queries) {
+    try {
+      const { sql } = compileMetricQuery(layer, { metrics: [query.metric], ...(query.dimension ? { group_by: [query.dimension] } : {}) });
+      // One row is enough to know the statement runs; the full result is not needed.
+      await engine.query(sql, { maxRows: 1, timeoutMs: project.config.warehouse.timeoutMs });
+    } catch (error) {
+      if (!(error instanceof SqlError) && !(error instanceof Error && error.name === 'SemanticQueryError')) throw error;
+      failures.push({ metric: query.metric, ...(query.dimension ? { dimension: query.dimension } : {}), source: query.source, error: error.message });
+    }
+  }
+  const failing = new Set(failures.map((f) => f.metric));
+  return { queries: queries.length, metrics: layer.metrics.size, failures, failingMetrics: [...layer.metrics.keys()].filter((m) => failing.has(m)) };
+}
+
+/** The database the semantic layer describes: the only one, or the one named `main`. */
+function semanticEngine(project: Project): SqlEngine {
+  const names = [...project.config.warehouse.databases.keys()];
+  const name = names.length === 1 ? names[0] : names.includes('main') ? 'main' : undefined;
+  if (name === undefined) {
+    throw new ConfigError(`the semantic layer needs one database to run on: the warehouse has ${names.length} (${names.join(', ')}) and none is named 'main'`, project.config.file);
+  }
+  return project.warehouse.engine(name);
+}
+
+async function checkReplays(project: Project, options: SchemaCheckOptions): Promise<SchemaCheckReport['replays']> {
+  const known = new Set(project.golden.map((q) => q.id));
+  const failures: ReplayFailure[] = [];
+  const unrecordedAgents: string[] = [];
+  let checked = 0;
+  let orphaned = 0;
+  for (const name of options.agents ?? [...project.config.agents.keys()]) {
+    const config = project.config.agents.get(name);
+    if (!config) throw new ConfigError(`no agent '${name}' in ${project.config.file} (known: ${[...project.config.agents.keys()].join(', ')})`);
+    if (!(await hasManifest(config.recording))) {
+      unrecordedAgents.push(name);
+      continue;
+    }
+    const recording = await Recording.open(config.recording);
+    // Replay exactly the recorded (question, seed) pairs, grouped by seed.
+    const bySeed = new Map<number, Set<string>>();
+    try {
+      for (const run of recording.runs()) {
+        if (!known.has(run.questionId)) {
+          orphaned += 1;
+          continue;
+        }
+        const set = bySeed.get(run.seed) ?? new Set<string>();
+        set.add(run.questionId);
+        bySeed.set(run.seed, set);
+      }
+    } finally {
+      recording.close();
+    }
+    for (const [seed, questions] of [...bySeed].sort((a, b) => a[0] - b[0])) {
+      const runs = await replayAgent(project, name, { seeds: [seed], questions, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
+      checked += runs.length;
+      for (const run of runs) {
+        if (run.outcome !== 'missing_recording') continue;
+        failures.push({
+          agent: name,
+          recording: run.recording,
+          questionId: run.questionId,
+          seed: run.seed,
+          callIndex: run.calls,
+          detail: run.detail ?? '',
+        });
+      }
+    }
+  }
+  return { checked, failures, orphaned, unrecordedAgents };
+}
+
+/** The project with every engine wrapped to report each statement and its duration. */
+function observeStatements(project: Project, onStatement: NonNullable<SchemaCheckOptions['onStatement']>): Project {
+  const wrapped = new Map<SqlEngine, SqlEngine>();
+  const wrap = (engine: SqlEngine): SqlEngine => {
+    let w = wrapped.get(engine);
+    if (!w) {
+      w = {
+        ...engine,
+        query: async (sql, options) => {
+          const start = performance.now();
+          try {
+            return await engine.query(sql, options);
+          } finally {
+            onStatement(sql, engine.label, performance.now() - start);
+          }
+        },
+        listTables: () => engine.listTables(),
+        distinctValues: (t, c, l) => engine.distinctValues(t, c, l),
+        close: () => engine.close(),
+      };
+      wrapped.set(engine, w);
+    }
+    return w;
+  };
+  return {
+    ...project,
+    engineFor: (question) => wrap(project.engineFor(question)),
+    warehouse: { ...project.warehouse, engine: (name) => wrap(project.warehouse.engine(name)) },
+    agent: (name) => project.agent(name),
+    close: () => project.close(),
+  };
+}

@@ -1,0 +1,83 @@
+import { writeFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { renderSchemaChecks, runSchemaChecks, type SchemaCheckReport } from '../../checks/index.js';
+import { loadConfig } from '../../config/load.js';
+import { openProject } from '../../pipeline/project.js';
+import { TOOL_NAME } from '../../version.js';
+import { migratedCopy, type MigratedCopy } from '../../warehouse/index.js';
+import { EXIT, type CliContext } from '../context.js';
+import { parseWhole } from '../options.js';
+
+interface CheckOptions {
+  config: string;
+  migration?: string;
+  agent?: string[];
+  json?: string;
+  concurrency: number;
+}
+
+/** The JSON written by `replaygate check --json`. */
+export type CheckReportJson = SchemaCheckReport & { readonly kind: 'check'; readonly tool: string; readonly createdAt: string; readonly migration?: string };
+
+/**
+ * `replaygate check`: the three schema checks (golden SQL runs, every metric compiles and runs,
+ * every recorded run replays) against the warehouse, or with `--migration FILE.sql` against a
+ * migrated temporary copy of it (the original files are only read). Exit 1 when any list of
+ * failures is non-empty; 2 for a usage error or a migration statement that fails.
+ */
+export function registerCheck(program: Command, ctx: CliContext): void {
+  program
+    .command('check')
+    .description(
+      'Schema checks, no model needed: every golden SQL runs, every metric compiles and runs (alone and by each dimension), and every recorded run replays (MissingRecording is a failure, never a skip). Exit 1 when anything fails.',
+    )
+    .option('-c, --config <file>', 'project config', 'replaygate.yml')
+    .option('-m, --migration <file>', 'apply this SQL (DDL) to a temporary copy of the warehouse and check the copy; the original is never changed')
+    .option('-a, --agent <names...>', "replay only these agents' recordings (default: every agent)")
+    .option('--json <file>', 'write the check report as JSON here')
+    .option('--concurrency <n>', 'replayed runs in flight at once', parseWhole(1, 64), 8)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  replaygate check\n  replaygate check --migration migrations/rename-unit-price.sql   # what would this migration break?',
+    )
+    .action(async (opts: CheckOptions) => {
+      const configFile = resolve(ctx.cwd, opts.config);
+      let copy: MigratedCopy | undefined;
+      let target: string | undefined;
+      if (opts.migration !== undefined) {
+        const config = await loadConfig(configFile);
+        const migration = resolve(ctx.cwd, opts.migration);
+        // Throws DataError (exit 2) naming the migration file and line when a statement fails.
+        copy = await migratedCopy(config.warehouse.databases, { file: migration });
+        target = `a temporary copy of the warehouse migrated by ${relative(ctx.cwd, migration) || migration}`;
+      }
+      try {
+        const project = await openProject(configFile, copy ? { databases: copy.databases } : {});
+        let report: SchemaCheckReport;
+        try {
+          report = await runSchemaChecks(project, {
+            ...(target !== undefined ? { target } : { target: [...project.config.warehouse.databases.values()].map((f) => relative(ctx.cwd, f) || f).join(', ') }),
+            ...(opts.agent ? { agents: opts.agent } : {}),
+            concurrency: opts.concurrency,
+          });
+        } finally {
+          await project.close();
+        }
+        ctx.stdout(`${renderSchemaChecks(report, { relativeTo: ctx.cwd })}\n`);
+        if (opts.json) {
+          const json: CheckReportJson = {
+            kind: 'check',
+            tool: TOOL_NAME,
+            createdAt: new Date().toISOString(),
+            ...(opts.migration !== undefined ? { migration: opts.migration } : {}),
+            ...report,
+          };
+          await writeFile(resolve(ctx.cwd, opts.json), `${JSON.stringify(json, null, 2)}\n`);
+        }
+        if (!report.passed) ctx.exitCode = EXIT.fail;
+      } finally {
+        await copy?.cleanup();
+      }
+    });
+}

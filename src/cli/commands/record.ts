@@ -1,0 +1,144 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { openProject } from '../../pipeline/project.js';
+import { selectQuestions } from '../../pipeline/replay.js';
+import { LiveModelClient, DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../record/live-client.js';
+import { recordAgent } from '../../record/record.js';
+import { Redactor, urlSecrets } from '../../record/redact.js';
+import { OUTCOMES } from '../../scoring/types.js';
+import { ConfigError, isUserError } from '../../util/errors.js';
+import { ConsoleLogger } from '../../util/logger.js';
+import { EXIT, type CliContext } from '../context.js';
+import { parseIdList, parseSeeds, parseSplit, parseWhole } from '../options.js';
+import { progressFor } from '../progress.js';
+
+interface RecordCliOptions {
+  config: string;
+  agent: string;
+  split?: 'dev' | 'test';
+  seeds?: number[];
+  questions?: Set<string>;
+  force?: boolean;
+  allowRerecordTest?: boolean;
+  concurrency: number;
+  maxRetries: number;
+  timeoutMs: number;
+  baseUrlEnv: string;
+  apiKeyEnv: string;
+  progress: boolean;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `replaygate record`: record an agent's model calls from a live OpenAI-compatible endpoint. */
+export function registerRecord(program: Command, ctx: CliContext): void {
+  program
+    .command('record')
+    .description(
+      'Run an agent live against an OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY) and append to its recording ' +
+        'the calls a replay would miss: after a prompt edit, only the changed calls are sent. Tool calls run against the warehouse as in replay.',
+    )
+    .requiredOption('-a, --agent <name>', 'agent (in replaygate.yml) to record')
+    .option('-c, --config <file>', 'project config', 'replaygate.yml')
+    .option('--split <split>', 'only this split: dev or test', parseSplit)
+    .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
+    .option('--seeds <seeds>', "seed count (5 → 0..4) or list (0,2); default: the config's seeds", parseSeeds)
+    .option('--force', 'send every selected call again, even when recorded (the new call replaces the old line)')
+    .option('--allow-rerecord-test', 're-record calls of the test split although it was recorded before')
+    .option('--concurrency <n>', 'requests in flight at once', parseWhole(1, 64), DEFAULT_CONCURRENCY)
+    .option('--max-retries <n>', 'retries per call on 429, 5xx, network errors and malformed replies', parseWhole(0, 20), DEFAULT_MAX_RETRIES)
+    .option('--timeout-ms <ms>', 'time limit of one HTTP attempt', parseWhole(1_000, 3_600_000), DEFAULT_REQUEST_TIMEOUT_MS)
+    .option('--base-url-env <name>', 'environment variable holding the base URL (unset: https://api.openai.com/v1)', 'OPENAI_BASE_URL')
+    .option('--api-key-env <name>', 'environment variable holding the API key (the key itself never goes on the command line)', 'OPENAI_API_KEY')
+    .option('--no-progress', 'no progress bar')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  OPENAI_API_KEY=… replaygate record -a gpt4-zero-shot --split dev --seeds 5\n' +
+        '  OPENAI_BASE_URL=http://127.0.0.1:8000/v1 replaygate record -a local-sql   # vLLM, llama.cpp, Ollama, LM Studio\n' +
+        '\nExit codes: 0 every selected call is recorded, 1 some calls could not be recorded (run again to retry them), 2 usage, config or endpoint error.',
+    )
+    .action(async (opts: RecordCliOptions) => {
+      for (const [flag, name] of [['--base-url-env', opts.baseUrlEnv], ['--api-key-env', opts.apiKeyEnv]] as const) {
+        // Never echo the value: a key pasted here by mistake must not reach the terminal log.
+        if (!ENV_NAME.test(name)) throw new ConfigError(`${flag} takes the name of an environment variable (like OPENAI_API_KEY), not a value`);
+      }
+      const baseUrl = nonEmpty(ctx.env[opts.baseUrlEnv]);
+      const apiKey = nonEmpty(ctx.env[opts.apiKeyEnv]);
+      const redactor = new Redactor([apiKey, ...(baseUrl ? urlSecrets(baseUrl) : [])]);
+      const out = (s: string): void => ctx.stdout(redactor.redact(s));
+      const err = (s: string): void => ctx.stderr(redactor.redact(s));
+      if (apiKey === undefined && baseUrl === undefined) {
+        throw new ConfigError(`set ${opts.apiKeyEnv} to your API key (and ${opts.baseUrlEnv} for an OpenAI-compatible server other than api.openai.com)`);
+      }
+      const live = new LiveModelClient({
+        ...(baseUrl !== undefined ? { baseUrl } : {}),
+        // Local servers (vLLM, llama.cpp, Ollama) ignore the key; the client needs some value.
+        apiKey: apiKey ?? 'no-key',
+        concurrency: opts.concurrency,
+        maxRetries: opts.maxRetries,
+        timeoutMs: opts.timeoutMs,
+      });
+      const controller = new AbortController();
+      const onSigint = (): void => {
+        err('\ninterrupted: stopping; lines already written are kept (Ctrl-C again to quit at once)\n');
+        controller.abort();
+      };
+      process.once('SIGINT', onSigint);
+      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const progress = progressFor(ctx, opts.progress);
+      try {
+        const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
+        const seeds = opts.seeds ?? project.config.seeds;
+        await project.agent(opts.agent);
+        progress.start(selectQuestions(project, selection).length * seeds.length, opts.agent);
+        const summary = await recordAgent(project, opts.agent, {
+          ...selection,
+          live,
+          seeds,
+          force: opts.force ?? false,
+          allowRerecordTest: opts.allowRerecordTest ?? false,
+          concurrency: opts.concurrency,
+          signal: controller.signal,
+          logger: new ConsoleLogger({ write: err }),
+          onRun: (done, _total, stats, http) =>
+            progress.tick(done, `${stats.sent} sent · ${stats.reused} reused · ${stats.promptTokens + stats.completionTokens} tokens · ${http.errors} errors`),
+        });
+        progress.stop();
+        const { stats } = summary;
+        const outcomes = OUTCOMES.map((o) => [o, summary.runs.filter((r) => r.outcome === o).length] as const).filter(([, n]) => n > 0);
+        out(
+          `recording ${summary.recording} (agent ${opts.agent}, endpoint ${summary.endpoint})\n` +
+            `runs ${summary.runs.length} · calls sent ${stats.sent} · reused ${stats.reused} · not recorded ${stats.failed} · ` +
+            `tokens ${stats.promptTokens} prompt + ${stats.completionTokens} completion · HTTP errors ${summary.httpErrors}\n` +
+            `outcomes: ${outcomes.map(([o, n]) => `${o} ${n}`).join(', ')}\n` +
+            `recorded splits: ${Object.entries(summary.recordedSplits).map(([s, n]) => `${s} ${n}×`).join(', ') || 'none'}\n`,
+        );
+        if (summary.interrupted) {
+          err(`interrupted: ${stats.sent} call(s) recorded; run the same command again to record the rest\n`);
+          ctx.exitCode = EXIT.fail;
+        } else if (summary.failures.length > 0) {
+          const retryable = summary.failures.filter((f) => f.retryable).length;
+          const refused = summary.failures.length - retryable;
+          const first = summary.failures.find((f) => f.retryable) ?? summary.failures[0];
+          err(
+            `${summary.failures.length} call(s) could not be recorded` +
+              `${retryable ? `; ${retryable} failed (run the same command again to retry them)` : ''}` +
+              `${refused ? `; ${refused} would re-record the test split (refused)` : ''}. The first:\n${first?.message ?? ''}\n`,
+          );
+          ctx.exitCode = EXIT.fail;
+        }
+      } catch (error) {
+        if (isUserError(error)) error.message = redactor.redact(error.message);
+        throw error;
+      } finally {
+        progress.stop();
+        process.removeListener('SIGINT', onSigint);
+        await project.close();
+      }
+    });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

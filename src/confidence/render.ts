@@ -1,0 +1,227 @@
+import type { BootstrapInterval } from '../stats/bootstrap.js';
+import { coverageMermaid, coverageSvg, type CoverageSeries } from './coverage-chart.js';
+import type { RuleEvaluation } from './evaluate.js';
+import type { PlantReport } from './plant-report.js';
+import type { AnswerRow, ConfidenceReport } from './report.js';
+import type { RuleName } from './types.js';
+
+/** Display names of the rules, as in the paper's tables. */
+export const RULE_LABELS: Readonly<Record<RuleName, string>> = {
+  agreement: 'Agreement alone',
+  entropy: 'Entropy term alone (strict)',
+  'agreement-first': 'Agreement-first (primary)',
+  v3: 'v3 (empty result)',
+  v2: 'v2 rule',
+  designed: 'Designed (bench-1.0)',
+};
+
+/** Rules drawn in the accuracy–coverage chart (the paper's Figure 4 set). */
+export const CHART_RULES: readonly RuleName[] = ['agreement-first', 'agreement', 'designed'];
+
+const pct = (x: number | undefined | null): string => (x === undefined || x === null ? '–' : `${(x * 100).toFixed(1)}%`);
+const num = (x: number | undefined | null, digits = 3): string => (x === undefined || x === null ? '–' : x.toFixed(digits));
+const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+
+function interval(ci: BootstrapInterval): string {
+  return ci.defined ? `${ci.estimate.toFixed(3)} (${ci.low.toFixed(3)}–${ci.high.toFixed(3)})` : `undefined: ${ci.reason}`;
+}
+
+function difference(ci: BootstrapInterval): string {
+  return ci.defined ? `${signed(ci.estimate)} (95% CI ${signed(ci.low)} to ${signed(ci.high)})` : `undefined: ${ci.reason}`;
+}
+
+function cell(text: string): string {
+  return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The chart series of a report's evaluation (rules of {@link CHART_RULES} that were evaluated). */
+export function chartSeries(report: ConfidenceReport): CoverageSeries[] {
+  const rules = report.evaluation?.rules ?? [];
+  return CHART_RULES.flatMap((r) => {
+    const e = rules.find((x) => x.rule === r);
+    return e === undefined ? [] : [{ name: RULE_LABELS[r], points: e.curve }];
+  });
+}
+
+/**
+ * The accuracy–coverage chart of a report as a standalone SVG document.
+ *
+ * @example confidenceSvg(report).startsWith('<svg') // true
+ */
+export function confidenceSvg(report: ConfidenceReport): string {
+  return coverageSvg(chartSeries(report), `Accuracy–coverage: ${report.title}`);
+}
+
+/** Options of the Markdown and text renderings. */
+export interface RenderOptions {
+  /** Per-answer rows shown (default: all); the rest are summarised in one line. */
+  readonly maxAnswers?: number;
+}
+
+/**
+ * The confidence report as GitHub Markdown: notes, the evaluation table (paper Table 4 layout),
+ * paired AUROC differences, the gate table by correctness (Table 8 layout), ECE and Brier
+ * (Table 9), the accuracy–coverage chart (Mermaid), planted errors (Table 3 layout) and the
+ * per-answer table. Pure.
+ *
+ * @example renderConfidenceMarkdown(report).startsWith('## Answer confidence') // true
+ */
+export function renderConfidenceMarkdown(report: ConfidenceReport, options: RenderOptions = {}): string {
+  const out: string[] = [`## Answer confidence: ${report.title}`, ''];
+  out.push(
+    `K = ${report.k} ${report.samplesKind === 'systems' ? 'systems' : report.samplesKind === 'candidates' ? 'candidates' : 'samples'} per question, ` +
+      `${report.answers.length} questions; gate: pass ≥ ${report.gate.passAt.toFixed(2)}, flag ≥ ${report.gate.flagAt.toFixed(2)}, abstain below.` +
+      (report.labelsSource === null ? ' No labels: no evaluation.' : ` Labels: ${report.labelsSource}.`),
+    '',
+  );
+  for (const note of report.notes) out.push(`- ${note}`);
+  out.push('');
+  const ev = report.evaluation;
+  if (ev !== null) {
+    out.push(
+      `### Evaluation (${ev.n} labelled answers, ${ev.right} right = ${pct(ev.accuracy)}; AUROC 95% CI from ${ev.resamples} bootstrap resamples, seed ${ev.seed})`,
+      '',
+      '| Score | AUROC (95% CI) | pass accuracy | pass share | correct withheld | wrong withheld | ECE | Brier |',
+      '|---|---|---|---|---|---|---|---|',
+    );
+    for (const r of ev.rules) {
+      out.push(
+        `| ${RULE_LABELS[r.rule]} | ${interval(r.auroc)} | ${pct(r.metrics.passAccuracy)} | ${pct(r.metrics.passShare)} | ${pct(r.metrics.correctWithheld)} | ${pct(r.metrics.wrongWithheld)} | ${num(r.ece)} | ${num(r.brier)} |`,
+      );
+    }
+    out.push('');
+    if (ev.differences.length > 0) {
+      out.push('Paired bootstrap differences of AUROC (same resamples):', '');
+      for (const d of ev.differences) out.push(`- ${RULE_LABELS[d.rule]} − ${RULE_LABELS[d.baseline]}: ${difference(d.difference)} (n = ${d.n})`);
+      out.push('');
+    }
+    const t = report.truncation;
+    out.push(
+      `Truncation policy: ${t.undeterminedPairs} sample pairs undetermined (truncated results with equal row counts) in ${t.answersAffected} answers, counted as agreeing; ` +
+        `counted as disagreeing, agreement-first's AUROC is ${num(t.agreementFirstAurocBound)}.`,
+      '',
+      `Empty-result signal (v3): fired on ${report.emptyResult.fired} answers` +
+        (report.emptyResult.right === null || report.emptyResult.fired === 0
+          ? '.'
+          : `, right ${pct(report.emptyResult.right / report.emptyResult.fired)} of the time vs ${pct(ev.accuracy)} overall.`),
+      '',
+      '### Gate decisions by correctness (right / wrong)',
+      '',
+      '| Score | pass | flag | abstain |',
+      '|---|---|---|---|',
+    );
+    for (const r of ev.rules) out.push(gateRow(r));
+    out.push('', '### Accuracy and coverage', '', coverageMermaid(chartSeries(report), report.title), '');
+  }
+  if (report.plant !== null) out.push(...plantMarkdown(report.plant), '');
+  out.push(...answersMarkdown(report, options.maxAnswers));
+  return `${out.join('\n')}\n`;
+}
+
+function gateRow(r: RuleEvaluation): string {
+  const g = r.gate;
+  return `| ${RULE_LABELS[r.rule]} | ${g.pass.right} / ${g.pass.wrong} | ${g.flag.right} / ${g.flag.wrong} | ${g.abstain.right} / ${g.abstain.wrong} |`;
+}
+
+function plantMarkdown(plant: PlantReport): string[] {
+  const out = [
+    `### Planted errors (up to ${plant.perKind} per kind from ${plant.correctAnswers} answers labelled correct, seed ${plant.seed})`,
+    '',
+    `Controls: ${plant.controls.reproduced} of ${plant.controls.tried} unchanged queries written back from the parser's tree reproduced their results.`,
+    '',
+    '| Error | planted (effective) | agreement-first withheld | agreement-first not passed | designed withheld | designed not passed | own check |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const k of plant.kinds) {
+    const af = k.rules['agreement-first'];
+    const d = k.rules.designed;
+    const share = (x: number | undefined): string => (x === undefined || k.effective === 0 ? '–' : pct(x / k.effective));
+    const own = k.ownCheckFired === null ? `unmeasured (${k.ownCheck} check: no judge recordings)` : `${k.ownCheck}: ${share(k.ownCheckFired)}`;
+    out.push(`| ${k.kind.replaceAll('_', ' ')} | ${k.planted} (${k.effective}) | ${share(af?.withheld)} | ${share(af?.notPassed)} | ${share(d?.withheld)} | ${share(d?.notPassed)} | ${own} |`);
+  }
+  out.push('', 'Skipped answers by reason:', '');
+  for (const k of plant.kinds) {
+    const reasons = Object.entries(k.skipped).map(([r, n]) => `${r} (${n})`).join('; ');
+    out.push(`- ${k.kind.replaceAll('_', ' ')}: ${reasons === '' ? 'none' : reasons}${k.examples[0] ? `; e.g. question ${k.examples[0].questionId}: ${k.examples[0].change}` : ''}`);
+  }
+  return out;
+}
+
+function answersMarkdown(report: ConfidenceReport, maxAnswers: number | undefined): string[] {
+  const rows = maxAnswers === undefined ? report.answers : report.answers.slice(0, maxAnswers);
+  const out = [
+    '### Answers',
+    '',
+    '| Question | label | A | agreement-first | v3 | designed | gate | reasons |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const a of rows) out.push(answerRow(a));
+  if (rows.length < report.answers.length) out.push('', `*${report.answers.length - rows.length} more answers in the JSON report.*`);
+  return out;
+}
+
+function answerRow(a: AnswerRow): string {
+  const af = a.scores['agreement-first'];
+  const reasons = (af?.reasons ?? []).map((r) => `${r.code}: ${r.detail}`).join('; ');
+  return (
+    `| ${cell(`${a.questionId} ${clip(a.question, 60)}`)} | ${a.label === undefined ? '–' : a.label ? 'right' : 'wrong'} | ` +
+    `${a.agreement === null ? 'undefined' : `${a.agreement.agreeing}/${a.agreement.k}`} | ${num(af?.score, 2)} | ${num(a.scores.v3?.score, 2)} | ` +
+    `${num(a.scores.designed?.score, 2)} | ${af?.gate ?? '–'} | ${cell(clip(reasons, 200))} |`
+  );
+}
+
+/**
+ * The report as plain text for a terminal: the per-answer table (question, A, rule scores,
+ * gate, reasons) then the evaluation. Pure.
+ *
+ * @example renderConfidenceText(report).split('\n')[0] // 'Answer confidence: Spider dev, genparse Llama-3, K = 5'
+ */
+export function renderConfidenceText(report: ConfidenceReport, options: RenderOptions = {}): string {
+  const out: string[] = [`Answer confidence: ${report.title}`, ...report.notes.map((n) => `  note: ${n}`), ''];
+  const rows = options.maxAnswers === undefined ? report.answers : report.answers.slice(0, options.maxAnswers);
+  const table = [['question', 'label', 'A', 'agr-first', 'v3', 'designed', 'gate', 'reasons']];
+  for (const a of rows) {
+    const af = a.scores['agreement-first'];
+    table.push([
+      a.questionId,
+      a.label === undefined ? '-' : a.label ? 'right' : 'wrong',
+      a.agreement === null ? 'undef' : `${a.agreement.agreeing}/${a.agreement.k}`,
+      num(af?.score, 2),
+      num(a.scores.v3?.score, 2),
+      num(a.scores.designed?.score, 2),
+      af?.gate ?? '-',
+      clip((af?.reasons ?? []).map((r) => `${r.code}: ${r.detail}`).join('; '), 120),
+    ]);
+  }
+  const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => (r[c] ?? '').length)));
+  for (const r of table) out.push(r.map((v, c) => (c === r.length - 1 ? v : v.padEnd(widths[c] ?? 0))).join('  ').trimEnd());
+  if (rows.length < report.answers.length) out.push(`... ${report.answers.length - rows.length} more answers (see --json)`);
+  const ev = report.evaluation;
+  if (ev !== null) {
+    out.push('', `Evaluation: ${ev.n} labelled answers, accuracy ${pct(ev.accuracy)}; AUROC 95% CI from ${ev.resamples} resamples (seed ${ev.seed})`);
+    for (const r of ev.rules) {
+      const g = r.gate;
+      out.push(
+        `  ${RULE_LABELS[r.rule].padEnd(28)} AUROC ${interval(r.auroc)}  pass acc ${pct(r.metrics.passAccuracy)}  pass share ${pct(r.metrics.passShare)}  ` +
+          `correct withheld ${pct(r.metrics.correctWithheld)}  wrong withheld ${pct(r.metrics.wrongWithheld)}  ECE ${num(r.ece)}  Brier ${num(r.brier)}  ` +
+          `pass ${g.pass.right}/${g.pass.wrong} flag ${g.flag.right}/${g.flag.wrong} abstain ${g.abstain.right}/${g.abstain.wrong}`,
+      );
+    }
+    for (const d of ev.differences) out.push(`  ${d.rule} − ${d.baseline}: ${difference(d.difference)}`);
+  }
+  if (report.plant !== null) {
+    out.push('', 'Planted errors (effective plants; agreement-first withheld / not passed; own check fired):');
+    for (const k of report.plant.kinds) {
+      const af = k.rules['agreement-first'];
+      out.push(
+        `  ${k.kind.padEnd(18)} ${String(k.effective).padStart(3)}  ${af?.withheld ?? 0} / ${af?.notPassed ?? 0}  ` +
+          `${k.ownCheckFired === null ? `${k.ownCheck} (unmeasured: no judge recordings)` : `${k.ownCheck} ${k.ownCheckFired}/${k.effective}`}`,
+      );
+    }
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,175 @@
+import { auroc } from '../stats/auroc.js';
+import type { AnswerAssessment } from './assess.js';
+import { evaluateRules, type Evaluation, type EvaluationOptions, type LabelledAnswer } from './evaluate.js';
+import type { PlantReport } from './plant-report.js';
+import type { GateThresholds, ThinEvidencePolicy } from './rules.js';
+import type { CheckStatus, GateState, Reason, RuleName } from './types.js';
+
+/** Version of the JSON written by `replaygate confidence --json`. */
+export const CONFIDENCE_SCHEMA_VERSION = 1;
+
+/** What the K samples are: seeds of one recording, different systems, or one call's candidate list. */
+export type SamplesKind = 'seeds' | 'systems' | 'candidates';
+
+/** One answer's row in the report. */
+export interface AnswerRow {
+  readonly questionId: string;
+  readonly question: string;
+  readonly db?: string;
+  /** The correctness label, when labels are known. */
+  readonly label?: boolean;
+  /** A (undetermined pairs agreeing), its bound (them disagreeing), agreeing count, K; null when undefined (K = 1). */
+  readonly agreement: { readonly value: number; readonly lowerBound: number; readonly agreeing: number; readonly k: number } | null;
+  readonly entropy: { readonly designed: number | null; readonly strict: number | null; readonly relaxed: number | null };
+  readonly checks: Readonly<Record<'missingTable' | 'badJoin' | 'standIn' | 'uncitedNumber' | 'emptyResult', { readonly status: CheckStatus; readonly detail: string }>>;
+  readonly scores: Readonly<Partial<Record<RuleName, { readonly score: number; readonly gate: GateState; readonly reasons: readonly Reason[] }>>>;
+  readonly sql?: string;
+}
+
+/** The `replaygate confidence` report (JSON and the source of every rendering). */
+export interface ConfidenceReport {
+  readonly schemaVersion: typeof CONFIDENCE_SCHEMA_VERSION;
+  readonly kind: 'confidence';
+  readonly title: string;
+  readonly samplesKind: SamplesKind;
+  /** Labels of the K samples in order; the first is the shown answer. */
+  readonly sampleLabels: readonly string[];
+  readonly k: number;
+  readonly labelsSource: string | null;
+  readonly gate: GateThresholds;
+  readonly thinEvidence: ThinEvidencePolicy;
+  /** Statements about what is measured here and what is not (unmeasured terms, K = 1, samples kind). */
+  readonly notes: readonly string[];
+  readonly answers: readonly AnswerRow[];
+  readonly evaluation: Evaluation | null;
+  /** Truncation policy (paper §3.3): pairs undetermined, and agreement-first's AUROC with them counted as disagreeing. */
+  readonly truncation: { readonly undeterminedPairs: number; readonly answersAffected: number; readonly agreementFirstAurocBound: number | null };
+  /** The empty-result signal (v3; the paper's H3): answers it fired on and how many of those were right. */
+  readonly emptyResult: { readonly fired: number; readonly right: number | null };
+  readonly plant: PlantReport | null;
+  /** Wall-clock milliseconds of the stages, when measured. */
+  readonly timingMs: Readonly<Record<string, number>>;
+}
+
+export interface BuildReportOptions {
+  readonly title: string;
+  readonly samplesKind: SamplesKind;
+  readonly sampleLabels: readonly string[];
+  /** Question id → label; answers without a label are left out of the evaluation. */
+  readonly labels?: ReadonlyMap<string, boolean>;
+  readonly labelsSource?: string;
+  readonly gate: GateThresholds;
+  readonly thinEvidence: ThinEvidencePolicy;
+  readonly judgeRecordings: boolean;
+  readonly evaluation?: EvaluationOptions;
+  readonly plant?: PlantReport;
+  readonly timingMs?: Readonly<Record<string, number>>;
+}
+
+/**
+ * Builds the confidence report from assessed answers and (optionally) labels: per-answer rows,
+ * the evaluation of every rule, the truncation bound, the empty-result signal and the notes
+ * that say what is unmeasured. Pure.
+ *
+ * @example buildConfidenceReport(assessments, { title: 'Spider, K = 5', samplesKind: 'seeds', ... }).evaluation?.rules[0].auroc
+ */
+export function buildConfidenceReport(assessments: readonly AnswerAssessment[], options: BuildReportOptions): ConfidenceReport {
+  const k = assessments[0]?.k ?? options.sampleLabels.length;
+  const labels = options.labels;
+  const rows: AnswerRow[] = assessments.map((a) => {
+    const label = labels?.get(a.questionId);
+    const scores: Partial<Record<RuleName, { score: number; gate: GateState; reasons: readonly Reason[] }>> = {};
+    for (const s of a.rules.scores) scores[s.rule] = { score: s.score, gate: s.gate, reasons: s.reasons };
+    const c = a.checks;
+    return {
+      questionId: a.questionId,
+      question: a.question,
+      ...(a.db !== undefined ? { db: a.db } : {}),
+      ...(label !== undefined ? { label } : {}),
+      agreement: a.agreement.defined
+        ? { value: a.agreement.value, lowerBound: a.agreement.lowerBound, agreeing: a.agreement.agreeing, k: a.agreement.k }
+        : null,
+      entropy: { designed: a.entropy.designed ?? null, strict: a.entropy.strict ?? null, relaxed: a.entropy.relaxed ?? null },
+      checks: {
+        missingTable: pick(c.missingTable),
+        badJoin: pick(c.badJoin),
+        standIn: pick(c.standIn),
+        uncitedNumber: pick(c.uncitedNumber),
+        emptyResult: pick(c.emptyResult),
+      },
+      scores,
+      ...(a.shownSql !== undefined ? { sql: a.shownSql } : {}),
+    };
+  });
+
+  const labelled: LabelledAnswer[] = [];
+  const boundScores: number[] = [];
+  const boundLabels: boolean[] = [];
+  for (const a of assessments) {
+    const label = labels?.get(a.questionId);
+    if (label === undefined) continue;
+    labelled.push({ questionId: a.questionId, label, scores: a.rules.scores });
+    const af = a.rules.scores.find((s) => s.rule === 'agreement-first');
+    if (af !== undefined && a.agreement.defined) {
+      boundScores.push(Math.min(af.score, a.agreement.lowerBound));
+      boundLabels.push(label);
+    }
+  }
+  const evaluation = labels === undefined ? null : evaluateRules(labelled, options.evaluation ?? {});
+  const undeterminedPairs = assessments.reduce((s, a) => s + (a.agreement.defined ? a.agreement.undetermined : 0), 0);
+  const bound = auroc(boundScores, boundLabels);
+  const emptyFired = assessments.filter((a) => a.checks.emptyResult.status === 'fired');
+  const emptyLabelled = emptyFired.map((a) => labels?.get(a.questionId)).filter((y): y is boolean => y !== undefined);
+
+  return {
+    schemaVersion: CONFIDENCE_SCHEMA_VERSION,
+    kind: 'confidence',
+    title: options.title,
+    samplesKind: options.samplesKind,
+    sampleLabels: options.sampleLabels,
+    k,
+    labelsSource: options.labelsSource ?? null,
+    gate: options.gate,
+    thinEvidence: options.thinEvidence,
+    notes: notesFor(assessments, options, k),
+    answers: rows,
+    evaluation,
+    truncation: {
+      undeterminedPairs,
+      answersAffected: assessments.filter((a) => a.agreement.defined && a.agreement.undetermined > 0).length,
+      agreementFirstAurocBound: bound.defined ? bound.value : null,
+    },
+    emptyResult: { fired: emptyFired.length, right: labels === undefined ? null : emptyLabelled.filter((y) => y).length },
+    plant: options.plant ?? null,
+    timingMs: options.timingMs ?? {},
+  };
+}
+
+function pick(c: { status: CheckStatus; detail: string }): { status: CheckStatus; detail: string } {
+  return { status: c.status, detail: c.detail };
+}
+
+function notesFor(assessments: readonly AnswerAssessment[], options: BuildReportOptions, k: number): string[] {
+  const notes: string[] = [];
+  if (options.samplesKind === 'systems') {
+    notes.push(`The ${k} samples are different systems' predictions (${options.sampleLabels.join(', ')}), not seeds of one system: agreement here is agreement between systems; the shown answer is ${options.sampleLabels[0] ?? 'the first'}.`);
+  } else if (options.samplesKind === 'candidates') {
+    notes.push(`The ${k} samples are one model call's list of candidates, not independent samples: the candidates were asked to differ, so agreement is lower than between independent samples.`);
+  } else {
+    notes.push(`The ${k} samples are seeds ${options.sampleLabels.join(', ')} of one recording; seed ${options.sampleLabels[0] ?? '0'} is the shown answer.`);
+  }
+  if (k < 2) notes.push('K = 1: agreement is undefined (a single sample only agrees with itself); agreement, agreement-first, v3 and v2 are not computed, and the entropy term is undefined.');
+  if (!options.judgeRecordings) {
+    notes.push('No judge recordings: COMPLETE and the judge tags (unsupported claims, intent) are unmeasured; L1 counts deterministic tags only; RETRIEVE is unmeasured (every value is a database cell).');
+  }
+  const withText = assessments.filter((a) => a.checks.uncitedNumber.status !== 'unmeasured').length;
+  if (withText === 0) notes.push('No shown answer has written text: SCHEMA and the uncited-number check are unmeasured.');
+  notes.push(
+    options.thinEvidence === 'available'
+      ? 'Thin evidence counts the terms this setting can measure (GROUNDED and SAFETY, plus SCHEMA with written text and COMPLETE with a judge): an answer is thin when GROUNDED is unmeasured or fewer than min(3, measurable) terms are measured. The paper\'s literal rule (--thin-evidence paper) caps every answer here at 0.79.'
+      : 'Thin evidence is the paper\'s literal rule (fewer than three terms measured, or GROUNDED not measured).',
+  );
+  const unparsed = assessments.filter((a) => a.checks.missingTable.status === 'unmeasured' && a.shownSql !== undefined).length;
+  if (unparsed > 0) notes.push(`${unparsed} shown ${unparsed === 1 ? 'answer has' : 'answers have'} SQL the parser could not read: its SQL checks are unmeasured (stated per answer), and GROUNDED is unmeasured (thin evidence).`);
+  return notes;
+}

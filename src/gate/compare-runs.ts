@@ -1,0 +1,203 @@
+import type { RunRecord } from '../scoring/types.js';
+import { signTest } from '../stats/sign-test.js';
+import { smallestDetectable } from '../stats/smallest-detectable.js';
+import { studentTInterval } from '../stats/student-t-interval.js';
+import { DataError } from '../util/errors.js';
+import { DEFAULT_GATE_RULES } from './rules.js';
+import type { Comparison, GateRules, MissingRun, MissingSeeds, QuestionComparison, SideQuestion, SideSummary } from './types.js';
+
+/** Options of {@link compareRuns}. */
+export interface CompareOptions {
+  /** Seeds to compare; runs with other seeds are ignored. Default: every seed each side holds. */
+  readonly seeds?: readonly number[];
+}
+
+/** Tolerance for comparing shares such as 4/5 with thresholds such as 0.8 written in YAML. */
+const SHARE_EPSILON = 1e-9;
+
+interface IndexedQuestion {
+  readonly kind: RunRecord['kind'];
+  readonly db: string | undefined;
+  readonly bySeed: Map<number, RunRecord>;
+}
+
+interface IndexedSide {
+  readonly name: 'base' | 'candidate';
+  readonly questions: Map<string, IndexedQuestion>;
+  /** Questions that had runs, but none with a selected seed. */
+  readonly filteredOut: string[];
+  readonly agents: string[];
+  readonly recordings: string[];
+  readonly seeds: number[];
+  readonly runs: number;
+}
+
+function indexSide(name: 'base' | 'candidate', runs: readonly RunRecord[], seeds: readonly number[] | undefined): IndexedSide {
+  const questions = new Map<string, IndexedQuestion>();
+  const seen = new Set<string>();
+  const agents = new Set<string>();
+  const recordings = new Set<string>();
+  const seedSet = new Set<number>();
+  const wanted = seeds === undefined ? undefined : new Set(seeds);
+  let count = 0;
+  for (const run of runs) {
+    seen.add(run.questionId);
+    if (wanted !== undefined && !wanted.has(run.seed)) continue;
+    let question = questions.get(run.questionId);
+    if (question === undefined) {
+      question = { kind: run.kind, db: run.db, bySeed: new Map() };
+      questions.set(run.questionId, question);
+    }
+    if (question.bySeed.has(run.seed)) {
+      throw new DataError(
+        `${name} has two runs of question ${run.questionId} with seed ${run.seed}; a side must hold one run per question and seed ` +
+          '(to compare two replays of the same seed, use the determinism check instead)',
+      );
+    }
+    question.bySeed.set(run.seed, run);
+    agents.add(run.agent);
+    recordings.add(run.recording);
+    seedSet.add(run.seed);
+    count += 1;
+  }
+  const filteredOut = [...seen].filter((id) => !questions.has(id));
+  return {
+    name,
+    questions,
+    filteredOut,
+    agents: [...agents],
+    recordings: [...recordings],
+    seeds: [...new Set(seeds ?? seedSet)],
+    runs: count,
+  };
+}
+
+function sideQuestion(question: IndexedQuestion, order: ReadonlyMap<number, number>): SideQuestion {
+  const outcomes = [...question.bySeed.values()]
+    .sort((a, b) => (order.get(a.seed) ?? 0) - (order.get(b.seed) ?? 0))
+    .map((run) => ({ seed: run.seed, outcome: run.outcome }));
+  const correct = outcomes.filter((o) => o.outcome === 'correct').length;
+  return { runs: outcomes.length, correct, share: correct / outcomes.length, outcomes };
+}
+
+function missingRecordings(side: IndexedSide): MissingRun[] {
+  const missing: MissingRun[] = [];
+  for (const [questionId, question] of side.questions) {
+    for (const run of question.bySeed.values()) {
+      if (run.outcome !== 'missing_recording') continue;
+      missing.push(run.detail === undefined ? { questionId, seed: run.seed } : { questionId, seed: run.seed, detail: run.detail });
+    }
+  }
+  return missing;
+}
+
+function missingSeeds(side: IndexedSide): MissingSeeds[] {
+  const result: MissingSeeds[] = [];
+  for (const [questionId, question] of side.questions) {
+    const absent = side.seeds.filter((seed) => !question.bySeed.has(seed));
+    if (absent.length > 0) result.push({ questionId, seeds: absent });
+  }
+  for (const questionId of side.filteredOut) result.push({ questionId, seeds: side.seeds });
+  return result;
+}
+
+function summary(side: IndexedSide, other: IndexedSide, paired: readonly QuestionComparison[]): SideSummary {
+  const counts = paired.map((q) => (side.name === 'base' ? q.base.runs : q.candidate.runs));
+  return {
+    label: side.agents.join('+'),
+    recordings: side.recordings,
+    seeds: side.seeds,
+    runs: side.runs,
+    questions: side.questions.size,
+    unpaired: [...side.questions.keys()].filter((id) => !other.questions.has(id)),
+    missingSeeds: missingSeeds(side),
+    missingRecordings: missingRecordings(side),
+    runsPerQuestion: { min: counts.reduce((m, v) => Math.min(m, v), Infinity), max: counts.reduce((m, v) => Math.max(m, v), 0) },
+  };
+}
+
+function examples(ids: Iterable<string>): string {
+  const list = [...ids];
+  if (list.length === 0) return 'none';
+  return list.slice(0, 3).join(', ') + (list.length > 3 ? `, … (${list.length} in all)` : '');
+}
+
+/**
+ * Compares a base and a candidate configuration question by question (SPEC §7; the
+ * regression-gate chapter, "Gate a change in CI"). For every question both sides cover: the
+ * share of runs correct in each side (per-seed outcomes kept), d = candidate − base, and
+ * whether the question is fixed (d > 0), broken (d < 0) or a stable break (base share ≥
+ * `rules.stableBreak.baseMin` and candidate share ≤ `rules.stableBreak.candidateMax`). Over
+ * the questions: mean paired difference with a Student-t interval at `rules.confidence`
+ * (n − 1 degrees of freedom), an exact two-sided sign test on the non-zero d, and the smallest
+ * change the mean rule can detect on this many questions.
+ *
+ * Questions in one side only are listed (`unpaired`), never silently dropped; expected seeds a
+ * question lacks are listed per question (`missingSeeds`); `missing_recording` runs are listed
+ * per side and count as not correct.
+ *
+ * @param base - scored runs of the base configuration, one per question and seed
+ * @param candidate - scored runs of the candidate configuration, one per question and seed
+ * @param rules - gate rules (thresholds, confidence); default {@link DEFAULT_GATE_RULES}
+ * @param options - `seeds` to restrict both sides to
+ * @throws DataError when the sides share no question, a side holds two runs of one question
+ *   with the same seed, or a shared question has a different kind or database in the two sides
+ *   (the sides were scored on different golden sets)
+ * @example compareRuns(chapterBase, chapterCandidate).interval // { kind: 'interval', mean: 0.0167, low: -0.228, high: 0.262, … }
+ */
+export function compareRuns(
+  base: readonly RunRecord[],
+  candidate: readonly RunRecord[],
+  rules: GateRules = DEFAULT_GATE_RULES,
+  options: CompareOptions = {},
+): Comparison {
+  const b = indexSide('base', base, options.seeds);
+  const c = indexSide('candidate', candidate, options.seeds);
+  const pairedIds = [...b.questions.keys()].filter((id) => c.questions.has(id));
+  if (pairedIds.length === 0) {
+    const seedNote = options.seeds === undefined ? '' : ` with seeds ${options.seeds.join(', ')}`;
+    throw new DataError(
+      `base and candidate have no question in common${seedNote}: base covers ${b.questions.size} (${examples(b.questions.keys())}), ` +
+        `candidate covers ${c.questions.size} (${examples(c.questions.keys())}). Score both on the same golden questions.`,
+    );
+  }
+  // Per-seed outcomes follow the seed order (the `seeds` option, else first appearance in the
+  // base, then the candidate), so the first seed (the shown answer's) comes first.
+  const seedOrder = new Map<number, number>();
+  for (const seed of [...b.seeds, ...c.seeds]) if (!seedOrder.has(seed)) seedOrder.set(seed, seedOrder.size);
+  const questions: QuestionComparison[] = pairedIds.map((questionId) => {
+    const bq = b.questions.get(questionId) as IndexedQuestion;
+    const cq = c.questions.get(questionId) as IndexedQuestion;
+    if (bq.kind !== cq.kind || bq.db !== cq.db) {
+      throw new DataError(
+        `question ${questionId} is kind ${bq.kind}${bq.db === undefined ? '' : ` on ${bq.db}`} in base but kind ${cq.kind}` +
+          `${cq.db === undefined ? '' : ` on ${cq.db}`} in candidate: the two sides were scored on different golden sets; score both on the same one`,
+      );
+    }
+    const bs = sideQuestion(bq, seedOrder);
+    const cs = sideQuestion(cq, seedOrder);
+    const difference = cs.share - bs.share;
+    const movement = difference > 0 ? 'fixed' : difference < 0 ? 'broken' : 'unchanged';
+    const stableBreak =
+      difference < 0 &&
+      bs.share >= rules.stableBreak.baseMin - SHARE_EPSILON &&
+      cs.share <= rules.stableBreak.candidateMax + SHARE_EPSILON;
+    return { questionId, base: bs, candidate: cs, difference, movement, stableBreak };
+  });
+  const differences = questions.map((q) => q.difference);
+  const interval = studentTInterval(differences, rules.confidence);
+  return {
+    base: summary(b, c, questions),
+    candidate: summary(c, b, questions),
+    questions,
+    meanDifference: interval.mean,
+    interval,
+    fixed: questions.filter((q) => q.movement === 'fixed').map((q) => q.questionId),
+    broken: questions.filter((q) => q.movement === 'broken').map((q) => q.questionId),
+    signTest: signTest(differences),
+    stableBreaks: questions.filter((q) => q.stableBreak).map((q) => q.questionId),
+    smallestDetectable: smallestDetectable(questions.length, rules.confidence),
+    singleRun: questions.every((q) => q.base.runs === 1 && q.candidate.runs === 1),
+    rules,
+  };
+}

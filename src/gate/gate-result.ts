@@ -1,0 +1,114 @@
+import type { RunRecord } from '../scoring/types.js';
+import type { SignTestResult } from '../stats/sign-test.js';
+import { compareRuns, type CompareOptions } from './compare-runs.js';
+import { gateVerdict } from './gate-verdict.js';
+import { DEFAULT_GATE_RULES } from './rules.js';
+import type {
+  Comparison,
+  GateNote,
+  GateReason,
+  GateRules,
+  MissingRun,
+  QuestionComparison,
+  SideSummary,
+} from './types.js';
+
+/** Version of the gate's JSON report; bumped on any incompatible change of {@link GateResult}. */
+export const GATE_SCHEMA_VERSION = 1;
+
+/**
+ * The gate's JSON report (`replaygate gate --json FILE`) and the input of the Markdown
+ * renderer. Plain JSON: no NaN, no undefined; `interval` and `smallestDetectable` are `null`
+ * when they do not exist (one question), with the reason in `intervalNote`.
+ */
+export interface GateResult {
+  readonly schemaVersion: typeof GATE_SCHEMA_VERSION;
+  readonly verdict: 'pass' | 'fail';
+  readonly reasons: readonly GateReason[];
+  readonly notes: readonly GateNote[];
+  /** Questions compared (covered by both sides). */
+  readonly n: number;
+  readonly meanDifference: number;
+  readonly interval: {
+    readonly low: number;
+    readonly high: number;
+    readonly halfWidth: number;
+    readonly tMultiplier: number;
+    readonly degreesOfFreedom: number;
+    readonly confidence: number;
+  } | null;
+  readonly intervalNote: string | null;
+  readonly signTestP: number;
+  readonly signTest: SignTestResult;
+  readonly fixed: readonly string[];
+  readonly broken: readonly string[];
+  readonly stableBreaks: readonly string[];
+  readonly missingRecordings: { readonly base: readonly MissingRun[]; readonly candidate: readonly MissingRun[] };
+  readonly smallestDetectable: { readonly flips: number; readonly meanChange: number } | null;
+  /** True when every compared question has one run per side (every flip counts as stable). */
+  readonly singleRun: boolean;
+  readonly base: SideSummary;
+  readonly candidate: SideSummary;
+  readonly rules: GateRules;
+  readonly questions: readonly QuestionComparison[];
+}
+
+/**
+ * Assembles the JSON report from a comparison and its rules (runs {@link gateVerdict}).
+ *
+ * @param comparison - from `compareRuns`
+ * @param rules - the gate rules (default {@link DEFAULT_GATE_RULES})
+ * @example gateResult(compareRuns(chapterBase, chapterCandidate)).signTestP // 1
+ */
+export function gateResult(comparison: Comparison, rules: GateRules = DEFAULT_GATE_RULES): GateResult {
+  const verdict = gateVerdict(comparison, rules);
+  const t = comparison.interval;
+  const s = comparison.smallestDetectable;
+  return {
+    schemaVersion: GATE_SCHEMA_VERSION,
+    verdict: verdict.verdict,
+    reasons: verdict.reasons,
+    notes: verdict.notes,
+    n: comparison.questions.length,
+    meanDifference: comparison.meanDifference,
+    interval:
+      t.kind === 'interval'
+        ? {
+            low: t.low,
+            high: t.high,
+            halfWidth: t.halfWidth,
+            tMultiplier: t.tMultiplier,
+            degreesOfFreedom: t.degreesOfFreedom,
+            confidence: t.confidence,
+          }
+        : null,
+    intervalNote: t.kind === 'none' ? t.reason : null,
+    signTestP: comparison.signTest.p,
+    signTest: comparison.signTest,
+    fixed: comparison.fixed,
+    broken: comparison.broken,
+    stableBreaks: comparison.stableBreaks,
+    missingRecordings: { base: comparison.base.missingRecordings, candidate: comparison.candidate.missingRecordings },
+    smallestDetectable: s.kind === 'detectable' ? { flips: s.flips, meanChange: s.meanChange } : null,
+    singleRun: comparison.singleRun,
+    base: comparison.base,
+    candidate: comparison.candidate,
+    rules: comparison.rules,
+    questions: comparison.questions,
+  };
+}
+
+/**
+ * Compares base and candidate runs and applies the gate: `compareRuns` then `gateResult`.
+ *
+ * @throws DataError as `compareRuns`
+ * @example runGate(chapterBase, chapterCandidate).verdict // 'fail'
+ */
+export function runGate(
+  base: readonly RunRecord[],
+  candidate: readonly RunRecord[],
+  rules: GateRules = DEFAULT_GATE_RULES,
+  options: CompareOptions = {},
+): GateResult {
+  return gateResult(compareRuns(base, candidate, rules, options), rules);
+}

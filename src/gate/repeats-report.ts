@@ -1,0 +1,98 @@
+import type { RunRecord } from '../scoring/types.js';
+import { DataError } from '../util/errors.js';
+import type { MissingSeeds, SeedOutcome } from './types.js';
+
+/** Correct runs under one seed. */
+export interface SeedScore {
+  readonly seed: number;
+  readonly correct: number;
+  readonly runs: number;
+}
+
+/** One question's runs across seeds. */
+export interface QuestionRepeats {
+  readonly questionId: string;
+  readonly correct: number;
+  readonly runs: number;
+  /** In seed order. */
+  readonly outcomes: readonly SeedOutcome[];
+}
+
+/** What repeated (seeded) runs of one configuration show (see {@link repeatsReport}). */
+export interface RepeatsReport {
+  readonly label: string;
+  /** Every seed seen, in order of first appearance (the first is the shown answer's). */
+  readonly seeds: readonly number[];
+  readonly questions: number;
+  readonly runs: number;
+  readonly perSeed: readonly SeedScore[];
+  /** In order of first appearance. */
+  readonly perQuestion: readonly QuestionRepeats[];
+  /** Questions correct in some runs but not all (0 < correct < runs). */
+  readonly flipping: readonly QuestionRepeats[];
+  readonly alwaysCorrect: number;
+  readonly neverCorrect: number;
+  /** Fewest and most correct over the seeds. */
+  readonly spread: { readonly min: number; readonly max: number };
+  /** Questions lacking some seed that other questions have. */
+  readonly missingSeeds: readonly MissingSeeds[];
+}
+
+/**
+ * Summarises K seeded runs per question of one configuration (SPEC §7 "Repeats"; the
+ * regression-gate chapter, "Repeat runs to see the variance"): correct per seed, per-question
+ * correct counts, the questions that flip across seeds, always/never correct counts, the spread
+ * of the per-seed totals, and per question the seeds it lacks.
+ *
+ * @param runs - one configuration's scored runs, one per question and seed (at least one)
+ * @throws DataError when `runs` is empty or holds two runs of one question with the same seed
+ * @example repeatsReport(chapterBase).flipping // [{ questionId: 'gq-008', correct: 4, runs: 5, … }]
+ */
+export function repeatsReport(runs: readonly RunRecord[]): RepeatsReport {
+  if (runs.length === 0) throw new DataError('repeats: no runs to report on');
+  const byQuestion = new Map<string, Map<number, RunRecord>>();
+  const agents = new Set<string>();
+  for (const run of runs) {
+    agents.add(run.agent);
+    let bySeed = byQuestion.get(run.questionId);
+    if (bySeed === undefined) {
+      bySeed = new Map();
+      byQuestion.set(run.questionId, bySeed);
+    }
+    if (bySeed.has(run.seed)) {
+      throw new DataError(
+        `two runs of question ${run.questionId} with seed ${run.seed}; use the determinism check to compare replays of one seed`,
+      );
+    }
+    bySeed.set(run.seed, run);
+  }
+  const seeds = [...new Set(runs.map((r) => r.seed))];
+  const order = new Map(seeds.map((seed, i) => [seed, i]));
+  const perSeed = seeds.map((seed) => {
+    const ofSeed = runs.filter((r) => r.seed === seed);
+    return { seed, correct: ofSeed.filter((r) => r.outcome === 'correct').length, runs: ofSeed.length };
+  });
+  const perQuestion: QuestionRepeats[] = [...byQuestion].map(([questionId, bySeed]) => {
+    const outcomes = [...bySeed.values()].sort((a, b) => (order.get(a.seed) ?? 0) - (order.get(b.seed) ?? 0)).map((r) => ({ seed: r.seed, outcome: r.outcome }));
+    return { questionId, correct: outcomes.filter((o) => o.outcome === 'correct').length, runs: outcomes.length, outcomes };
+  });
+  const missingSeeds: MissingSeeds[] = [];
+  for (const [questionId, bySeed] of byQuestion) {
+    const absent = seeds.filter((s) => !bySeed.has(s));
+    if (absent.length > 0) missingSeeds.push({ questionId, seeds: absent });
+  }
+  const totals = perSeed.map((s) => s.correct);
+  return {
+    label: [...agents].join('+'),
+    seeds,
+    questions: byQuestion.size,
+    runs: runs.length,
+    perSeed,
+    perQuestion,
+    flipping: perQuestion.filter((q) => q.correct > 0 && q.correct < q.runs),
+    alwaysCorrect: perQuestion.filter((q) => q.correct === q.runs).length,
+    neverCorrect: perQuestion.filter((q) => q.correct === 0).length,
+    spread: { min: totals.reduce((m, v) => Math.min(m, v), Infinity), max: totals.reduce((m, v) => Math.max(m, v), 0) },
+    missingSeeds,
+  };
+}

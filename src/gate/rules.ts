@@ -1,0 +1,111 @@
+import { ConfigError } from '../util/errors.js';
+import type { GateRules } from './types.js';
+
+/**
+ * The gate's defaults (SPEC §7; the regression-gate chapter, "Gate a change in CI"): fail on a
+ * stable break (base correct in ≥ 4 of 5 runs, candidate in ≤ 1 of 5), on a 95% t interval of the
+ * mean paired difference wholly below zero, and on any missing recording.
+ */
+export const DEFAULT_GATE_RULES: GateRules = Object.freeze({
+  confidence: 0.95,
+  stableBreak: Object.freeze({ baseMin: 0.8, candidateMax: 0.2 }),
+  failOnStableBreak: true,
+  failOnIntervalBelowZero: true,
+  failOnMissingRecording: true,
+  failOnUnpairedQuestion: false,
+});
+
+const TOP_KEYS = [
+  'confidence',
+  'stable_break',
+  'fail_on_stable_break',
+  'fail_on_interval_below_zero',
+  'fail_on_missing_recording',
+  'fail_on_unpaired_question',
+] as const;
+const STABLE_BREAK_KEYS = ['base_min', 'candidate_max'] as const;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : Array.isArray(value) ? 'a list' : String(value);
+}
+
+function checkKeys(object: Record<string, unknown>, allowed: readonly string[], prefix: string, where: string | undefined): void {
+  for (const key of Object.keys(object)) {
+    if (!allowed.includes(key)) {
+      throw new ConfigError(`unknown key \`${prefix}.${key}\`; expected one of: ${allowed.map((k) => `${prefix}.${k}`).join(', ')}`, where);
+    }
+  }
+}
+
+function fraction(value: unknown, key: string, fallback: number, where: string | undefined, open = false): number {
+  if (value === undefined) return fallback;
+  const range = open ? 'strictly between 0 and 1' : 'from 0 to 1';
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new ConfigError(`\`${key}\` must be a number ${range}, got ${describe(value)}`, where);
+  }
+  if (open ? !(value > 0 && value < 1) : !(value >= 0 && value <= 1)) {
+    throw new ConfigError(`\`${key}\` must be a number ${range} (a share, not a percentage), got ${value}`, where);
+  }
+  return value;
+}
+
+function flag(value: unknown, key: string, fallback: boolean, where: string | undefined): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new ConfigError(`\`${key}\` must be true or false, got ${describe(value)}`, where);
+  return value;
+}
+
+/**
+ * Parses and validates the raw `gate:` section of `replaygate.yml` (`ProjectConfig.gate`);
+ * every key is optional and defaults to {@link DEFAULT_GATE_RULES}:
+ *
+ * ```yaml
+ * gate:
+ *   confidence: 0.95                 # level of the t interval of the mean paired difference
+ *   stable_break:
+ *     base_min: 0.8                  # base correct in ≥ 80% of runs (4 of 5) ...
+ *     candidate_max: 0.2             # ... and candidate in ≤ 20% (1 of 5) → stable break
+ *   fail_on_stable_break: true
+ *   fail_on_interval_below_zero: true
+ *   fail_on_missing_recording: true
+ *   fail_on_unpaired_question: false # questions in one side only are always listed
+ * ```
+ *
+ * @param raw - the `gate:` mapping as loaded from YAML (`{}` or `undefined`/`null` for defaults)
+ * @param where - where the section is, for messages, e.g. `replaygate.yml`
+ * @throws ConfigError naming the key (e.g. `gate.stable_break.base_min`) when a threshold is not
+ *   a number in [0, 1], `base_min` not above `candidate_max`, `confidence` not strictly between 0
+ *   and 1, a flag not a boolean, or a key unknown
+ * @example parseGateRules({ stable_break: { base_min: 1 } }).stableBreak // { baseMin: 1, candidateMax: 0.2 }
+ */
+export function parseGateRules(raw: unknown, where?: string): GateRules {
+  if (raw === undefined || raw === null) return DEFAULT_GATE_RULES;
+  if (!isPlainObject(raw)) throw new ConfigError(`\`gate\` must be a mapping of gate rules, got ${describe(raw)}`, where);
+  checkKeys(raw, TOP_KEYS, 'gate', where);
+  const stable = raw['stable_break'];
+  if (stable !== undefined && !isPlainObject(stable)) {
+    throw new ConfigError(`\`gate.stable_break\` must be a mapping with base_min and candidate_max, got ${describe(stable)}`, where);
+  }
+  if (stable !== undefined) checkKeys(stable, STABLE_BREAK_KEYS, 'gate.stable_break', where);
+  const d = DEFAULT_GATE_RULES;
+  const baseMin = fraction(stable?.['base_min'], 'gate.stable_break.base_min', d.stableBreak.baseMin, where);
+  const candidateMax = fraction(stable?.['candidate_max'], 'gate.stable_break.candidate_max', d.stableBreak.candidateMax, where);
+  if (!(baseMin > candidateMax)) {
+    throw new ConfigError(
+      `\`gate.stable_break.base_min\` (${baseMin}) must be greater than \`gate.stable_break.candidate_max\` (${candidateMax}): a stable break is a question the base mostly got right and the candidate mostly got wrong`,
+      where,
+    );
+  }
+  return {
+    confidence: fraction(raw['confidence'], 'gate.confidence', d.confidence, where, true),
+    stableBreak: { baseMin, candidateMax },
+    failOnStableBreak: flag(raw['fail_on_stable_break'], 'gate.fail_on_stable_break', d.failOnStableBreak, where),
+    failOnIntervalBelowZero: flag(raw['fail_on_interval_below_zero'], 'gate.fail_on_interval_below_zero', d.failOnIntervalBelowZero, where),
+    failOnMissingRecording: flag(raw['fail_on_missing_recording'], 'gate.fail_on_missing_recording', d.failOnMissingRecording, where),
+    failOnUnpairedQuestion: flag(raw['fail_on_unpaired_question'], 'gate.fail_on_unpaired_question', d.failOnUnpairedQuestion, where),
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Shapes of the comparison of two configurations (base, candidate) and of the gate's verdict
+ * (SPEC §7). All fractions are in [0, 1]; differences in [−1, 1]; no field is ever NaN.
+ */
+import type { Outcome } from '../scoring/types.js';
+import type { SignTestResult } from '../stats/sign-test.js';
+import type { SmallestDetectable } from '../stats/smallest-detectable.js';
+import type { StudentTInterval } from '../stats/student-t-interval.js';
+
+/** The gate's rules, parsed from the `gate:` section of `replaygate.yml` (see `parseGateRules`). */
+export interface GateRules {
+  /** Two-sided level of the t interval of the mean paired difference (default 0.95). */
+  readonly confidence: number;
+  /** A stable break: base share correct ≥ `baseMin` and candidate share ≤ `candidateMax`. */
+  readonly stableBreak: { readonly baseMin: number; readonly candidateMax: number };
+  readonly failOnStableBreak: boolean;
+  /** Fail when the whole t interval of the mean paired difference lies below zero. */
+  readonly failOnIntervalBelowZero: boolean;
+  /** Fail on any `missing_recording` run in either side. */
+  readonly failOnMissingRecording: boolean;
+  /** Fail when some question is covered by one side only (default false: listed, not failed). */
+  readonly failOnUnpairedQuestion: boolean;
+}
+
+/** One run's outcome under one seed. */
+export interface SeedOutcome {
+  readonly seed: number;
+  readonly outcome: Outcome;
+}
+
+/** One side's runs of one question. */
+export interface SideQuestion {
+  /** Runs recorded for the question (one per seed). */
+  readonly runs: number;
+  readonly correct: number;
+  /** correct / runs. */
+  readonly share: number;
+  /** Per-seed outcomes, in seed order (the `seeds` option, else order of first appearance). */
+  readonly outcomes: readonly SeedOutcome[];
+}
+
+/** One question covered by both sides. */
+export interface QuestionComparison {
+  readonly questionId: string;
+  readonly base: SideQuestion;
+  readonly candidate: SideQuestion;
+  /** d = candidate share − base share, in [−1, 1]. */
+  readonly difference: number;
+  /** `fixed` when d > 0, `broken` when d < 0. */
+  readonly movement: 'fixed' | 'broken' | 'unchanged';
+  readonly stableBreak: boolean;
+}
+
+/** A run whose outcome is `missing_recording`. */
+export interface MissingRun {
+  readonly questionId: string;
+  readonly seed: number;
+  readonly detail?: string;
+}
+
+/** Seeds a question lacks relative to the side's expected seeds. */
+export interface MissingSeeds {
+  readonly questionId: string;
+  readonly seeds: readonly number[];
+}
+
+/** What one side (base or candidate) brought to the comparison. */
+export interface SideSummary {
+  /** Agent names of the side's runs, joined with `+` (normally one name). */
+  readonly label: string;
+  /** Recording names of the side's runs. */
+  readonly recordings: readonly string[];
+  /** Seeds expected per question: the `seeds` option, or every seed seen in the side, in order of first appearance. */
+  readonly seeds: readonly number[];
+  /** Runs in the side (after the seed filter). */
+  readonly runs: number;
+  /** Questions the side covers. */
+  readonly questions: number;
+  /** Questions only this side covers (listed, never dropped silently). */
+  readonly unpaired: readonly string[];
+  /** Per paired question, the expected seeds with no run. */
+  readonly missingSeeds: readonly MissingSeeds[];
+  /** Runs ending in `missing_recording` (paired or not). */
+  readonly missingRecordings: readonly MissingRun[];
+  /** Fewest and most runs per paired question. */
+  readonly runsPerQuestion: { readonly min: number; readonly max: number };
+}
+
+/** The paired, per-question comparison of base and candidate (SPEC §7). */
+export interface Comparison {
+  readonly base: SideSummary;
+  readonly candidate: SideSummary;
+  /** Questions both sides cover, in the base's order of first appearance. */
+  readonly questions: readonly QuestionComparison[];
+  /** Mean of the paired differences d. */
+  readonly meanDifference: number;
+  /** Student-t interval of the mean of d; `kind: 'none'` for one question. */
+  readonly interval: StudentTInterval;
+  readonly fixed: readonly string[];
+  readonly broken: readonly string[];
+  readonly signTest: SignTestResult;
+  readonly stableBreaks: readonly string[];
+  readonly smallestDetectable: SmallestDetectable;
+  /** True when every paired question has one run per side: every flip then counts as stable. */
+  readonly singleRun: boolean;
+  readonly rules: GateRules;
+}
+
+/** Failure codes of the gate. */
+export type GateReasonCode = 'stable_break' | 'interval_below_zero' | 'missing_recording' | 'unpaired_question';
+
+/** Informational codes: said in the report, never fail the gate on their own. */
+export type GateNoteCode = 'single_run' | 'no_interval' | 'unpaired_question' | 'missing_seeds' | 'missing_recording';
+
+/** One named reason the gate failed, with the questions behind it. */
+export interface GateReason {
+  readonly code: GateReasonCode;
+  readonly message: string;
+  readonly questions: readonly string[];
+}
+
+/** One thing the reader should know that does not fail the gate by itself. */
+export interface GateNote {
+  readonly code: GateNoteCode;
+  readonly message: string;
+  readonly questions: readonly string[];
+}
+
+export interface GateVerdict {
+  readonly verdict: 'pass' | 'fail';
+  /** Empty exactly when the verdict is `pass`. */
+  readonly reasons: readonly GateReason[];
+  readonly notes: readonly GateNote[];
+}

@@ -1,0 +1,179 @@
+/**
+ * Markdown rendering of the gate's result (`replaygate gate --markdown FILE`, the PR comment's
+ * gate section). Pure: `(result) => string`, no I/O.
+ */
+import { formatFraction, formatIds, formatP, formatSigned } from '../gate/format.js';
+import type { GateResult } from '../gate/gate-result.js';
+import type { QuestionComparison, SeedOutcome } from '../gate/types.js';
+import type { Outcome } from '../scoring/types.js';
+
+/** One-character symbols of outcomes in the per-seed columns (the legend is printed below the table). */
+export const OUTCOME_SYMBOLS: Readonly<Record<Outcome, string>> = {
+  correct: '✓',
+  wrong_number: '✗',
+  declined: 'D',
+  asked_back: '?',
+  error: 'E',
+  step_limit: 'L',
+  missing_recording: 'M',
+};
+
+/** Options of {@link renderGateMarkdown}. */
+export interface GateMarkdownOptions {
+  /** Most moved questions listed in the table (default 200); the rest are counted. */
+  readonly maxMovedRows?: number;
+  /** Most bars per Mermaid chart (default 40, largest changes first). */
+  readonly maxChartBars?: number;
+  /** Heading level of the title (default 2: `##`). */
+  readonly headingLevel?: number;
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+function seedSymbols(outcomes: readonly SeedOutcome[]): string {
+  return outcomes.map((o) => OUTCOME_SYMBOLS[o.outcome]).join('');
+}
+
+/** Moved questions, stable breaks first, then the other breaks (largest drop first), then fixes (largest gain first). */
+function movedInOrder(questions: readonly QuestionComparison[]): QuestionComparison[] {
+  const rank = (q: QuestionComparison): number => (q.stableBreak ? 0 : q.movement === 'broken' ? 1 : 2);
+  return questions
+    .filter((q) => q.movement !== 'unchanged')
+    .map((q, index) => ({ q, index }))
+    .sort((a, b) => rank(a.q) - rank(b.q) || Math.abs(b.q.difference) - Math.abs(a.q.difference) || a.index - b.index)
+    .map(({ q }) => q);
+}
+
+/** A Mermaid label: no quotes or brackets, which the xychart grammar would read as syntax. */
+function chartLabel(id: string): string {
+  return `"${id.replace(/["[\]\n\r]/g, ' ').trim() || '?'}"`;
+}
+
+function chart(title: string, questions: readonly QuestionComparison[], maxBars: number): string[] {
+  const shown = questions.slice(0, maxBars);
+  const more = questions.length - shown.length;
+  return [
+    '```mermaid',
+    'xychart-beta',
+    `    title "${title}${more > 0 ? ` (largest ${shown.length} of ${questions.length})` : ''}"`,
+    `    x-axis [${shown.map((q) => chartLabel(q.questionId)).join(', ')}]`,
+    '    y-axis "change in share correct" 0 --> 1',
+    `    bar [${shown.map((q) => Math.abs(q.difference).toFixed(2)).join(', ')}]`,
+    '```',
+  ];
+}
+
+function side(result: GateResult, which: 'base' | 'candidate'): string {
+  const s = result[which];
+  const correct = result.questions.reduce((sum, q) => sum + q[which].correct, 0);
+  const runs = result.questions.reduce((sum, q) => sum + q[which].runs, 0);
+  const share = runs === 0 ? '—' : (correct / runs).toFixed(2);
+  const perQ = s.runsPerQuestion.min === s.runsPerQuestion.max ? `${s.runsPerQuestion.min}` : `${s.runsPerQuestion.min}–${s.runsPerQuestion.max}`;
+  return (
+    `| ${which} | ${escapeCell(s.label)} | ${escapeCell(s.recordings.join(', '))} | ${escapeCell(s.seeds.join(', '))} | ${perQ} | ` +
+    `${correct} of ${runs} (${share}) | ${s.missingRecordings.length} | ${s.unpaired.length} |`
+  );
+}
+
+/**
+ * Renders a gate result as GitHub Markdown: the verdict and its named reasons first, then the
+ * notes, the comparison table (mean paired difference with its t interval, fixed / broken,
+ * sign test, stable breaks, smallest detectable change, missing recordings), the two sides,
+ * the moved questions with their per-seed outcomes, and Mermaid `xychart-beta` bar charts of the
+ * per-question changes (one for breaks, one for fixes; bars start at zero, so a drop is drawn
+ * as its size in the "broken" chart rather than as a negative bar, which xychart draws from the
+ * bottom of the axis). Numbers use the same rounding as the gate's messages.
+ *
+ * @param result - from `gateResult` / `runGate`
+ * @param options - table and chart caps, heading level
+ * @example renderGateMarkdown(runGate(chapterBase, chapterCandidate)).split('\n')[0] // "## Gate: ❌ fail"
+ */
+export function renderGateMarkdown(result: GateResult, options: GateMarkdownOptions = {}): string {
+  const maxMovedRows = options.maxMovedRows ?? 200;
+  const maxChartBars = options.maxChartBars ?? 40;
+  const h = '#'.repeat(options.headingLevel ?? 2);
+  const lines: string[] = [];
+  lines.push(`${h} Gate: ${result.verdict === 'pass' ? '✅ pass' : '❌ fail'}`, '');
+  lines.push(
+    `**base** ${escapeCell(result.base.label)} vs **candidate** ${escapeCell(result.candidate.label)}: ` +
+      `${result.n} question${result.n === 1 ? '' : 's'} compared, paired question by question.`,
+    '',
+  );
+  if (result.reasons.length > 0) {
+    lines.push('**Reasons**', '');
+    for (const r of result.reasons) lines.push(`- \`${r.code}\`: ${r.message}`);
+    lines.push('');
+  }
+  if (result.notes.length > 0) {
+    lines.push('**Notes**', '');
+    for (const n of result.notes) lines.push(`- \`${n.code}\`: ${n.message}`);
+    lines.push('');
+  }
+
+  const level = Math.round(result.rules.confidence * 100);
+  const interval =
+    result.interval === null
+      ? `none: ${result.intervalNote ?? 'no interval'}`
+      : `${formatSigned(result.interval.low)} to ${formatSigned(result.interval.high)} ` +
+        `(t multiplier ${result.interval.tMultiplier.toFixed(2)}, ${result.interval.degreesOfFreedom} df, half-width ${result.interval.halfWidth.toFixed(2)})`;
+  const detectable =
+    result.smallestDetectable === null
+      ? 'none (one question)'
+      : `${result.smallestDetectable.flips} of ${result.n} clean flips (mean change ${formatFraction(result.smallestDetectable.meanChange)})`;
+  const stable = result.stableBreaks.length === 0 ? '0' : `${result.stableBreaks.length} (${formatIds(result.stableBreaks, 10)})`;
+  const rule = result.rules.stableBreak;
+  lines.push(
+    `${h}# Comparison`,
+    '',
+    '| measure | value |',
+    '|---|---|',
+    `| questions compared | ${result.n} |`,
+    `| mean paired difference (candidate − base) | ${formatSigned(result.meanDifference)} |`,
+    `| ${level}% interval | ${interval} |`,
+    `| fixed / broken | ${result.fixed.length} / ${result.broken.length} |`,
+    `| sign test p (exact, two-sided) | ${formatP(result.signTestP)} |`,
+    `| stable breaks (base ≥ ${rule.baseMin}, candidate ≤ ${rule.candidateMax}) | ${escapeCell(stable)} |`,
+    `| smallest change the interval rule detects | ${detectable} |`,
+    `| missing recordings | base ${result.missingRecordings.base.length}, candidate ${result.missingRecordings.candidate.length} |`,
+    '',
+    '| side | agent | recording | seeds | runs per question | correct runs | missing recordings | in this side only |',
+    '|---|---|---|---|---|---|---|---|',
+    side(result, 'base'),
+    side(result, 'candidate'),
+    '',
+  );
+
+  const moved = movedInOrder(result.questions);
+  lines.push(`${h}# Moved questions (${moved.length})`, '');
+  if (moved.length === 0) {
+    lines.push('No question moved.', '');
+  } else {
+    lines.push(
+      `Per-seed outcomes in seed order (base ${escapeCell(result.base.seeds.join(', '))}; candidate ${escapeCell(result.candidate.seeds.join(', '))}): ` +
+        '✓ correct, ✗ wrong number, D declined, ? asked back, E error, L step limit, M missing recording.',
+      '',
+      '| question | base | candidate | d | base per seed | candidate per seed | |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const q of moved.slice(0, maxMovedRows)) {
+      const tag = q.stableBreak ? 'stable break' : q.movement;
+      lines.push(
+        `| ${escapeCell(q.questionId)} | ${q.base.correct} of ${q.base.runs} | ${q.candidate.correct} of ${q.candidate.runs} | ` +
+          `${formatSigned(q.difference)} | ${seedSymbols(q.base.outcomes)} | ${seedSymbols(q.candidate.outcomes)} | ${tag} |`,
+      );
+    }
+    if (moved.length > maxMovedRows) lines.push('', `… ${moved.length - maxMovedRows} more moved questions in the JSON report.`);
+    lines.push('');
+    const broken = moved.filter((q) => q.movement === 'broken');
+    const fixed = moved.filter((q) => q.movement === 'fixed');
+    if (broken.length > 0) lines.push(...chart('Broken: drop in share correct', broken, maxChartBars), '');
+    if (fixed.length > 0) lines.push(...chart('Fixed: gain in share correct', fixed, maxChartBars), '');
+  }
+  const unpaired = [...result.base.unpaired.map((id) => `${id} (base)`), ...result.candidate.unpaired.map((id) => `${id} (candidate)`)];
+  if (unpaired.length > 0) {
+    lines.push(`${h}# Questions in one side only (${unpaired.length})`, '', escapeCell(formatIds(unpaired, 50)), '');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}

@@ -1,0 +1,94 @@
+import nodeSqlParser from 'node-sql-parser';
+
+const { Parser } = nodeSqlParser;
+const parser = new Parser();
+const OPTIONS = { database: 'sqlite' } as const;
+
+/** A column an expression reads: `table` is null when the reference is unqualified. */
+export interface ColumnRef {
+  readonly table: string | null;
+  readonly column: string;
+}
+
+/** Result of parsing one expression: its column references, or why it does not parse. */
+export type ParsedExpression =
+  | { readonly ok: true; readonly columns: readonly ColumnRef[] }
+  | { readonly ok: false; readonly message: string };
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** True for a plain SQL identifier that needs no quoting (`UnitPrice`, `support_agent`). */
+export function isPlainIdentifier(name: string): boolean {
+  return IDENTIFIER.test(name);
+}
+
+/** An identifier as written in compiled SQL: bare when plain, else double-quoted. @example quoteIdentifier('Unit Price') // '"Unit Price"' */
+export function quoteIdentifier(name: string): string {
+  return isPlainIdentifier(name) ? name : `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Parses a metric or dimension expression (`kind: 'column'`, parsed as
+ * `SELECT <expr> FROM <table>`) or a filter (`kind: 'condition'`, parsed as
+ * `SELECT 1 FROM <table> WHERE <expr>`) with node-sql-parser's SQLite grammar, and lists the
+ * columns it reads. Anything but exactly one expression (a second statement, a trailing
+ * clause, an alias) is rejected, so an expression cannot smuggle SQL into compiled queries.
+ *
+ * Limits of the grammar: `"double-quoted"` names are read as strings by node-sql-parser, so
+ * columns written that way are not listed (and not checked against the warehouse).
+ *
+ * @example parseExpression('SUM(InvoiceLine.UnitPrice)', 'InvoiceLine', 'column')
+ *   // { ok: true, columns: [{ table: 'InvoiceLine', column: 'UnitPrice' }] }
+ */
+export function parseExpression(expr: string, table: string, kind: 'column' | 'condition'): ParsedExpression {
+  const from = quoteIdentifier(table);
+  const sql = kind === 'column' ? `SELECT ${expr} FROM ${from}` : `SELECT 1 FROM ${from} WHERE ${expr}`;
+  let ast: unknown;
+  try {
+    ast = parser.astify(sql, OPTIONS);
+  } catch (error) {
+    const e = error as { message?: string; location?: { start?: { offset?: number } } };
+    const offset = e.location?.start?.offset;
+    const prefix = kind === 'column' ? 'SELECT '.length : `SELECT 1 FROM ${from} WHERE `.length;
+    const at =
+      offset === undefined
+        ? ''
+        : offset - prefix >= expr.trimEnd().length
+          ? ' (it ends too early)'
+          : ` near character ${Math.max(1, offset - prefix + 1)} ('${nearText(expr, offset - prefix)}')`;
+    return { ok: false, message: `does not parse as SQL${at}` };
+  }
+  if (Array.isArray(ast) || typeof ast !== 'object' || ast === null) {
+    return { ok: false, message: 'must be one SQL expression, not several statements' };
+  }
+  const select = ast as Record<string, unknown>;
+  const columns = select['columns'];
+  // Any clause besides the one column (and the WHERE of a condition) means the text leaked out of the expression.
+  const extra = ['with', 'distinct', 'groupby', 'having', 'orderby', 'limit', '_next', 'set_op', 'window'].filter((k) => select[k] != null);
+  const fromList = select['from'];
+  const oneColumn = Array.isArray(columns) && columns.length === 1 && (columns[0] as { as?: unknown }).as == null;
+  const oneTable = Array.isArray(fromList) && fromList.length === 1;
+  const whereOk = kind === 'condition' ? select['where'] != null : select['where'] == null;
+  if (select['type'] !== 'select' || !oneColumn || !oneTable || !whereOk || extra.length > 0) {
+    return { ok: false, message: 'must be a single SQL expression (no alias, clause or second statement)' };
+  }
+  let list: string[];
+  try {
+    list = parser.columnList(sql, OPTIONS);
+  } catch {
+    list = [];
+  }
+  const refs: ColumnRef[] = [];
+  for (const entry of list) {
+    const [, t, c] = entry.split('::');
+    if (c === undefined || c === '(.*)') continue;
+    refs.push({ table: t === 'null' || t === undefined ? null : t, column: c });
+  }
+  return { ok: true, columns: refs };
+}
+
+function nearText(expr: string, offset: number): string {
+  const start = Math.max(0, Math.min(expr.length, offset));
+  const text = expr.slice(start, start + 12);
+  return text === '' ? 'end of expression' : text;
+}

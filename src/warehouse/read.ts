@@ -1,0 +1,65 @@
+import { isSqliteError, type SqliteConnection } from './drivers.js';
+import { checkSingleReadStatement, legacyStringLiteralRewrite } from './sql-text.js';
+import { SqlError, type Cell, type QueryResult } from './types.js';
+
+/** Distinct double-quoted names rewritten as string literals before a statement fails for good. */
+export const MAX_LEGACY_LITERAL_REWRITES = 20;
+
+/** How one read runs: the row cap and whether SQLite's legacy double-quoted literals are emulated. */
+export interface ReadOptions {
+  readonly maxRows: number;
+  readonly legacyStringLiterals: boolean;
+}
+
+/**
+ * Runs one read-only statement on a connection, synchronously: refuses anything but one
+ * SELECT/WITH/VALUES statement, emulates legacy double-quoted string literals (see
+ * {@link legacyStringLiteralRewrite}), and reads at most `maxRows` rows, flagging `truncated`
+ * when another row exists. Integers within ±(2^53 − 1) become numbers, others stay `bigint`;
+ * BLOBs become plain `Uint8Array`s.
+ *
+ * @throws {SqlRefusedError} not one read-only statement.
+ * @throws {SqlError} SQLite rejected or failed the statement (message from SQLite).
+ * @example runRead(connection, 'SELECT 1 AS a, 2 AS a', { maxRows: 10, legacyStringLiterals: true })
+ *   // { columns: ['a', 'a'], rows: [[1, 2]], rowCount: 1, truncated: false }
+ */
+export function runRead(connection: SqliteConnection, sql: string, options: ReadOptions): QueryResult {
+  checkSingleReadStatement(sql);
+  let text = sql;
+  for (let rewrites = 0; ; rewrites++) {
+    try {
+      return readRows(connection, text, options.maxRows);
+    } catch (error) {
+      if (!isSqliteError(error)) throw error;
+      const retry =
+        options.legacyStringLiterals && rewrites < MAX_LEGACY_LITERAL_REWRITES
+          ? legacyStringLiteralRewrite(text, error.message)
+          : undefined;
+      if (retry === undefined) throw new SqlError(error.message, sql);
+      text = retry;
+    }
+  }
+}
+
+function readRows(connection: SqliteConnection, sql: string, maxRows: number): QueryResult {
+  const statement = connection.prepareRead(sql);
+  const rows: Cell[][] = [];
+  let truncated = false;
+  for (const row of statement.rows()) {
+    if (rows.length >= maxRows) {
+      truncated = true;
+      break;
+    }
+    rows.push(row.map(toCell));
+  }
+  return { columns: statement.columns, rows, rowCount: rows.length, truncated };
+}
+
+function toCell(value: unknown): Cell {
+  if (typeof value === 'bigint') {
+    return value >= -Number.MAX_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER ? Number(value) : value;
+  }
+  // better-sqlite3 returns Buffers; a plain copy is the same across drivers and processes.
+  if (value instanceof Uint8Array) return new Uint8Array(value);
+  return value as Cell;
+}

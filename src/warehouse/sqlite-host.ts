@@ -1,0 +1,54 @@
+/**
+ * Entry script of a SQLite host process (forked by `host-pool.ts`; not imported). It loads the
+ * driver named in `argv[2]`, opens database files lazily and keeps them open, and answers each
+ * {@link HostRequest} in arrival order with one {@link HostReply}. The parent enforces time
+ * limits by killing this process; when the IPC channel closes, nothing keeps it alive and it exits.
+ *
+ * Bundlers must emit this file as `sqlite-host.js` next to the module that contains
+ * `host-pool.ts` (see docs/warehouse.md).
+ */
+import { loadDriver, type DriverName, type SqliteConnection } from './drivers.js';
+import type { HostFailure, HostReply, HostRequest } from './host-pool.js';
+import { runRead } from './read.js';
+import { SqlError, SqlRefusedError } from './types.js';
+
+const driver = loadDriver(process.argv[2] as DriverName);
+const connections = new Map<string, SqliteConnection>();
+const send = (reply: HostReply): void => void process.send?.(reply);
+
+function connection(file: string): SqliteConnection {
+  let open = connections.get(file);
+  if (open === undefined) {
+    open = driver.open(file, false);
+    try {
+      // SQLite opens lazily: read the schema now so that a bad file fails as such, not as a SQL error.
+      [...open.prepareRead('SELECT count(*) FROM sqlite_schema').rows()];
+    } catch (error) {
+      open.close();
+      throw error;
+    }
+    connections.set(file, open);
+  }
+  return open;
+}
+
+function failure(id: number, kind: HostFailure['kind'], error: unknown): HostReply {
+  const e = error instanceof Error ? error : new Error(String(error));
+  return { id, error: { kind, message: e.message, stack: e.stack ?? '' } };
+}
+
+process.on('message', (request: HostRequest) => {
+  let open: SqliteConnection;
+  try {
+    open = connection(request.file);
+  } catch (error) {
+    return send(failure(request.id, 'open', error));
+  }
+  try {
+    send({ id: request.id, result: runRead(open, request.sql, request) });
+  } catch (error) {
+    const kind = error instanceof SqlRefusedError ? 'refused' : error instanceof SqlError ? 'sql' : 'bug';
+    send(failure(request.id, kind, error));
+  }
+});
+send({ ready: true });

@@ -1,0 +1,328 @@
+/**
+ * End-to-end: the committed dist/index.js under the runner's Node 24, in a simulated runner
+ * (INPUT_* variables, a pull_request event payload, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY) against
+ * a fake GitHub API, on a temporary git repository whose base and head commits hold a real
+ * project (Spider concert_singer questions, recordings imported from published predictions).
+ * Run `node scripts/build-action.mjs` first when src/ changed (dist-current.test.ts checks).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ACTIONS_BOT, FakeGitHub, OCTOCAT } from './fake-github.js';
+import { REPO_ROOT, runAction, type RunnerResult } from './simulated-runner.js';
+import { TempRepo } from './temp-repo.js';
+import { PROMPT_V1, PROMPT_V2, recordFrom, recordSynthetic, syntheticId, writeProject, writeSyntheticProject } from './workspace-fixture.js';
+
+const REPO = 'acme/shop-analytics';
+const PR = 42;
+const MARKER = '<!-- replaygate-comment: replaygate.yml -->';
+let gh: FakeGitHub;
+const repos: TempRepo[] = [];
+
+beforeAll(async () => {
+  gh = await new FakeGitHub().start();
+  gh.repos.add(REPO);
+  gh.tokens.set('ghs_write', { user: ACTIONS_BOT, installation: true, write: true });
+  gh.tokens.set('ghs_fork_readonly', { user: ACTIONS_BOT, installation: true, write: false });
+});
+afterAll(async () => {
+  await gh.stop();
+  for (const r of repos) r.destroy();
+});
+beforeEach(() => {
+  gh.comments.clear();
+  gh.requests.length = 0;
+});
+
+interface PullRequestRepo {
+  readonly repo: TempRepo;
+  readonly base: string;
+  head: string;
+  merge: string;
+}
+
+/** Base commit on main: the project recorded from GPT-4 zero-shot; `change` makes the PR branch. */
+async function pullRequestRepo(change: (repo: TempRepo) => Promise<void>, message: string): Promise<PullRequestRepo> {
+  const repo = new TempRepo();
+  repos.push(repo);
+  writeProject(repo, { prompt: PROMPT_V1 });
+  await recordFrom(repo, 'gpt4-zero-shot');
+  repo.write('README.md', '# Shop analytics agent\n');
+  const base = repo.commit('Agent with GPT-4 zero-shot recordings');
+  repo.git('checkout', '-q', '-b', 'prompt-v2');
+  await change(repo);
+  const head = repo.commit(message);
+  const pr: PullRequestRepo = { repo, base, head, merge: '' };
+  checkoutMerge(pr);
+  return pr;
+}
+
+/** As actions/checkout does for `pull_request`: the merge commit refs/pull/N/merge, detached. */
+function checkoutMerge(pr: PullRequestRepo): void {
+  pr.repo.git('checkout', '-q', '--detach', pr.base);
+  pr.repo.git('merge', '--no-ff', '-q', '-m', `Merge ${pr.head} into ${pr.base}`, pr.head);
+  pr.merge = pr.repo.git('rev-parse', 'HEAD');
+}
+
+/** Another push to the PR branch. */
+async function push(pr: PullRequestRepo, change: (repo: TempRepo) => Promise<void>, message: string): Promise<void> {
+  pr.repo.git('checkout', '-q', 'prompt-v2');
+  await change(pr.repo);
+  pr.head = pr.repo.commit(message);
+  checkoutMerge(pr);
+}
+
+/** A `pull_request` event payload with the fields GitHub sends (trimmed of URLs we never read). */
+function pullRequestEvent(pr: PullRequestRepo, options: { fork?: boolean; action?: string } = {}): object {
+  const owner = { login: 'acme', id: 1342004, node_id: 'O_kgDOABR6dA', type: 'Organization', site_admin: false };
+  const baseRepo = {
+    id: 781234567,
+    node_id: 'R_kgDOLpAbCw',
+    name: 'shop-analytics',
+    full_name: REPO,
+    private: false,
+    owner,
+    html_url: `https://github.com/${REPO}`,
+    fork: false,
+    default_branch: 'main',
+  };
+  const contributor = { login: options.fork ? 'outside-contributor' : 'ada', id: 9876543, node_id: 'U_kgDOAJa0Lw', type: 'User', site_admin: false };
+  const headRepo = options.fork
+    ? { ...baseRepo, id: 991234567, node_id: 'R_kgDOOwXyZg', full_name: 'outside-contributor/shop-analytics', owner: contributor, fork: true, html_url: 'https://github.com/outside-contributor/shop-analytics' }
+    : baseRepo;
+  return {
+    action: options.action ?? 'synchronize',
+    number: PR,
+    before: pr.base,
+    after: pr.head,
+    pull_request: {
+      url: `https://api.github.com/repos/${REPO}/pulls/${PR}`,
+      id: 2456789012,
+      node_id: 'PR_kwDOLpAbC86SbHqU',
+      html_url: `https://github.com/${REPO}/pull/${PR}`,
+      number: PR,
+      state: 'open',
+      locked: false,
+      title: 'Prompt v2: answer in SQLite only',
+      user: contributor,
+      body: 'Tightens the SQL prompt.',
+      created_at: '2025-05-01T09:30:00Z',
+      updated_at: '2025-05-01T09:45:00Z',
+      draft: false,
+      merged: false,
+      mergeable_state: 'unknown',
+      author_association: options.fork ? 'CONTRIBUTOR' : 'MEMBER',
+      head: { label: `${contributor.login}:prompt-v2`, ref: 'prompt-v2', sha: pr.head, user: contributor, repo: headRepo },
+      base: { label: 'acme:main', ref: 'main', sha: pr.base, user: owner, repo: baseRepo },
+      commits: 1,
+      changed_files: 3,
+    },
+    repository: baseRepo,
+    organization: { login: 'acme', id: 1342004 },
+    sender: contributor,
+  };
+}
+
+function runPr(pr: PullRequestRepo, options: { inputs?: Record<string, string>; fork?: boolean } = {}): Promise<RunnerResult> {
+  return runAction({
+    workspace: pr.repo.dir,
+    event: pullRequestEvent(pr, options.fork ? { fork: true } : {}),
+    repository: REPO,
+    apiUrl: gh.url,
+    sha: pr.merge,
+    ref: `refs/pull/${PR}/merge`,
+    inputs: { 'github-token': options.fork ? 'ghs_fork_readonly' : 'ghs_write', ...options.inputs },
+  });
+}
+
+const reRecorded = async (repo: TempRepo): Promise<void> => {
+  writeProject(repo, { prompt: PROMPT_V2 });
+  await recordFrom(repo, 'gpt4-din-sql');
+};
+const promptEditOnly = async (repo: TempRepo): Promise<void> => {
+  repo.write('prompts/sql.md', PROMPT_V2);
+};
+
+/** Real output for reviewers (STYLE: rendered Markdown next to the tests); SHAs vary per run. */
+function writeOutput(name: string, text: string): void {
+  const dir = join(REPO_ROOT, 'test/__outputs__');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, name), text.replace(/\b[0-9a-f]{7}\b/g, '<sha>').replace(/runs\/\d+/g, 'runs/<id>'));
+}
+
+function explain(r: RunnerResult): string {
+  return `exit ${r.exitCode}\n--- stdout\n${r.stdout.slice(-4000)}\n--- stderr\n${r.stderr.slice(-4000)}`;
+}
+
+describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
+  let good: PullRequestRepo;
+  beforeAll(async () => {
+    good = await pullRequestRepo(reRecorded, 'Prompt v2, re-recorded with GPT-4 DIN-SQL');
+  });
+
+  it('(a) head re-recorded and better → pass, exit 0, one comment', async () => {
+    const r = await runPr(good);
+    expect(r.exitCode, explain(r)).toBe(0);
+    expect(r.outputs).toMatchObject({ verdict: 'pass', 'stable-breaks': '0', 'missing-recordings': '0' });
+    expect(Number(r.outputs['mean-difference'])).toBeGreaterThan(0);
+    expect(r.outputs['report-path']).toMatch(/_temp\/replaygate\/replaygate\.yml\/report\.json$/);
+    expect(r.summary).toContain('## ✅ replaygate gate: pass');
+    const comments = gh.commentsOn(REPO, PR);
+    expect(comments).toHaveLength(1);
+    const body = comments[0]?.body ?? '';
+    expect(body.startsWith(MARKER)).toBe(true);
+    expect(body).toContain('## ✅ replaygate gate: pass');
+    expect(body).toContain(`base \`${good.base.slice(0, 7)}\``);
+    expect(body).toContain('- `recordings/sql-agent/calls.jsonl` (modified)');
+    expect(body).toContain('- `recordings/sql-agent/manifest.yml` (modified)');
+    expect(gh.count('POST', /\/issues\/42\/comments$/)).toBe(1);
+    expect(r.annotations.filter((a) => a.kind === 'error')).toEqual([]);
+    writeOutput('action-e2e-pass-comment.md', body);
+  });
+
+  it('(c) a second push → the same comment updated, still one', async () => {
+    await runPr(good);
+    const first = gh.commentsOn(REPO, PR)[0];
+    await push(good, async (repo) => void repo.write('README.md', '# Shop analytics agent\n\nPrompt v2.\n'), 'Docs');
+    const r = await runPr(good);
+    expect(r.exitCode, explain(r)).toBe(0);
+    const comments = gh.commentsOn(REPO, PR);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]?.id).toBe(first?.id);
+    expect(comments[0]?.body).toContain(`head \`${good.head.slice(0, 7)}\``);
+    expect(gh.count('POST', /\/comments$/)).toBe(1);
+    expect(gh.count('PATCH', /\/issues\/comments\/\d+$/)).toBe(1);
+  });
+
+  it('(d) 140 comments on the PR with ours on the second page → updated, not duplicated', async () => {
+    for (let i = 0; i < 140; i += 1) {
+      if (i === 120) gh.seedComment(REPO, PR, ACTIONS_BOT, `${MARKER}\n## replaygate gate: pass (an older push)`);
+      else if (i === 5) gh.seedComment(REPO, PR, OCTOCAT, `Quoting the bot: ${MARKER}`);
+      else gh.seedComment(REPO, PR, i % 4 === 0 ? ACTIONS_BOT : OCTOCAT, `Review comment ${i}`);
+    }
+    const r = await runPr(good);
+    expect(r.exitCode, explain(r)).toBe(0);
+    const comments = gh.commentsOn(REPO, PR);
+    expect(comments).toHaveLength(140);
+    expect(comments[120]?.body).toContain('## ✅ replaygate gate: pass');
+    expect(comments[120]?.body).not.toContain('an older push');
+    expect(comments[5]?.body).toBe(`Quoting the bot: ${MARKER}`);
+    expect(gh.requests.filter((q) => q.method === 'GET' && q.path.endsWith('/comments')).map((q) => q.query['page'] ?? '1')).toEqual(['1', '2']);
+    expect(gh.count('POST', /\/comments$/)).toBe(0);
+  });
+
+  it('(b) head with a prompt edit and no recording → fail, MissingRecording in the comment, an annotation at the prompt', async () => {
+    const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 (not re-recorded)');
+    const r = await runPr(pr);
+    expect(r.exitCode, explain(r)).toBe(1);
+    expect(r.outputs).toMatchObject({ verdict: 'fail', 'missing-recordings': '4' });
+    const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
+    expect(body).toContain('## ❌ replaygate gate: fail');
+    expect(body).toContain('**MissingRecording** (4 runs: re-record, never skipped)');
+    expect(body).toContain('`prompts/sql.md` changed');
+    expect(body).toContain('No recordings changed in this pull request.');
+    const errors = r.annotations.filter((a) => a.kind === 'error');
+    expect(errors[0]?.properties.split(',').sort()).toEqual(['file=prompts/sql.md', 'title=MissingRecording: sql-agent']);
+    expect(errors[0]?.message).toContain("4 runs of agent 'sql-agent' (this pull request) have no recording");
+    expect(errors[0]?.message).toContain('+messages[0].content|');
+    expect(errors.at(-1)?.message).toMatch(/^replaygate gate failed: /);
+    expect(errors.length).toBeLessThanOrEqual(10);
+    writeOutput('action-e2e-missing-recording-comment.md', body);
+    writeOutput('action-e2e-missing-recording-annotations.txt', errors.map((e) => `::error ${e.properties}::${e.message}`).join('\n\n'));
+  });
+
+  it('(f) fork PR → 403 on the comment handled, summary written, verdict set, the failing gate fails', async () => {
+    const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 from a fork');
+    const r = await runPr(pr, { fork: true });
+    expect(r.exitCode, explain(r)).toBe(1);
+    expect(r.outputs['verdict']).toBe('fail');
+    expect(r.summary).toContain('## ❌ replaygate gate: fail');
+    expect(r.annotations.filter((a) => a.kind === 'warning').map((a) => a.message)).toEqual([
+      expect.stringMatching(/could not comment on pull request #42: .*HTTP 403: Resource not accessible by integration.*fork/),
+    ]);
+    expect(gh.commentsOn(REPO, PR)).toHaveLength(0);
+    expect(gh.requests.filter((q) => q.status === 403).map((q) => `${q.method} ${q.path}`)).toEqual(['GET /user', `POST /repos/${REPO}/issues/42/comments`]);
+  });
+
+  it('(e) a 300 KB report → the comment is ≤ 65,536 characters, ends on a whole row, the verdict intact', async () => {
+    const n = 3100;
+    const repo = new TempRepo();
+    repos.push(repo);
+    writeSyntheticProject(repo, n);
+    await recordSynthetic(repo, n, 0);
+    const base = repo.commit(`${n} questions, all answered right`);
+    repo.git('checkout', '-q', '-b', 'prompt-v2');
+    await recordSynthetic(repo, n, 1);
+    const pr: PullRequestRepo = { repo, base, head: repo.commit('Re-recorded: every answer off by one'), merge: '' };
+    checkoutMerge(pr);
+    const r = await runPr(pr);
+    expect(r.exitCode, explain(r)).toBe(1);
+    expect(r.outputs).toMatchObject({ verdict: 'fail', 'stable-breaks': String(n), 'mean-difference': '-1' });
+    const report = readFileSync(join(r.outputs['report-path'] ?? '', '..', 'report.md'), 'utf8');
+    expect(report.length).toBeGreaterThan(300_000);
+    expect(r.summary).toContain(`| ${syntheticId(n - 1)} | 1 of 1 | 0 of 1 |`);
+    const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
+    expect(body.length).toBeLessThanOrEqual(65_536);
+    expect(body.length).toBeGreaterThan(60_000);
+    expect(body.split('\n').slice(0, 2)).toEqual([MARKER, '## ❌ replaygate gate: fail']);
+    expect(body).toContain('**Why it failed**\n\n- stable break: monthly-revenue-by-region-and-channel-00000');
+    const [kept, note] = body.split('\n\n> ✂️ ');
+    expect(kept?.split('\n').at(-1)).toMatch(/^\| monthly-revenue-by-region-and-channel-\d{5} \| 1 of 1 \| 0 of 1 \| −1\.00 \| ✓ \| ✗ \| stable break \|$/);
+    expect(note).toMatch(/^\*\*Shortened to fit GitHub's limit of 65,536 characters\*\*: \d+ lines of the report left out\. Full report: \[job summary\]\(https:\/\/github\.com\/acme\/shop-analytics\/actions\/runs\/14123456789\)\.$/);
+  });
+
+  it('command: check → schema checks of the head; a golden SQL that no longer runs is annotated at its line', async () => {
+    const pr = await pullRequestRepo(async (repo) => {
+      const file = join(repo.dir, 'golden/concert_singer.yml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('SELECT count(*) FROM singer', 'SELECT count(*) FROM singers'));
+    }, 'Rename a table in a golden query');
+    const r = await runPr(pr, { inputs: { command: 'check' } });
+    expect(r.exitCode, explain(r)).toBe(1);
+    expect(r.outputs).toMatchObject({ verdict: 'fail', 'mean-difference': '' });
+    expect(r.summary).toContain('## ❌ replaygate check: fail');
+    expect(r.summary).toContain('1 of 4 golden SQL queries fail');
+    const golden = r.annotations.find((a) => a.properties.includes('golden/concert_singer.yml'));
+    expect(golden?.properties.split(',').sort()).toEqual(['file=golden/concert_singer.yml', 'line=2', 'title=golden SQL fails']);
+    expect(golden?.message).toMatch(/^golden SQL of 'spider-dev-0000' fails: no such table: singers/);
+  });
+
+  describe('bad input', () => {
+    it('a missing config file', async () => {
+      const r = await runPr(good, { inputs: { config: 'config/replaygate.yml' } });
+      expect(r.exitCode).toBe(1);
+      expect(r.annotations).toEqual([expect.objectContaining({ kind: 'error', message: expect.stringMatching(/^Input 'config': "config\/replaygate.yml" not found/) })]);
+      expect(gh.requests).toEqual([]);
+    });
+
+    it('a base ref that does not exist', async () => {
+      const r = await runPr(good, { inputs: { 'base-ref': 'release/2024-q4' } });
+      expect(r.exitCode).toBe(1);
+      expect(r.annotations[0]?.message).toMatch(/^Input 'base-ref': "release\/2024-q4" is not a commit in this repository\./);
+      expect(r.outputs).toEqual({});
+    });
+
+    it('an invalid input value (comment: maybe)', async () => {
+      const r = await runPr(good, { inputs: { comment: 'maybe' } });
+      expect(r.exitCode).toBe(1);
+      expect(r.annotations[0]?.message).toMatch(/^Input 'comment' must be true or false .*got "maybe"\.$/);
+    });
+
+    it('not a pull_request event → score of the head, summary, no comment', async () => {
+      const r = await runAction({
+        workspace: good.repo.dir,
+        eventName: 'push',
+        event: { ref: 'refs/heads/main', before: good.base, after: good.merge, repository: { full_name: REPO }, pusher: { name: 'ada' } },
+        repository: REPO,
+        apiUrl: gh.url,
+        sha: good.merge,
+        ref: 'refs/heads/main',
+        inputs: { 'github-token': 'ghs_write' },
+      });
+      expect(r.exitCode, explain(r)).toBe(0);
+      expect(r.outputs).toMatchObject({ verdict: 'pass', 'mean-difference': '', 'missing-recordings': '0' });
+      expect(r.summary).toContain('## ✅ replaygate score: pass');
+      expect(r.stdout).toContain('not a pull request');
+      expect(gh.requests).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { INPUT_DEFAULTS, getBooleanInput, getChoiceInput, getRequiredInput, readActionInputs } from '../../src/action/inputs.js';
+import { ConfigError } from '../../src/util/errors.js';
+
+const from = (values: Record<string, string>) => (name: string) => values[name] ?? '';
+
+describe('Action inputs', () => {
+  it('applies action.yml defaults when inputs are unset', () => {
+    expect(readActionInputs(from({}))).toEqual({
+      config: 'replaygate.yml',
+      baseRef: undefined,
+      command: 'gate',
+      comment: true,
+      githubToken: undefined,
+      workingDirectory: '.',
+    });
+  });
+
+  it('agrees with action.yml: every input has a description and a default equal to the in-code one', () => {
+    const action = parse(readFileSync('action.yml', 'utf8')) as {
+      inputs: Record<string, { description: string; default: string }>;
+      outputs: Record<string, { description: string }>;
+      runs: { using: string; main: string };
+    };
+    expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' });
+    expect(Object.keys(action.inputs).sort()).toEqual(['base-ref', 'command', 'comment', 'config', 'github-token', 'working-directory']);
+    for (const [name, input] of Object.entries(action.inputs)) {
+      expect(input.description.length, name).toBeGreaterThan(10);
+      expect(name).toMatch(/^[a-z]+(-[a-z]+)*$/);
+      if (name !== 'github-token') expect(input.default, name).toBe(INPUT_DEFAULTS[name as keyof typeof INPUT_DEFAULTS]);
+    }
+    expect(action.inputs['github-token']?.default).toBe('${{ github.token }}');
+    expect(Object.keys(action.outputs).sort()).toEqual(
+      ['interval-high', 'interval-low', 'mean-difference', 'missing-recordings', 'report-path', 'stable-breaks', 'verdict'].sort(),
+    );
+  });
+
+  it('reads booleans with core.getBooleanInput semantics (YAML 1.2 core schema)', () => {
+    for (const v of ['true', 'True', 'TRUE']) expect(getBooleanInput(from({ comment: v }), 'comment', false)).toBe(true);
+    for (const v of ['false', 'False', 'FALSE']) expect(getBooleanInput(from({ comment: v }), 'comment', true)).toBe(false);
+    expect(getBooleanInput(from({ comment: '  ' }), 'comment', true)).toBe(true);
+  });
+
+  it('rejects `comment: maybe` with a ConfigError naming the input and the value', () => {
+    for (const bad of ['maybe', 'yes', '1', 'on', 'tRuE']) {
+      expect(() => readActionInputs(from({ comment: bad }))).toThrow(ConfigError);
+    }
+    expect(() => readActionInputs(from({ comment: 'maybe' }))).toThrow(/Input 'comment' must be true or false .*got "maybe"/);
+  });
+
+  it('rejects an unknown command, naming the choices', () => {
+    expect(() => readActionInputs(from({ command: 'deploy' }))).toThrow("Input 'command' must be one of gate, score, check, got \"deploy\".");
+    expect(getChoiceInput(from({ command: ' check ' }), 'command', ['gate', 'check'], 'gate')).toBe('check');
+  });
+
+  it('rejects a base-ref git would read as an option', () => {
+    expect(() => readActionInputs(from({ 'base-ref': '--output=/etc/passwd' }))).toThrow(/Input 'base-ref'/);
+    expect(readActionInputs(from({ 'base-ref': 'origin/main' })).baseRef).toBe('origin/main');
+  });
+
+  it('requires a required input', () => {
+    expect(() => getRequiredInput(from({}), 'config')).toThrow("Input 'config' is required");
+    expect(getRequiredInput(from({ config: ' x.yml ' }), 'config')).toBe('x.yml');
+  });
+});

@@ -1,0 +1,73 @@
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentDeps } from '../../src/agent/deps.js';
+import { loadCustomAgent } from '../../src/agent/load-custom-agent.js';
+import type { AgentContext, AgentDeps } from '../../src/agent/types.js';
+import type { AgentConfig } from '../../src/config/types.js';
+import type { GoldenQuestion } from '../../src/golden/types.js';
+import { ConfigError } from '../../src/util/errors.js';
+import { openSqliteEngine, type SqlEngine } from '../../src/warehouse/index.js';
+import { CHINOOK_DB, CHINOOK_METRICS } from '../semantic/helpers.js';
+import { inOrder, ScriptedModel, text } from './scripted-model.js';
+
+const FIXTURES = resolve(import.meta.dirname, 'fixtures');
+const config = (module: string): AgentConfig => ({
+  name: 'custom',
+  kind: 'module',
+  model: 'm',
+  prompt: '/unused',
+  recording: '/unused',
+  temperature: 0,
+  topP: 1,
+  maxTokens: 64,
+  maxCalls: 3,
+  module: join(FIXTURES, module),
+  options: {},
+});
+const question: GoldenQuestion = { id: 'q', question: 'SELECT COUNT(*) FROM Genre', split: 'dev', kind: 'answer', ordered: false, set: false, source: 't' };
+
+let engine: SqlEngine;
+let deps: AgentDeps;
+beforeAll(async () => {
+  engine = openSqliteEngine(CHINOOK_DB);
+  deps = await agentDeps([CHINOOK_METRICS]);
+});
+afterAll(async () => engine.close());
+
+const ctx = (model: AgentContext['model']): AgentContext => ({ question, seed: 0, model, engine, maxRows: 100, timeoutMs: 5000 });
+
+async function loadError(module: string): Promise<string> {
+  try {
+    await loadCustomAgent(config(module), deps);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadCustomAgent', () => {
+  it('loads a module whose default export is a factory and runs it with the built-in tools', async () => {
+    const agent = await loadCustomAgent(config('echo-agent.mjs'), deps);
+    expect(agent).toMatchObject({ name: 'custom', kind: 'echo' });
+    const result = await agent.run(ctx(new ScriptedModel(inOrder(text('SELECT COUNT(*) AS n FROM Genre')))));
+    expect(result.end).toMatchObject({ status: 'answered', result: { columns: ['n'], rows: [[25]] } });
+    const failed = await agent.run(ctx(new ScriptedModel(inOrder(text('SELECT nope FROM Genre')))));
+    expect(failed.end).toEqual({ status: 'error', error: 'SQL error: no such column: nope' });
+  });
+
+  it('names the module in every loading mistake', async () => {
+    expect(await loadError('missing.mjs')).toMatch(/fixtures\/missing\.mjs: agent 'custom': module file not found$/);
+    expect(await loadError('not-a-function.mjs')).toMatch(/not-a-function\.mjs: agent 'custom': the module's default export must be a function \(config, deps\) => agent, got object$/);
+    expect(await loadError('syntax-error.mjs')).toMatch(/syntax-error\.mjs: agent 'custom': cannot import the module: /);
+    await expect(loadCustomAgent({ ...config('x'), module: undefined } as unknown as AgentConfig, deps)).rejects.toThrow(/has kind 'module' but no 'module:' path/);
+  });
+
+  it('checks what a run returns, and lets MissingRecording through unchanged', async () => {
+    const bad = await loadCustomAgent(config('bad-result.mjs'), deps);
+    await expect(bad.run(ctx(new ScriptedModel(inOrder())))).rejects.toThrow(/bad-result\.mjs: agent 'custom': run\(\) returned an 'end' whose status is not one of answered, declined, asked_back, error, step_limit/);
+    const missing = await loadCustomAgent(config('throws-missing.mjs'), deps);
+    expect(missing.kind).toBe('module');
+    await expect(missing.run(ctx(new ScriptedModel(inOrder())))).rejects.toMatchObject({ name: 'MissingRecording', message: 'no recording' });
+  });
+});

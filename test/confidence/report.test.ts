@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assessAnswer, type AnswerAssessment } from '../../src/confidence/assess.js';
+import { accuracyCoverage } from '../../src/confidence/accuracy-coverage.js';
+import { coverageMermaid, coverageSvg } from '../../src/confidence/coverage-chart.js';
+import { evaluateRules } from '../../src/confidence/evaluate.js';
+import { confidenceSvg, renderConfidenceMarkdown, renderConfidenceText } from '../../src/confidence/render.js';
+import { buildConfidenceReport, type ConfidenceReport } from '../../src/confidence/report.js';
+import { WarehouseProfile } from '../../src/confidence/warehouse-profile.js';
+import type { Sample } from '../../src/confidence/types.js';
+import { isOrderedSql, matchResults } from '../../src/matching/index.js';
+import type { Warehouse } from '../../src/warehouse/index.js';
+import { spiderWarehouse } from './spider-fixture.js';
+
+const GENPARSE = fileURLToPath(new URL('../../../shared/data/genparse-samples/llama-3-sampling-n10-1000.jsonl', import.meta.url));
+
+describe('accuracy–coverage curve and charts', () => {
+  it('lists attainable thresholds only, from the highest', () => {
+    expect(accuracyCoverage([1, 1, 0.6, 0.2], [true, true, false, true])).toEqual([
+      { threshold: 1, shown: 2, coverage: 0.5, accuracy: 1 },
+      { threshold: 0.6, shown: 3, coverage: 0.75, accuracy: 2 / 3 },
+      { threshold: 0.2, shown: 4, coverage: 1, accuracy: 0.75 },
+    ]);
+    expect(accuracyCoverage([], [])).toEqual([]);
+  });
+
+  it('Mermaid reads each line at shares 0.05 … 1.00 and names the colours; SVG is a standalone document', () => {
+    const points = accuracyCoverage([1, 1, 0.6, 0.2], [true, true, false, true]);
+    const md = coverageMermaid([{ name: 'Agreement-first', points }], 'toy');
+    expect(md).toContain('xychart-beta');
+    expect(md).toContain('line [1.000, 1.000, 1.000, 1.000, 1.000, 1.000, 1.000, 1.000, 1.000, 1.000, 0.667,');
+    expect(md).toContain('*Lines: blue = Agreement-first.');
+    const svg = coverageSvg([{ name: 'A & B <x>', points }], 'toy');
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg).toContain('A &amp; B &lt;x&gt;');
+    expect(svg).not.toMatch(/<script|href=/);
+  });
+});
+
+describe('evaluateRules', () => {
+  it('is reproducible from its seed and pairs differences on the same resamples', () => {
+    const answers = [1, 0.8, 0.6, 0.4, 0.2, 1, 0.8, 0.2].map((a, i) => ({
+      questionId: String(i),
+      label: i % 3 !== 2,
+      scores: [
+        { rule: 'agreement' as const, score: a, gate: a >= 0.8 ? ('pass' as const) : ('abstain' as const), reasons: [] },
+        { rule: 'designed' as const, score: 0.79, gate: 'flag' as const, reasons: [] },
+      ],
+    }));
+    const a = evaluateRules(answers, { resamples: 500, seed: 9, differences: [['agreement', 'designed']] });
+    const b = evaluateRules(answers, { resamples: 500, seed: 9, differences: [['agreement', 'designed']] });
+    expect(a).toEqual(b);
+    const designed = a.rules.find((r) => r.rule === 'designed');
+    expect(designed?.auroc).toMatchObject({ defined: true, estimate: 0.5 }); // a constant score: ties only
+    expect(designed?.metrics.passAccuracy).toBeUndefined();
+    expect(a.differences[0]?.n).toBe(8);
+  });
+});
+
+describe('the confidence report on real samples (genparse Llama-3, concert_singer, K = 5)', () => {
+  let warehouse: Warehouse;
+  let report: ConfidenceReport;
+  let assessments: AnswerAssessment[];
+
+  beforeAll(async () => {
+    warehouse = spiderWarehouse(['concert_singer']);
+    const profile = new WarehouseProfile(warehouse.engine('concert_singer'));
+    const lines = readFileSync(GENPARSE, 'utf8').trim().split('\n').slice(0, 45);
+    const labels = new Map<string, boolean>();
+    assessments = [];
+    for (const [i, line] of lines.entries()) {
+      const item = JSON.parse(line) as { db_name: string; question: string; gold: string; particles: { index: number; text: string }[] };
+      if (item.db_name !== 'concert_singer') continue;
+      const draws = [...item.particles].sort((x, y) => x.index - y.index).slice(0, 5);
+      const samples: Sample[] = [];
+      for (const p of draws) {
+        try {
+          const r = await profile.engine.query(p.text);
+          samples.push({ label: `seed ${p.index}`, sql: p.text, result: { ...r, rows: r.rows.slice(0, 100) } });
+        } catch (error) {
+          samples.push({ label: `seed ${p.index}`, sql: p.text, error: (error as Error).message });
+        }
+      }
+      const gold = await profile.engine.query(item.gold);
+      const shown = samples[0]?.result;
+      labels.set(`dev-${i}`, shown !== undefined && matchResults(gold, shown as never, { mode: 'relaxed', ordered: isOrderedSql(item.gold) }).match);
+      assessments.push(await assessAnswer({ questionId: `dev-${i}`, question: item.question, db: item.db_name, samples }, { profile }));
+    }
+    report = buildConfidenceReport(assessments, {
+      title: 'genparse Llama-3 samples, concert_singer, K = 5',
+      samplesKind: 'seeds',
+      sampleLabels: ['0', '1', '2', '3', '4'],
+      labels,
+      labelsSource: 'relaxed execution match of seed 0 against the gold SQL',
+      gate: { passAt: 0.8, flagAt: 0.6 },
+      thinEvidence: 'available',
+      judgeRecordings: false,
+      evaluation: { resamples: 2000, seed: 1 },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await warehouse.close();
+  });
+
+  it('evaluates every rule and states what is unmeasured', () => {
+    expect(report.answers).toHaveLength(45);
+    expect(report.evaluation?.rules.map((r) => r.rule)).toEqual(['agreement', 'agreement-first', 'v3', 'v2', 'entropy', 'designed']);
+    expect(report.notes.join('\n')).toMatch(/No judge recordings: COMPLETE and the judge tags/);
+    expect(report.notes.join('\n')).toMatch(/SCHEMA and the uncited-number check are unmeasured/);
+    for (const a of report.answers) {
+      for (const s of Object.values(a.scores)) if (s.gate !== 'pass') expect(s.reasons.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('renders Markdown, text and SVG (written under test/__outputs__/confidence for review)', async () => {
+    const md = renderConfidenceMarkdown(report, { maxAnswers: 15 });
+    expect(md).toContain('| Score | AUROC (95% CI) | pass accuracy | pass share | correct withheld | wrong withheld | ECE | Brier |');
+    expect(md).toContain('```mermaid');
+    await expect(md).toMatchFileSnapshot('../__outputs__/confidence/genparse-concert-singer.md');
+    await expect(renderConfidenceText(report, { maxAnswers: 15 })).toMatchFileSnapshot('../__outputs__/confidence/genparse-concert-singer.txt');
+    await expect(confidenceSvg(report)).toMatchFileSnapshot('../__outputs__/confidence/genparse-concert-singer.svg');
+  });
+});

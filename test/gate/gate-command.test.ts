@@ -1,0 +1,68 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/index.js';
+import { runsFromCounts } from './chapter-12.js';
+
+const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'chapter-12');
+
+async function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { cwd, stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), isTTY: false });
+  return { code, stdout, stderr };
+}
+
+describe('replaygate gate (runs files)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'replaygate-gate-'));
+
+  it('the constructed chapter example fails with exit 1 and prints the reason', async () => {
+    const r = await cli(
+      ['gate', '--base-runs', join(FIXTURE, 'base.runs.json'), '--candidate-runs', join(FIXTURE, 'candidate.runs.json'), '--json', 'g.json', '--markdown', 'g.md'],
+      dir,
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('gate: fail\ngate reason: stable break: gq-008 (base 4 of 5, candidate 0 of 5)');
+    expect(r.stdout).toContain('95% interval: −0.23 to +0.26 (t multiplier 2.20, 11 df, half-width 0.25)');
+    expect(r.stdout).toContain('base correct per seed: 6, 6, 6, 6, 5 of 12 (seeds 2718, 1, 2, 3, 4)');
+    const json = JSON.parse(readFileSync(join(dir, 'g.json'), 'utf8')) as Record<string, unknown>;
+    for (const field of ['schemaVersion', 'verdict', 'reasons', 'meanDifference', 'interval', 'signTestP', 'fixed', 'broken', 'stableBreaks', 'missingRecordings']) {
+      expect(json).toHaveProperty(field);
+    }
+    expect(json['verdict']).toBe('fail');
+    expect(json['kind']).toBe('gate');
+    expect(readFileSync(join(dir, 'g.md'), 'utf8')).toMatch(/^## Gate: ❌ fail/);
+  });
+
+  it('with seed 2718 only: fixed 1, broken 1, p 1.00, one run per question', async () => {
+    const r = await cli(['gate', '--base-runs', join(FIXTURE, 'base.runs.json'), '--candidate-runs', join(FIXTURE, 'candidate.runs.json'), '--seeds', '2718,2718'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('fixed 1 (gq-020), broken 1 (gq-008)');
+    expect(r.stdout).toContain('sign test p: 1.00');
+    expect(r.stdout).toContain('note: with one run per question every flip counts as stable');
+  });
+
+  it('a change that moves nothing passes with exit 0', async () => {
+    writeFileSync(join(dir, 'same.json'), JSON.stringify(runsFromCounts('a', [5, 0, 3], ['x', 'y', 'z'])));
+    const r = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'same.json'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^gate: pass\n/);
+  });
+
+  it('input errors exit 2 with a message', async () => {
+    writeFileSync(join(dir, 'other.json'), JSON.stringify(runsFromCounts('b', [5], ['w'])));
+    const disjoint = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'other.json'], dir);
+    expect(disjoint.code).toBe(2);
+    expect(disjoint.stderr).toMatch(/no question in common/);
+    const missing = await cli(['gate', '--base-runs', 'same.json'], dir);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/name the candidate/);
+    writeFileSync(join(dir, 'replaygate.yml'), 'warehouse:\n  path: none.sqlite\ngolden: []\ngate:\n  stable_break:\n    base_min: 80\n');
+    const badRule = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'same.json'], dir);
+    expect(badRule.code).toBe(2);
+    expect(badRule.stderr).toMatch(/gate\.stable_break\.base_min/);
+  });
+});

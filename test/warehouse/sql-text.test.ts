@@ -1,0 +1,90 @@
+import { describe, expect, it, test } from 'vitest';
+import {
+  checkSingleReadStatement,
+  legacyStringLiteralRewrite,
+  quoteIdentifier,
+  splitStatements,
+} from '../../src/warehouse/sql-text.js';
+
+const DQS_HINT = (name: string): string => `no such column: "${name}" - should this be a string literal in single-quotes?`;
+
+describe('checkSingleReadStatement', () => {
+  test.each([
+    'SELECT 1',
+    'with t as (select 1) select * from t',
+    'VALUES (1)',
+    '-- why\n/* block */ ((SELECT 1))',
+    'SELECT 1;',
+    'SELECT 1; -- trailing comment',
+    "SELECT ';DROP TABLE x'",
+    'SELECT "a;b" FROM t',
+    'SELECT [a;b], `c;d` FROM t',
+    'SELECT 1 /* ; unterminated',
+  ])('accepts %j', (sql) => {
+    expect(() => checkSingleReadStatement(sql)).not.toThrow();
+  });
+
+  test.each([
+    ['', /empty/],
+    [';', /empty/],
+    ['DROP TABLE singer', /starts with DROP/],
+    ['  pragma writable_schema = 1', /starts with PRAGMA/],
+    ['"select" FROM t', /starts with "SELECT"/],
+    ['SELECT 1; SELECT 2', /more than one/],
+    ['SELECT 1;; DELETE FROM t', /more than one/],
+    ['SELECT 1; /* x */ -- y\n x', /more than one/],
+  ])('refuses %j', (sql, message) => {
+    expect(() => checkSingleReadStatement(sql)).toThrow(expect.objectContaining({ name: 'SqlRefusedError', message: expect.stringMatching(message) }));
+  });
+});
+
+describe('legacyStringLiteralRewrite', () => {
+  test('rewrites every unqualified double-quoted token spelling the name', () => {
+    expect(legacyStringLiteralRewrite('SELECT * FROM t WHERE a = "France" OR b = "France"', DQS_HINT('France'))).toBe(
+      "SELECT * FROM t WHERE a = 'France' OR b = 'France'",
+    );
+  });
+  test("escapes ' and un-doubles \"", () => {
+    expect(legacyStringLiteralRewrite(`SELECT "it's"`, DQS_HINT("it's"))).toBe(`SELECT 'it''s'`);
+    expect(legacyStringLiteralRewrite('SELECT "a""b"', DQS_HINT('a"b'))).toBe(`SELECT 'a"b'`);
+  });
+  test('leaves qualified identifiers, other names and other errors alone', () => {
+    expect(legacyStringLiteralRewrite('SELECT T1."x", "x" FROM t AS T1', DQS_HINT('x'))).toBe(`SELECT T1."x", 'x' FROM t AS T1`);
+    expect(legacyStringLiteralRewrite('SELECT "y"', DQS_HINT('x'))).toBeUndefined();
+    expect(legacyStringLiteralRewrite('SELECT "x"', 'no such column: x')).toBeUndefined();
+    expect(legacyStringLiteralRewrite(`SELECT '"x"'`, DQS_HINT('x'))).toBeUndefined();
+  });
+});
+
+test('quoteIdentifier doubles double quotes', () => {
+  expect(quoteIdentifier('we"ird name')).toBe('"we""ird name"');
+});
+
+describe('splitStatements', () => {
+  test('splits at ; with first lines, dropping empty statements and comments between', () => {
+    const script = '-- rename\nALTER TABLE a RENAME TO b;\n\nCREATE INDEX i ON b(x) ; ;\n/* tail */';
+    expect(splitStatements(script)).toEqual([
+      { text: 'ALTER TABLE a RENAME TO b', line: 2 },
+      { text: 'CREATE INDEX i ON b(x)', line: 4 },
+    ]);
+  });
+  test('keeps the ; inside a trigger body and inside strings', () => {
+    const trigger = "CREATE TEMP TRIGGER t AFTER INSERT ON a BEGIN\n  UPDATE b SET x = ';';\n  DELETE FROM c;\nEND";
+    expect(splitStatements(`${trigger};\nDROP TABLE d;`)).toEqual([
+      { text: trigger, line: 1 },
+      { text: 'DROP TABLE d', line: 5 },
+    ]);
+  });
+});
+
+describe('bind parameters', () => {
+  it.each(['SELECT * FROM t WHERE a = ?', 'SELECT * FROM t WHERE a = ?1', 'SELECT * FROM t WHERE a = :name', 'SELECT * FROM t WHERE a = @x', 'SELECT * FROM t WHERE a = $x'])(
+    'refuses %s',
+    (sql) => {
+      expect(() => checkSingleReadStatement(sql)).toThrow(/bind parameter/);
+    },
+  );
+  it.each(["SELECT '?' , ':a', \"@b\" FROM t", 'SELECT a FROM t -- why?', "SELECT json_extract(x, '$.a') FROM t"])('allows %s', (sql) => {
+    expect(() => checkSingleReadStatement(sql)).not.toThrow();
+  });
+});
