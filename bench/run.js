@@ -21,6 +21,7 @@ if (!existsSync(join(PROJECT, 'replaygate.yml'))) execFileSync('node', ['scripts
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const project = await openProject(join(PROJECT, 'replaygate.yml'));
+const inlineProject = await openProject(join(PROJECT, 'replaygate.yml'), { isolation: 'inline' });
 const agentConfig = project.config.agents.get(AGENT);
 
 // The statements a replay executes: each question's golden SQL and the recorded reply's SQL.
@@ -46,20 +47,23 @@ function floorOnce() {
   return { ms: performance.now() - t, failed };
 }
 
-async function replayOnce() {
+async function replayOnce(p = project) {
   const t = performance.now();
-  const runs = await replayAgent(project, AGENT, { goldenResults: new GoldenResults('exact', project.config.warehouse) });
+  const runs = await replayAgent(p, AGENT, { goldenResults: new GoldenResults('exact', project.config.warehouse) });
   return { ms: performance.now() - t, correct: runs.filter((r) => r.outcome === 'correct').length };
 }
 
 floorOnce();
 await replayOnce(); // warm: host processes started, files in the page cache
-const floor = [], replay = [];
+await replayOnce(inlineProject);
+const floor = [], replay = [], inline = [];
 for (let i = 0; i < REPEATS; i++) {
   floor.push(floorOnce().ms);
   replay.push((await replayOnce()).ms);
+  inline.push((await replayOnce(inlineProject)).ms);
 }
 await project.close();
+await inlineProject.close();
 
 const t0 = performance.now();
 execFileSync('node', ['bin/replaygate.js', 'score', '-c', join(PROJECT, 'replaygate.yml'), '-a', AGENT, '--match', 'exact', '--no-progress'], { stdio: 'ignore' });
@@ -91,11 +95,12 @@ async function heapForCalls(copies) {
 const m1 = await heapForCalls(1);
 const m10 = await heapForCalls(10);
 
-const f = median(floor), r = median(replay);
+const f = median(floor), r = median(replay), n = median(inline);
 const lines = [
   `Spider dev, ${project.golden.length} questions, agent ${AGENT}, ${statements.length} statements (golden + recorded), median of ${REPEATS}:`,
   `  floor: bare better-sqlite3 loop, same statements          ${f.toFixed(0)} ms`,
-  `  replay + score (warm hosts, in process)                   ${r.toFixed(0)} ms   ratio ${(r / f).toFixed(2)}×`,
+  `  replay + score, isolation: process (default, warm hosts)  ${r.toFixed(0)} ms   ratio ${(r / f).toFixed(2)}×`,
+  `  replay + score, isolation: inline                         ${n.toFixed(0)} ms   ratio ${(n / f).toFixed(2)}×`,
   `  whole command \`replaygate score\` incl. Node start-up      ${command.toFixed(0)} ms   (bare \`node\` + better-sqlite3 start: ${nodeStart.toFixed(0)} ms)`,
   `Recording index memory: ${m1.calls} calls → ${(m1.bytes / 1024).toFixed(0)} KiB heap; ${m10.calls} calls → ${(m10.bytes / 1024).toFixed(0)} KiB heap (${(m10.bytes / m10.calls).toFixed(0)} B a call; replies stay on disk)`,
 ];

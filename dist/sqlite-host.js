@@ -1,6 +1,34 @@
 import { createRequire as __replaygateCreateRequire } from 'node:module';
 const require = __replaygateCreateRequire(import.meta.url);
 
+// src/warehouse/connections.ts
+var ConnectionCache = class {
+  constructor(driver2) {
+    this.driver = driver2;
+  }
+  driver;
+  #open = /* @__PURE__ */ new Map();
+  /** The connection of `file`. @throws the driver's error when the file is not a usable database. */
+  get(file) {
+    let open = this.#open.get(file);
+    if (open === void 0) {
+      open = this.driver.open(file, false);
+      try {
+        [...open.prepareRead("SELECT count(*) FROM sqlite_schema").rows()];
+      } catch (error) {
+        open.close();
+        throw error;
+      }
+      this.#open.set(file, open);
+    }
+    return open;
+  }
+  closeAll() {
+    for (const c of this.#open.values()) c.close();
+    this.#open.clear();
+  }
+};
+
 // src/warehouse/drivers.ts
 import { createRequire } from "node:module";
 
@@ -46,7 +74,8 @@ function betterSqlite3Driver() {
           const stmt = db.prepare(sql);
           if (!stmt.readonly || !stmt.reader) throw new SqlRefusedError("the statement is not read-only", sql);
           stmt.raw(true).safeIntegers(true);
-          return { columns: stmt.columns().map((c) => c.name), rows: () => stmt.iterate() };
+          const rows = () => stmt.iterate();
+          return { columns: stmt.columns().map((c) => c.name), rows };
         },
         exec: (sql) => void db.exec(sql),
         close: () => void db.close()
@@ -62,8 +91,11 @@ function nodeSqliteDriver() {
   if (typeof stmt.setReturnArrays !== "function" || typeof stmt.columns !== "function") {
     throw new Error(`node:sqlite of Node ${process.version} lacks setReturnArrays/columns (Node 24 has them)`);
   }
-  const allowed = new Set(["SQLITE_SELECT", "SQLITE_READ", "SQLITE_FUNCTION", "SQLITE_RECURSIVE"].map((k) => constants[k]));
-  const actionNames = new Map(Object.entries(constants).map(([name, code]) => [code, name]));
+  const READ_ACTIONS = ["SQLITE_SELECT", "SQLITE_READ", "SQLITE_FUNCTION", "SQLITE_RECURSIVE"];
+  const allowed = new Set(READ_ACTIONS.map((name) => constants[name]));
+  const actionNames = new Map(
+    Object.entries(constants).filter(([name]) => !/^SQLITE_(CHANGESET_|OK$|DENY$|IGNORE$)/.test(name)).map(([name, code]) => [code, name])
+  );
   return {
     name: "node:sqlite",
     open(file, writable) {
@@ -189,6 +221,22 @@ function checkSingleReadStatement(sql) {
     throw new SqlRefusedError("only one statement may run per call; the text holds more than one", sql);
   }
 }
+function findBindParameter(sql) {
+  const tokens = tokenize(sql);
+  const i = tokens.findIndex((t, k) => isParameter(sql, t, tokens[k + 1]));
+  const token = tokens[i];
+  if (token === void 0) return void 0;
+  const next = tokens[i + 1];
+  const end = sql[token.start] !== "$" && token.kind === "punct" && next?.kind === "word" && next.start === token.end ? next.end : token.end;
+  return sql.slice(token.start, end);
+}
+function isParameter(sql, token, next) {
+  const c = sql[token.start];
+  if (token.kind === "word") return c === "$";
+  if (token.kind !== "punct") return false;
+  if (c === "?") return true;
+  return (c === ":" || c === "@") && next?.kind === "word" && next.start === token.end;
+}
 function legacyStringLiteralRewrite(sql, errorMessage) {
   const match = /^no such column: "(.*)" - should this be a string literal in single-quotes\?$/s.exec(errorMessage);
   if (match === null) return void 0;
@@ -197,7 +245,8 @@ function legacyStringLiteralRewrite(sql, errorMessage) {
   let copied = 0;
   for (const t of tokenize(sql)) {
     const qualified = sql[t.start - 1] === "." || sql[t.end] === ".";
-    if (t.kind !== "double-quoted" || qualified || sql.slice(t.start + 1, t.end - 1).replaceAll('""', '"') !== name) continue;
+    const spelled = sql.slice(t.start + 1, t.end - 1).replaceAll('""', '"');
+    if (t.kind !== "double-quoted" || qualified || spelled !== name) continue;
     rewritten += `${sql.slice(copied, t.start)}'${name.replaceAll("'", "''")}'`;
     copied = t.end;
   }
@@ -206,12 +255,12 @@ function legacyStringLiteralRewrite(sql, errorMessage) {
 
 // src/warehouse/read.ts
 var MAX_LEGACY_LITERAL_REWRITES = 20;
-function runRead(connection2, sql, options) {
+function runRead(connection, sql, options) {
   checkSingleReadStatement(sql);
   let text = sql;
   for (let rewrites = 0; ; rewrites++) {
     try {
-      return readRows(connection2, text, options.maxRows);
+      return readRows(connection, text, options.maxRows);
     } catch (error) {
       if (!isSqliteError(error)) throw error;
       const retry = options.legacyStringLiterals && rewrites < MAX_LEGACY_LITERAL_REWRITES ? legacyStringLiteralRewrite(text, error.message) : void 0;
@@ -220,8 +269,12 @@ function runRead(connection2, sql, options) {
     }
   }
 }
-function readRows(connection2, sql, maxRows) {
-  const statement = connection2.prepareRead(sql);
+function readRows(connection, sql, maxRows) {
+  const statement = connection.prepareRead(sql);
+  const parameter = findBindParameter(sql);
+  if (parameter !== void 0) {
+    throw new SqlRefusedError(`the statement has a bind parameter (${parameter}), and a recorded answer has no values to bind`, sql);
+  }
   const rows = [];
   let truncated = false;
   for (const row of statement.rows()) {
@@ -243,22 +296,8 @@ function toCell(value) {
 
 // src/warehouse/sqlite-host.ts
 var driver = loadDriver(process.argv[2]);
-var connections = /* @__PURE__ */ new Map();
+var connections = new ConnectionCache(driver);
 var send = (reply) => void process.send?.(reply);
-function connection(file) {
-  let open = connections.get(file);
-  if (open === void 0) {
-    open = driver.open(file, false);
-    try {
-      [...open.prepareRead("SELECT count(*) FROM sqlite_schema").rows()];
-    } catch (error) {
-      open.close();
-      throw error;
-    }
-    connections.set(file, open);
-  }
-  return open;
-}
 function failure(id, kind, error) {
   const e = error instanceof Error ? error : new Error(String(error));
   return { id, error: { kind, message: e.message, stack: e.stack ?? "" } };
@@ -266,14 +305,15 @@ function failure(id, kind, error) {
 process.on("message", (request) => {
   let open;
   try {
-    open = connection(request.file);
+    open = connections.get(request.file);
   } catch (error) {
     return send(failure(request.id, "open", error));
   }
   try {
     send({ id: request.id, result: runRead(open, request.sql, request) });
   } catch (error) {
-    send(failure(request.id, error instanceof SqlRefusedError ? "refused" : error instanceof SqlError ? "sql" : "bug", error));
+    const kind = error instanceof SqlRefusedError ? "refused" : error instanceof SqlError ? "sql" : "bug";
+    send(failure(request.id, kind, error));
   }
 });
 send({ ready: true });

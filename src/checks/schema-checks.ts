@@ -4,6 +4,7 @@ import { replayAgent } from '../pipeline/replay.js';
 import { hasManifest } from '../recording/manifest.js';
 import { Recording } from '../recording/recording.js';
 import { compileMetricQuery } from '../semantic/compile.js';
+import { SemanticQueryError } from '../semantic/errors.js';
 import { availableDimensions } from '../semantic/graph.js';
 import { parseSemanticFiles } from '../semantic/load.js';
 import type { SemanticLayer } from '../semantic/types.js';
@@ -141,7 +142,7 @@ async function checkMetrics(project: Project): Promise<SchemaCheckReport['metric
       // One row is enough to know the statement runs; the full result is not needed.
       await engine.query(sql, { maxRows: 1, timeoutMs: project.config.warehouse.timeoutMs });
     } catch (error) {
-      if (!(error instanceof SqlError) && !(error instanceof Error && error.name === 'SemanticQueryError')) throw error;
+      if (!(error instanceof SqlError) && !(error instanceof SemanticQueryError)) throw error;
       failures.push({ metric: query.metric, ...(query.dimension ? { dimension: query.dimension } : {}), source: query.source, error: error.message });
     }
   }

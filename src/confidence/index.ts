@@ -22,6 +22,7 @@ export {
   type StandIn,
 } from './warehouse-profile.js';
 export { checkAnswer, type CheckContext } from './checks.js';
+export { alignSamples, parseLabels, runSample, type SampleSet, type AlignedSamples } from './samples.js';
 export {
   scoreRules,
   gateState,

@@ -79,7 +79,7 @@ export function plantFakeTable(sql: string, schema: readonly TableInfo[]): SqlPl
  *
  * @param overlap - ρ of two warehouse columns (undefined when a side has no keys).
  * @example await plantBadJoin('SELECT … JOIN stadium AS T2 ON T1.stadium_id = T2.stadium_id', schema, rho)
- * // { ok: true, sql: '… ON "T1"."stadium_id" = "T2"."Capacity"', change: 'join T1.stadium_id = T2.stadium_id rewired to T2.Capacity (ρ = 0.00)' }
+ * // { ok: true, sql: '… ON "T1"."stadium_id" = "T2"."Location"', change: 'join T1.stadium_id = T2.stadium_id rewired to T2.Location (ρ = 0.00)' }
  */
 export async function plantBadJoin(
   sql: string,

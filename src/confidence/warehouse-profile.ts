@@ -65,7 +65,7 @@ export class WarehouseProfile {
    * strings read as numbers), since SQLite compares them that way across affinities.
    *
    * @example await profile.keyOverlap({ table: 'concert', column: 'Stadium_ID' }, { table: 'stadium', column: 'Stadium_ID' })
-   * // { rho: 1, leftKeys: 6, rightKeys: 9, common: 6 }
+   * // { rho: 1, leftKeys: 5, rightKeys: 9, common: 5 }  (concert_singer)
    */
   async keyOverlap(left: ColumnSource, right: ColumnSource): Promise<KeyOverlap> {
     const [a, b] = await Promise.all([this.distinctKeys(left), this.distinctKeys(right)]);

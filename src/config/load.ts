@@ -56,6 +56,15 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
     return value;
   };
 
+  const isolation = wh['isolation'] ?? 'process';
+  if (isolation !== 'process' && isolation !== 'inline') {
+    throw new ConfigError(`'warehouse.isolation' must be process or inline, got ${JSON.stringify(isolation)}`, at('warehouse', 'isolation'));
+  }
+  const unknownWarehouseKey = Object.keys(wh).find((k) => !['path', 'databases', 'max_rows', 'timeout_ms', 'isolation'].includes(k));
+  if (unknownWarehouseKey !== undefined) {
+    throw new ConfigError(`unknown key 'warehouse.${unknownWarehouseKey}' (known: path, databases, max_rows, timeout_ms, isolation)`, at('warehouse', unknownWarehouseKey));
+  }
+
   const match = (cfg['match'] ?? 'relaxed') as MatchMode;
   if (!MATCH_MODES.includes(match)) throw new ConfigError(`'match' must be one of ${MATCH_MODES.join(', ')}, got ${JSON.stringify(cfg['match'])}`, at('match'));
 
@@ -85,6 +94,7 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
       databases,
       maxRows: positive(wh['max_rows'], 'warehouse.max_rows', DEFAULT_MAX_ROWS, 'warehouse', 'max_rows'),
       timeoutMs: positive(wh['timeout_ms'], 'warehouse.timeout_ms', DEFAULT_QUERY_TIMEOUT_MS, 'warehouse', 'timeout_ms'),
+      isolation,
     },
     goldenFiles: await expandFiles(cfg['golden'] ?? 'golden', root, 'golden', at('golden')),
     semanticFiles: cfg['semantic'] === undefined ? [] : await expandFiles(cfg['semantic'], root, 'semantic', at('semantic')),

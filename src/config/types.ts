@@ -9,6 +9,7 @@
  *   # path: warehouse/chinook.sqlite # or one database, named "main"
  *   max_rows: 10000
  *   timeout_ms: 10000
+ *   isolation: process              # or inline (faster; a runaway statement cannot be stopped)
  * golden: [golden/*.yml]
  * semantic: [semantic/*.yml]
  * match: relaxed                    # exact | relaxed | spider
@@ -55,6 +56,8 @@ export interface WarehouseConfig {
   readonly databases: ReadonlyMap<string, string>;
   readonly maxRows: number;
   readonly timeoutMs: number;
+  /** `process` (default): host processes that a time limit can kill; `inline`: in this process, faster, no enforceable time limit. */
+  readonly isolation: 'process' | 'inline';
 }
 
 export interface AgentConfig {

@@ -13,7 +13,7 @@ import { spiderOrderMatters } from './remove-distinct.js';
  */
 export type MatchMode = 'exact' | 'relaxed' | 'spider';
 
-/** The parts of a {@link QueryResult} that matching reads; `expected` rows of a golden question fit too. */
+/** The parts of a warehouse `QueryResult` that matching reads; `expected` rows of a golden question fit too. */
 export interface ResultLike {
   readonly columns: readonly string[];
   readonly rows: readonly (readonly Cell[])[];

@@ -100,6 +100,7 @@ export function significantTokens(sql: string): SqlToken[] {
   return scanSql(sql).filter((t) => t.kind !== 'space' && t.kind !== 'comment');
 }
 
+/** True when `token` is the bare word `word` (given in upper case), in any case. */
 export function isWord(token: SqlToken | undefined, word: string): boolean {
   return token !== undefined && token.kind === 'word' && token.text.toUpperCase() === word;
 }

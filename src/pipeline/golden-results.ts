@@ -1,6 +1,6 @@
 import type { GoldenQuestion } from '../golden/types.js';
 import type { MatchMode } from '../config/types.js';
-import { removeDistinct } from '../matching/index.js';
+import { spiderExecutableSql } from '../matching/index.js';
 import type { QueryResult, SqlEngine } from '../warehouse/types.js';
 
 /** The golden result of a question, or why it could not be computed. */
@@ -8,8 +8,8 @@ export type GoldenResult = { readonly ok: true; readonly result: QueryResult } |
 
 /**
  * Computes each golden question's result once (golden SQL executed, or its `expected` rows)
- * and shares it between agents and seeds. In `spider` mode DISTINCT is removed first, as the
- * official evaluator does.
+ * and shares it between agents and seeds. In `spider` mode the SQL is first rewritten as the
+ * official evaluator rewrites it (DISTINCT removed, `> =` mended, …: `spiderExecutableSql`).
  */
 export class GoldenResults {
   private readonly cache = new Map<string, Promise<GoldenResult>>();
@@ -34,7 +34,7 @@ export class GoldenResults {
       return { ok: true, result: { columns: question.expected.columns, rows, rowCount: rows.length, truncated: false } };
     }
     if (question.goldenSql === undefined) return { ok: false, error: 'no golden SQL or expected rows' };
-    const sql = this.mode === 'spider' ? removeDistinct(question.goldenSql) : question.goldenSql;
+    const sql = this.mode === 'spider' ? spiderExecutableSql(question.goldenSql, 'gold') : question.goldenSql;
     try {
       return { ok: true, result: await engine.query(sql, this.options) };
     } catch (error) {

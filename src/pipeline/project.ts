@@ -25,6 +25,8 @@ export interface OpenProjectOptions {
   readonly driver?: 'auto' | 'better-sqlite3' | 'node:sqlite';
   /** Use these database files instead of the config's (e.g. a migrated copy). */
   readonly databases?: ReadonlyMap<string, string>;
+  /** Override `warehouse.isolation` (e.g. for benchmarks). */
+  readonly isolation?: 'process' | 'inline';
 }
 
 /**
@@ -39,6 +41,7 @@ export async function openProject(configFile: string, options: OpenProjectOption
     driver: options.driver ?? 'auto',
     maxRows: config.warehouse.maxRows,
     timeoutMs: config.warehouse.timeoutMs,
+    isolation: options.isolation ?? config.warehouse.isolation,
   });
   const only = databases.size === 1 ? [...databases.keys()][0] : undefined;
   const agents = new Map<string, Promise<Agent>>();

@@ -1,6 +1,6 @@
 import type { Agent, AgentEnd, AgentRunResult } from '../agent/types.js';
 import type { GoldenQuestion, Split } from '../golden/types.js';
-import { matchResults, removeDistinct, resultDigest } from '../matching/index.js';
+import { matchResults, resultDigest, spiderExecutableSql } from '../matching/index.js';
 import { MissingRecording } from '../recording/missing-recording.js';
 import { Recording } from '../recording/recording.js';
 import { ReplayClient } from '../recording/replay-client.js';
@@ -127,7 +127,15 @@ async function runOne(
   };
   const end = run.end;
   if (end.status !== 'answered') {
-    return { ...base, ...usage, outcome: outcomeOf(question.kind, end, undefined), ...endText(end) };
+    // The last statement tried, so that checks and reviewers see the SQL of a failed run too.
+    const lastSql = run.trace.findLast((s) => s.type === 'sql');
+    return {
+      ...base,
+      ...usage,
+      outcome: outcomeOf(question.kind, end, undefined),
+      ...(lastSql?.type === 'sql' ? { sql: lastSql.sql } : {}),
+      ...endText(end),
+    };
   }
   let matched: boolean | undefined;
   let detail: string | undefined;
@@ -138,16 +146,22 @@ async function runOne(
     }
     let predicted = end.result;
     if (project.config.match === 'spider' && end.sql !== undefined) {
-      const stripped = removeDistinct(end.sql);
+      const stripped = spiderExecutableSql(end.sql, 'prediction');
       if (stripped !== end.sql) {
         try {
           predicted = await engine.query(stripped, { maxRows, timeoutMs });
         } catch (error) {
-          return { ...base, ...usage, outcome: 'wrong_number', sql: end.sql, detail: `without DISTINCT the query fails: ${(error as Error).message}` };
+          return { ...base, ...usage, outcome: 'wrong_number', sql: end.sql, detail: `as the Spider evaluator rewrites it (no DISTINCT), the query fails: ${(error as Error).message}` };
         }
       }
     }
-    const verdict = matchResults(gold.result, predicted, { mode: project.config.match, ordered: question.ordered, set: question.set });
+    const verdict = matchResults(gold.result, predicted, {
+      mode: project.config.match,
+      ordered: question.ordered,
+      set: question.set,
+      // spider mode decides row order as the official evaluator does: 'order by' anywhere in the gold SQL.
+      ...(question.goldenSql !== undefined ? { goldSql: question.goldenSql } : {}),
+    });
     matched = verdict.match;
     if (!verdict.match) detail = verdict.reason;
   }

@@ -1,6 +1,6 @@
 import { ReplaygateError } from '../util/errors.js';
 
-/** Why a metric query was rejected. */
+/** Why a metric query was rejected (the `code` of a {@link SemanticQueryError}). */
 export type SemanticQueryErrorCode =
   | 'unknown_metric'
   | 'unknown_dimension'

@@ -1,4 +1,4 @@
-import nodeSqlParser from 'node-sql-parser';
+import nodeSqlParser from 'node-sql-parser/build/sqlite.js';
 
 const { Parser } = nodeSqlParser;
 const parser = new Parser();

@@ -25,8 +25,8 @@ const NAME = /^[a-z][a-z0-9_]*$/;
 
 type Path = readonly (string | number)[];
 
-/** A definition parsed from one file, before names are merged across files. */
-interface Parsed {
+/** The definitions parsed from one file, before names are merged across files. */
+export interface ParsedSemanticFile {
   readonly joins: JoinDefinition[];
   readonly dimensions: DimensionDefinition[];
   readonly metrics: MetricDefinition[];
@@ -54,7 +54,7 @@ interface Parsed {
  *   // 'SUM(InvoiceLine.UnitPrice * InvoiceLine.Quantity)'
  */
 export async function parseSemanticFiles(files: readonly string[]): Promise<SemanticLayer> {
-  const parsed: Parsed[] = [];
+  const parsed: ParsedSemanticFile[] = [];
   for (const file of files) parsed.push(parseSemanticYaml(await loadYamlFile(file)));
   return mergeLayers(parsed, files);
 }
@@ -144,9 +144,9 @@ export function validateAgainstWarehouse(layer: SemanticLayer, tables: readonly 
 }
 
 /** Parses one loaded YAML document of the semantic layer. @throws DataError as {@link parseSemanticFiles}. */
-export function parseSemanticYaml(yaml: LoadedYaml): Parsed {
+export function parseSemanticYaml(yaml: LoadedYaml): ParsedSemanticFile {
   const root = yaml.value;
-  const out: Parsed = { joins: [], dimensions: [], metrics: [] };
+  const out: ParsedSemanticFile = { joins: [], dimensions: [], metrics: [] };
   if (root === null || root === undefined) return out;
   if (typeof root !== 'object' || Array.isArray(root)) {
     throw new DataError("a semantic layer file must be a mapping with 'metrics', 'dimensions' and/or 'joins' lists", yaml.file);
@@ -333,7 +333,7 @@ function checkQualifiers(refs: readonly ColumnRef[], expr: string, table: string
   }
 }
 
-function mergeLayers(parsed: readonly Parsed[], files: readonly string[]): SemanticLayer {
+function mergeLayers(parsed: readonly ParsedSemanticFile[], files: readonly string[]): SemanticLayer {
   const joins = new Map<string, JoinDefinition>();
   const dimensions = new Map<string, DimensionDefinition>();
   const metrics = new Map<string, MetricDefinition>();

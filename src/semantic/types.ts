@@ -7,10 +7,12 @@
 
 /** Time grains of a time dimension, finest first. */
 export type TimeGrain = 'day' | 'month' | 'quarter' | 'year';
+/** All grains, finest first. */
 export const TIME_GRAINS: readonly TimeGrain[] = ['day', 'month', 'quarter', 'year'];
 
 /** Aggregations a metric's `agg` may name; `undefined` means `expr` is already an aggregate. */
 export type Aggregation = 'sum' | 'count' | 'count_distinct' | 'avg' | 'min' | 'max';
+/** Every value `agg:` accepts. */
 export const AGGREGATIONS: readonly Aggregation[] = ['sum', 'count', 'count_distinct', 'avg', 'min', 'max'];
 
 /**
@@ -31,6 +33,7 @@ export interface JoinDefinition {
   readonly source: string;
 }
 
+/** A dimension: a column or expression of one table (or join alias) that metrics can be grouped and filtered by. */
 export interface DimensionDefinition {
   readonly name: string;
   readonly description: string;
@@ -46,6 +49,7 @@ export interface DimensionDefinition {
   readonly source: string;
 }
 
+/** A metric: an aggregate over the rows of its base table. */
 export interface MetricDefinition {
   readonly name: string;
   readonly description: string;
@@ -73,9 +77,12 @@ export interface SemanticLayer {
   readonly files: readonly string[];
 }
 
+/** Comparison of a metric query filter; `in` / `not in` take a list of values. */
 export type FilterOperator = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not in' | 'like';
+/** Every filter operator, in the order the tool definition lists them. */
 export const FILTER_OPERATORS: readonly FilterOperator[] = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'like'];
 
+/** A filter value: written by the compiler as a SQL literal, never spliced as SQL. */
 export type FilterValue = string | number | boolean | null;
 
 /** One filter of a metric query: `dimension op value` (`in`/`not in` take a list). */

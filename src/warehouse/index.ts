@@ -8,6 +8,7 @@ import { ConfigError } from '../util/errors.js';
 import { distinctValues, listTables, type CatalogQuery } from './catalog.js';
 import { assertDatabaseFile, loadDriver, type DriverChoice, type DriverName } from './drivers.js';
 import { SqliteHostPool } from './host-pool.js';
+import { InlinePool } from './inline-pool.js';
 import { DEFAULT_MAX_ROWS, DEFAULT_QUERY_TIMEOUT_MS, type QueryOptions, type SqlEngine } from './types.js';
 
 export * from './types.js';
@@ -22,6 +23,11 @@ export interface WarehouseOptions extends QueryOptions {
   readonly driver?: DriverChoice;
   /** Host processes; each database file is served by one of them (default: the number of cores). */
   readonly hosts?: number;
+  /**
+   * `process` (default): statements run in host processes, which are killed at the time limit.
+   * `inline`: statements run in this process — faster, but a runaway statement cannot be stopped.
+   */
+  readonly isolation?: 'process' | 'inline';
 }
 
 /** A set of named SQLite databases sharing a pool of host processes. */
@@ -55,7 +61,7 @@ export function openWarehouse(databases: ReadonlyMap<string, string>, options: W
     throw new ConfigError(`warehouse hosts must be a whole number ≥ 1, got ${hosts}`);
   }
   const defaults = queryOptions(options, { maxRows: DEFAULT_MAX_ROWS, timeoutMs: DEFAULT_QUERY_TIMEOUT_MS });
-  const pool = new SqliteHostPool(driver, hosts);
+  const pool = options.isolation === 'inline' ? new InlinePool(driver) : new SqliteHostPool(driver, hosts);
   const engines = new Map<string, SqlEngine>();
   return {
     engineName: driver,
@@ -94,7 +100,7 @@ export function openSqliteEngine(file: string, options: Omit<WarehouseOptions, '
 }
 
 function hostedEngine(
-  pool: SqliteHostPool,
+  pool: SqliteHostPool | InlinePool,
   engineName: DriverName,
   file: string,
   label: string,

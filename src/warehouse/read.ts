@@ -1,6 +1,6 @@
 import { isSqliteError, type SqliteConnection } from './drivers.js';
-import { checkSingleReadStatement, legacyStringLiteralRewrite } from './sql-text.js';
-import { SqlError, type Cell, type QueryResult } from './types.js';
+import { checkSingleReadStatement, findBindParameter, legacyStringLiteralRewrite } from './sql-text.js';
+import { SqlError, SqlRefusedError, type Cell, type QueryResult } from './types.js';
 
 /** Distinct double-quoted names rewritten as string literals before a statement fails for good. */
 export const MAX_LEGACY_LITERAL_REWRITES = 20;
@@ -43,6 +43,10 @@ export function runRead(connection: SqliteConnection, sql: string, options: Read
 
 function readRows(connection: SqliteConnection, sql: string, maxRows: number): QueryResult {
   const statement = connection.prepareRead(sql);
+  const parameter = findBindParameter(sql);
+  if (parameter !== undefined) {
+    throw new SqlRefusedError(`the statement has a bind parameter (${parameter}), and a recorded answer has no values to bind`, sql);
+  }
   const rows: Cell[][] = [];
   let truncated = false;
   for (const row of statement.rows()) {

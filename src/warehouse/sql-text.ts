@@ -68,8 +68,7 @@ function tokenize(sql: string): Token[] {
  * of three read-only layers; the driver's own check (`stmt.readonly` or an authorizer) and a
  * read-only connection are the others, so `WITH … INSERT` is refused there.
  *
- * @throws {SqlRefusedError} empty text, another first keyword, a bind parameter (both drivers
- *   would disagree: better-sqlite3 throws, node:sqlite binds NULL), or a second statement.
+ * @throws {SqlRefusedError} empty text, another first keyword, or a second statement.
  * @example checkSingleReadStatement('SELECT 1; DROP TABLE singer') // throws SqlRefusedError
  */
 export function checkSingleReadStatement(sql: string): void {
@@ -85,20 +84,30 @@ export function checkSingleReadStatement(sql: string): void {
       sql,
     );
   }
-  const parameter = tokens.find((t, i) => isParameter(sql, t, tokens[i + 1]));
-  if (parameter !== undefined) {
-    throw new SqlRefusedError(
-      `the statement has a bind parameter (${sql.slice(parameter.start, tokens[tokens.indexOf(parameter) + 1]?.end ?? parameter.end).trim()}), and a recorded answer has no values to bind`,
-      sql,
-    );
-  }
   const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
   if (semicolon >= 0 && tokens.slice(semicolon).some((t) => t.kind !== 'semicolon')) {
     throw new SqlRefusedError('only one statement may run per call; the text holds more than one', sql);
   }
 }
 
-/** SQLite bind parameters: `?`, `?NNN`, `:name`, `@name`, `$name` (outside strings and comments). */
+/**
+ * The first bind parameter of a statement — `?`, `?NNN`, `:name`, `@name` or `$name` outside
+ * strings and comments — or undefined. The warehouse refuses such statements after SQLite has
+ * prepared them (so syntax errors keep SQLite's wording): a recorded answer has no values to
+ * bind, and the drivers disagree (better-sqlite3 throws, node:sqlite binds NULL).
+ * @example findBindParameter('SELECT * FROM t WHERE a = :name') // ':name'
+ */
+export function findBindParameter(sql: string): string | undefined {
+  const tokens = tokenize(sql);
+  const i = tokens.findIndex((t, k) => isParameter(sql, t, tokens[k + 1]));
+  const token = tokens[i];
+  if (token === undefined) return undefined;
+  const next = tokens[i + 1];
+  const end = sql[token.start] !== '$' && token.kind === 'punct' && next?.kind === 'word' && next.start === token.end ? next.end : token.end;
+  return sql.slice(token.start, end);
+}
+
+/** Whether a token starts a bind parameter. */
 function isParameter(sql: string, token: Token, next: Token | undefined): boolean {
   const c = sql[token.start];
   if (token.kind === 'word') return c === '$';

@@ -7,30 +7,15 @@
  * Bundlers must emit this file as `sqlite-host.js` next to the module that contains
  * `host-pool.ts` (see docs/warehouse.md).
  */
+import { ConnectionCache } from './connections.js';
 import { loadDriver, type DriverName, type SqliteConnection } from './drivers.js';
 import type { HostFailure, HostReply, HostRequest } from './host-pool.js';
 import { runRead } from './read.js';
 import { SqlError, SqlRefusedError } from './types.js';
 
 const driver = loadDriver(process.argv[2] as DriverName);
-const connections = new Map<string, SqliteConnection>();
+const connections = new ConnectionCache(driver);
 const send = (reply: HostReply): void => void process.send?.(reply);
-
-function connection(file: string): SqliteConnection {
-  let open = connections.get(file);
-  if (open === undefined) {
-    open = driver.open(file, false);
-    try {
-      // SQLite opens lazily: read the schema now so that a bad file fails as such, not as a SQL error.
-      [...open.prepareRead('SELECT count(*) FROM sqlite_schema').rows()];
-    } catch (error) {
-      open.close();
-      throw error;
-    }
-    connections.set(file, open);
-  }
-  return open;
-}
 
 function failure(id: number, kind: HostFailure['kind'], error: unknown): HostReply {
   const e = error instanceof Error ? error : new Error(String(error));
@@ -40,7 +25,7 @@ function failure(id: number, kind: HostFailure['kind'], error: unknown): HostRep
 process.on('message', (request: HostRequest) => {
   let open: SqliteConnection;
   try {
-    open = connection(request.file);
+    open = connections.get(request.file);
   } catch (error) {
     return send(failure(request.id, 'open', error));
   }

@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../../model/types.js';
 /** Names of the built-in tools of the `tools` agent. */
 export type BuiltInToolName = 'run_sql' | 'list_metrics' | 'query_metric' | 'decline' | 'ask_back';
 
+/** The built-in tool names in the order of {@link TOOL_DEFINITIONS}. */
 export const BUILT_IN_TOOL_NAMES: readonly BuiltInToolName[] = ['run_sql', 'list_metrics', 'query_metric', 'decline', 'ask_back'];
 
 /**

@@ -1,0 +1,33 @@
+import type { SqliteConnection, SqliteDriver } from './drivers.js';
+
+/**
+ * Read-only connections by file, opened on first use and kept. Shared by the host process and
+ * the inline pool so both open files the same way.
+ */
+export class ConnectionCache {
+  readonly #open = new Map<string, SqliteConnection>();
+
+  constructor(private readonly driver: SqliteDriver) {}
+
+  /** The connection of `file`. @throws the driver's error when the file is not a usable database. */
+  get(file: string): SqliteConnection {
+    let open = this.#open.get(file);
+    if (open === undefined) {
+      open = this.driver.open(file, false);
+      try {
+        // SQLite opens lazily: read the schema now so that a bad file fails as such, not as a SQL error.
+        [...open.prepareRead('SELECT count(*) FROM sqlite_schema').rows()];
+      } catch (error) {
+        open.close();
+        throw error;
+      }
+      this.#open.set(file, open);
+    }
+    return open;
+  }
+
+  closeAll(): void {
+    for (const c of this.#open.values()) c.close();
+    this.#open.clear();
+  }
+}
