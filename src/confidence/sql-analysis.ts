@@ -1,8 +1,16 @@
-import nodeSqlParser from 'node-sql-parser';
+import { createRequire } from 'node:module';
+import type NodeSqlParser from 'node-sql-parser';
 import type { TableInfo } from '../warehouse/types.js';
 
-const { Parser } = nodeSqlParser;
-const parser = new Parser();
+// node-sql-parser's all-dialect build takes ~0.4 s to load: load it on first use, not at CLI start.
+let loaded: InstanceType<typeof NodeSqlParser.Parser> | undefined;
+const sqlParser = (): InstanceType<typeof NodeSqlParser.Parser> => {
+  if (!loaded) {
+    const { Parser } = createRequire(import.meta.url)('node-sql-parser') as typeof NodeSqlParser;
+    loaded = new Parser();
+  }
+  return loaded;
+};
 
 /**
  * Grammars tried in order. SQLite first; node-sql-parser's SQLite grammar cannot read
@@ -133,7 +141,7 @@ export function parseSql(sql: string): { ok: true; grammar: string; ast: unknown
   let first: string | undefined;
   for (const grammar of GRAMMARS) {
     try {
-      const ast = parser.astify(text, { database: grammar });
+      const ast = sqlParser().astify(text, { database: grammar });
       return { ok: true, grammar, ast: Array.isArray(ast) ? ast : [ast] };
     } catch (error) {
       first ??= error instanceof Error ? error.message.split('\n')[0] ?? error.message : String(error);
@@ -148,6 +156,7 @@ export function parseSql(sql: string): { ok: true; grammar: string; ast: unknown
  * @example sqlFromTree(parseSql('select a from t').ast[0], 'sqlite') // 'SELECT "a" FROM "t"'
  */
 export function sqlFromTree(ast: unknown, grammar: string): string {
+  const parser = sqlParser();
   return parser.sqlify(ast as Parameters<typeof parser.sqlify>[0], { database: grammar });
 }
 

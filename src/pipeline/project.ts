@@ -36,13 +36,20 @@ export interface OpenProjectOptions {
 export async function openProject(configFile: string, options: OpenProjectOptions = {}): Promise<Project> {
   const config = await loadConfig(configFile);
   const databases = options.databases ?? config.warehouse.databases;
-  const golden = await loadGoldenQuestions(config.goldenFiles, new Set(databases.keys()));
   const warehouse = openWarehouse(databases, {
     driver: options.driver ?? 'auto',
     maxRows: config.warehouse.maxRows,
     timeoutMs: config.warehouse.timeoutMs,
     isolation: options.isolation ?? config.warehouse.isolation,
   });
+  warehouse.warm(); // host start-up overlaps loading the golden questions
+  let golden: GoldenQuestion[];
+  try {
+    golden = await loadGoldenQuestions(config.goldenFiles, new Set(databases.keys()));
+  } catch (error) {
+    await warehouse.close();
+    throw error;
+  }
   const only = databases.size === 1 ? [...databases.keys()][0] : undefined;
   const agents = new Map<string, Promise<Agent>>();
   return {

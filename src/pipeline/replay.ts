@@ -58,6 +58,8 @@ export async function replayAgent(project: Project, agentName: string, options: 
   const questions = selectQuestions(project, options);
   const seeds = options.seeds ?? project.config.seeds;
   const golden = options.goldenResults ?? new GoldenResults(project.config.match, project.config.warehouse);
+  // Start every golden query now: with host processes they run while the recording is read.
+  for (const q of questions) if (q.kind === 'answer') void golden.get(q, project.engineFor(q));
   let recording: Recording | undefined;
   let model = options.model;
   if (!model) {

@@ -13,55 +13,55 @@ import { DataError } from '../util/errors.js';
  * @example canonicalJson({ b: 1, a: [2, '1'] }) // '{"a":[2,"1"],"b":1}'
  */
 export function canonicalJson(value: unknown): string {
-  const parts: string[] = [];
-  write(value, parts, new Set());
-  return parts.join('');
+  return write(value, new Set());
 }
 
-function write(value: unknown, out: string[], seen: Set<object>): void {
+// Strings without non-ASCII characters are already NFC; skipping normalize() for them is the hot path.
+const NON_ASCII = /[^\u0000-\u007f]/;
+const str = (s: string): string => JSON.stringify(NON_ASCII.test(s) ? s.normalize('NFC') : s);
+
+function write(value: unknown, seen: Set<object>): string {
   switch (typeof value) {
     case 'string':
-      out.push(JSON.stringify(value.normalize('NFC')));
-      return;
+      return str(value);
     case 'number':
       if (!Number.isFinite(value)) throw new DataError(`cannot canonicalise the number ${value}`);
-      out.push(Object.is(value, -0) ? '0' : String(value));
-      return;
+      return Object.is(value, -0) ? '0' : String(value);
     case 'boolean':
-      out.push(value ? 'true' : 'false');
-      return;
+      return value ? 'true' : 'false';
     case 'object':
       break;
     default:
       throw new DataError(`cannot canonicalise a value of type ${typeof value}`);
   }
-  if (value === null) {
-    out.push('null');
-    return;
-  }
+  if (value === null) return 'null';
   if (seen.has(value)) throw new DataError('cannot canonicalise a cyclic value');
   seen.add(value);
+  let out: string;
   if (Array.isArray(value)) {
-    out.push('[');
-    value.forEach((item: unknown, i) => {
-      if (i > 0) out.push(',');
-      write(item === undefined ? null : item, out, seen);
-    });
-    out.push(']');
+    out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      const item: unknown = value[i];
+      out += write(item === undefined ? null : item, seen);
+    }
+    out += ']';
   } else {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => [k.normalize('NFC'), v] as const)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    out.push('{');
-    entries.forEach(([k, v], i) => {
-      if (i > 0) out.push(',');
-      out.push(JSON.stringify(k), ':');
-      write(v, out, seen);
-    });
-    out.push('}');
+    const entries: [string, unknown][] = [];
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (v !== undefined) entries.push([NON_ASCII.test(k) ? k.normalize('NFC') : k, v]);
+    }
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    out = '{';
+    for (let i = 0; i < entries.length; i++) {
+      const [k, v] = entries[i]!;
+      if (i > 0) out += ',';
+      out += `${JSON.stringify(k)}:${write(v, seen)}`;
+    }
+    out += '}';
   }
   seen.delete(value);
+  return out;
 }
 
 /**

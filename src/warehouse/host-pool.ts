@@ -117,6 +117,14 @@ class SqliteHost {
     });
   }
 
+  /** Starts the host process now (unref'd), so its start-up overlaps the caller's other work. */
+  warm(): void {
+    if (this.#closed || this.#child !== undefined) return;
+    const child = this.#spawn();
+    child.unref();
+    child.channel?.unref();
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     const child = this.#stop();
@@ -234,6 +242,11 @@ export class SqliteHostPool {
     const { maxRows, legacyStringLiterals, timeoutMs } = options;
     const host = this.#hosts[fnv1a(file) % this.#hosts.length] as SqliteHost;
     return host.run({ id: this.#nextId++, file, sql, maxRows, legacyStringLiterals }, timeoutMs);
+  }
+
+  /** Starts every host process now, so their start-up overlaps other work. */
+  warm(): void {
+    for (const host of this.#hosts) host.warm();
   }
 
   async close(): Promise<void> {

@@ -41,6 +41,8 @@ export interface Warehouse {
    * @throws {DataError} the database's file does not exist.
    */
   engine(database: string): SqlEngine;
+  /** Starts the host processes now (they start on first use otherwise), so their start-up overlaps other work. */
+  warm(): void;
   /** Stops the host processes; statements still in flight are rejected. */
   close(): Promise<void>;
 }
@@ -81,6 +83,7 @@ export function openWarehouse(databases: ReadonlyMap<string, string>, options: W
       }
       return engine;
     },
+    warm: () => pool.warm(),
     close: () => pool.close(),
   };
 }

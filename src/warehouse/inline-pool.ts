@@ -28,6 +28,9 @@ export class InlinePool {
     return runRead(connection, sql, options);
   }
 
+  /** Nothing to start: statements run in this process. */
+  warm(): void {}
+
   async close(): Promise<void> {
     this.#connections.closeAll();
   }
