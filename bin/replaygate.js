@@ -1,4 +1,18 @@
 #!/usr/bin/env node
 import { main } from '../build/cli/index.js';
 
-process.exitCode = await main(process.argv.slice(2));
+// `replaygate score | head` closes the pipe early: stop quietly, as other command-line tools do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  // A bug, not a user mistake: keep the stack, and never exit 1 (that means "gate failed").
+  console.error('replaygate: internal error; please report it with this trace:\n', error);
+  process.exitCode = 3;
+}

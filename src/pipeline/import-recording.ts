@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { hasManifest, writeManifest } from '../recording/manifest.js';
 import { RecordingWriter } from '../recording/writer.js';
+import { Recording } from '../recording/recording.js';
 import type { RecordedCall } from '../recording/types.js';
 import { DataError } from '../util/errors.js';
 import { TOOL_NAME } from '../version.js';
@@ -28,6 +29,8 @@ export interface ImportOptions {
   readonly source: string;
   /** Replace an existing recording. */
   readonly force?: boolean;
+  /** Add to an existing recording (e.g. another seed); a question/seed already recorded is an error. */
+  readonly append?: boolean;
   /** Check question text against the golden question (default true). */
   readonly checkQuestionText?: boolean;
 }
@@ -37,7 +40,7 @@ export interface ImportSummary {
   readonly written: number;
   /** Items whose question id is not a golden question (skipped). */
   readonly skipped: number;
-  /** Golden questions with no imported item: they will replay as MissingRecording. */
+  /** Golden questions with no imported item in this import: they replay as MissingRecording unless recorded before. */
   readonly uncovered: readonly string[];
   readonly seeds: readonly number[];
 }
@@ -58,9 +61,17 @@ export async function importRecording(project: Project, agentName: string, items
   const config = project.config.agents.get(agentName);
   if (!config) throw new DataError(`no agent '${agentName}'`);
   if (!agent.firstRequest) throw new DataError(`agent '${agentName}' (kind ${agent.kind}) cannot key imported calls: only single-call agents can be imported into`);
-  if (!options.force && (await hasManifest(config.recording))) {
-    throw new DataError(`recording ${relative(project.config.root, config.recording)} exists; pass --force to replace it`);
+  const exists = await hasManifest(config.recording);
+  const shown = relative(project.config.root, config.recording);
+  if (options.append && options.force) throw new DataError('--append adds to a recording and --force replaces it: choose one');
+  if (exists && !options.force && !options.append) {
+    throw new DataError(`recording ${shown} exists; pass --append to add seeds or questions to it, or --force to replace it`);
   }
+  if (options.append && !exists) throw new DataError(`recording ${shown} does not exist yet; import without --append first`);
+  const existing = options.append ? await Recording.open(config.recording) : undefined;
+  const recorded = existing?.seedsByQuestion() ?? new Map<string, Set<number>>();
+  const previous = existing?.manifest;
+  existing?.close();
   const byId = new Map(project.golden.map((q) => [q.id, q]));
   const checked: { item: ImportItem; request: RecordedCall['request'] }[] = [];
   let skipped = 0;
@@ -72,6 +83,9 @@ export async function importRecording(project: Project, agentName: string, items
     }
     if (item.db !== undefined && question.db !== undefined && item.db !== question.db) {
       throw new DataError(`prediction is for database '${item.db}' but golden question '${question.id}' is on '${question.db}'; check the id pattern`, item.where);
+    }
+    if (recorded.get(item.questionId)?.has(item.seed)) {
+      throw new DataError(`question '${item.questionId}' seed ${item.seed} is already in ${shown}; import under another --seed, or --force to replace the recording`, item.where);
     }
     if (options.checkQuestionText !== false && item.question !== undefined && squash(item.question) !== squash(question.question)) {
       throw new DataError(`prediction is for "${item.question.slice(0, 80)}" but golden question '${question.id}' asks "${question.question.slice(0, 80)}"`, item.where);
@@ -85,7 +99,7 @@ export async function importRecording(project: Project, agentName: string, items
     });
     checked.push({ item, request });
   }
-  const writer = RecordingWriter.open(config.recording, 'create');
+  const writer = RecordingWriter.open(config.recording, options.append ? 'append' : 'create');
   const covered = new Set<string>();
   try {
     for (const { item, request } of checked) {
@@ -102,7 +116,7 @@ export async function importRecording(project: Project, agentName: string, items
   } finally {
     writer.close();
   }
-  const seeds = [...new Set(checked.map((c) => c.item.seed))].sort((a, b) => a - b);
+  const seeds = [...new Set([...(previous?.seeds ?? []), ...checked.map((c) => c.item.seed)])].sort((a, b) => a - b);
   const now = new Date().toISOString();
   const promptRel = relative(project.config.root, config.prompt);
   await writeManifest(config.recording, {
@@ -113,14 +127,15 @@ export async function importRecording(project: Project, agentName: string, items
     seeds,
     prompt_files: { [promptRel]: `sha256:${createHash('sha256').update(readFileSync(config.prompt)).digest('hex')}` },
     recorder: `${TOOL_NAME} import ${options.format}`,
-    created: now,
+    created: previous?.created ?? now,
     updated: now,
-    recorded_splits: Object.fromEntries(
-      [...new Set(checked.map((c) => byId.get(c.item.questionId)?.split ?? 'dev'))].map((s) => [s, 1]),
-    ),
+    recorded_splits: {
+      ...previous?.recorded_splits,
+      ...Object.fromEntries([...new Set(checked.map((c) => byId.get(c.item.questionId)?.split ?? 'dev'))].map((s) => [s, previous?.recorded_splits[s] ?? 1])),
+    },
     constructed: false,
-    source: options.source,
-    extra: {},
+    source: previous?.source !== undefined && previous.source !== options.source ? `${previous.source}; ${options.source}` : options.source,
+    extra: previous?.extra ?? {},
   });
   return {
     recording: relative(project.config.root, config.recording),

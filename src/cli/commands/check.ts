@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeOutput } from '../output.js';
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { renderSchemaChecks, runSchemaChecks, type SchemaCheckReport } from '../../checks/index.js';
@@ -73,7 +73,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
             ...(opts.migration !== undefined ? { migration: opts.migration } : {}),
             ...report,
           };
-          await writeFile(resolve(ctx.cwd, opts.json), `${JSON.stringify(json, null, 2)}\n`);
+          await writeOutput(ctx, opts.json, `${JSON.stringify(json, null, 2)}\n`);
         }
         if (!report.passed) ctx.exitCode = EXIT.fail;
       } finally {

@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { assessAnswer, type AnswerAssessment } from '../../confidence/assess.js';
@@ -226,9 +227,9 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   const render = opts.maxAnswers !== undefined ? { maxAnswers: opts.maxAnswers } : {};
   ctx.stdout(renderConfidenceText(finalReport, render));
   ctx.stdout(`\ntime: ${Object.entries(timing).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}\n`);
-  if (opts.json) await writeFile(resolve(ctx.cwd, opts.json), `${JSON.stringify(finalReport, jsonSafe, 2)}\n`);
-  if (opts.markdown) await writeFile(resolve(ctx.cwd, opts.markdown), renderConfidenceMarkdown(finalReport, render));
-  if (opts.svg) await writeFile(resolve(ctx.cwd, opts.svg), confidenceSvg(finalReport));
+  if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(finalReport, jsonSafe, 2)}\n`);
+  if (opts.markdown) await writeOutput(ctx, opts.markdown, renderConfidenceMarkdown(finalReport, render));
+  if (opts.svg) await writeOutput(ctx, opts.svg, confidenceSvg(finalReport));
   ctx.exitCode = EXIT.pass;
 }
 

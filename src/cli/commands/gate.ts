@@ -1,4 +1,5 @@
-import { access, readFile, writeFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
+import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.js';
@@ -187,8 +188,8 @@ export function registerGate(program: Command, ctx: CliContext): void {
           repeats: { base: summariseRepeats(repeats.base), candidate: summariseRepeats(repeats.candidate) },
           ...(determinism ? { determinism } : {}),
         };
-        if (opts.json) await writeFile(resolve(ctx.cwd, opts.json), `${JSON.stringify(report, null, 2)}\n`);
-        if (opts.markdown) await writeFile(resolve(ctx.cwd, opts.markdown), renderGateMarkdown(result));
+        if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(report, null, 2)}\n`);
+        if (opts.markdown) await writeOutput(ctx, opts.markdown, renderGateMarkdown(result));
         ctx.exitCode = result.verdict === 'pass' ? EXIT.pass : EXIT.fail;
       } finally {
         await project?.close();

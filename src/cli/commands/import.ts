@@ -16,6 +16,7 @@ interface PredictionsOptions {
   seed: number;
   source?: string;
   force?: boolean;
+  append?: boolean;
   checkQuestions: boolean;
 }
 
@@ -27,13 +28,14 @@ export function registerImport(program: Command, ctx: CliContext): void {
 
   command
     .command('predictions <file>')
-    .description('Write a predictions file as the recording of a single-call agent, keyed by the exact request that agent sends (so a later prompt edit gives MissingRecording). One file → one recording, one seed.')
+    .description('Write a predictions file as the recording of a single-call agent, keyed by the exact request that agent sends (so a later prompt edit gives MissingRecording). One file → one seed; --append adds another file as another seed.')
     .requiredOption('-a, --agent <name>', 'agent (in replaygate.yml) whose recording to write')
     .addOption(new Option('-f, --format <format>', 'file format').choices([...PREDICTION_FORMATS]).default('lines'))
     .option('--ids <pattern>', 'golden id of the i-th prediction: {i} 0-based index, {i:4} zero-padded, {n} 1-based line', 'spider-dev-{i:4}')
     .option('--seed <n>', 'seed to record the predictions under', parseWhole(0, 1_000_000), 0)
     .option('--source <text>', 'provenance written to the manifest (system, paper, licence)')
     .option('--force', 'replace an existing recording')
+    .option('--append', 'add to an existing recording, e.g. the same questions under another --seed')
     .option('--no-check-questions', 'do not compare question text in the file with the golden questions')
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
     .addHelpText('after', '\nExample:\n  replaygate import predictions DIN-SQL.csv -f din-sql-csv -a din-sql-gpt4 --source "DIN-SQL GPT-4 (MIT)"')
@@ -53,7 +55,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
             ...(p.question !== undefined ? { question: p.question } : {}),
             where: p.where,
           })),
-          { format: opts.format, source: opts.source ?? file, ...(opts.force ? { force: true } : {}), checkQuestionText: opts.checkQuestions },
+          { format: opts.format, source: opts.source ?? file, ...(opts.force ? { force: true } : {}), ...(opts.append ? { append: true } : {}), checkQuestionText: opts.checkQuestions },
         );
         ctx.stdout(
           `wrote ${summary.written} calls to ${summary.recording} (seed ${opts.seed}); ` +

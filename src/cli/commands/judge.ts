@@ -1,4 +1,5 @@
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { importLlmSqlSolver } from '../../importers/llm-sql-solver.js';
@@ -149,9 +150,8 @@ function recordOptions(command: Command): Command {
 
 /** Writes the Markdown report, or appends the judge section to an existing Markdown file with `--append`. */
 async function writeMarkdown(ctx: CliContext, opts: CommonOptions, whole: string, section: string): Promise<void> {
-  const file = resolve(ctx.cwd, opts.markdown as string);
-  if (opts.append) await appendFile(file, `\n${section}`);
-  else await writeFile(file, whole);
+  if (opts.append) await writeOutput(ctx, opts.markdown as string, `\n${section}`, 'append');
+  else await writeOutput(ctx, opts.markdown as string, whole);
 }
 
 /** Runs MissingRecording-aware: a judge call with no recording fails the command (exit 1), never skipped. */
@@ -232,7 +232,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
             const report = analysePairs(judged, skipped, { base: base[0]?.agent ?? opts.base ?? 'base', candidate: candidate[0]?.agent ?? opts.candidate ?? 'candidate' });
             ctx.stdout(pairsText(report));
             const json: JudgePairsJson = { schemaVersion: JUDGE_SCHEMA_VERSION, kind: 'judge-pairs', tool: TOOL_NAME, createdAt: new Date().toISOString(), report };
-            if (opts.json) await writeFile(resolve(ctx.cwd, opts.json), `${JSON.stringify(json, null, 2)}\n`);
+            if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(json, null, 2)}\n`);
             if (opts.markdown) await writeMarkdown(ctx, opts, renderPairwiseMarkdown(report), renderJudgeSection({ pairs: report }));
           } finally {
             const done = await judgeModel.finish();
@@ -353,6 +353,6 @@ async function emitCalibration(ctx: CliContext, opts: CalibrateOptions, report: 
   if (parsedBy) ctx.stdout(`verdicts read by rule: ${parsedBy}\n`);
   if (extras.skipped.length) ctx.stdout(`skipped answers: ${extras.skipped.length} (${extras.skipped.slice(0, 3).map((s) => `${s.questionId}: ${s.reason}`).join('; ')})\n`);
   const json: JudgeCalibrationJson = { schemaVersion: JUDGE_SCHEMA_VERSION, kind: 'judge-calibration', tool: TOOL_NAME, createdAt: new Date().toISOString(), ...extras, report };
-  if (opts.json) await writeFile(resolve(ctx.cwd, opts.json), `${JSON.stringify(json, null, 2)}\n`);
+  if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(json, null, 2)}\n`);
   if (opts.markdown) await writeMarkdown(ctx, opts, renderCalibrationMarkdown(report), renderJudgeSection({ calibration: report }));
 }

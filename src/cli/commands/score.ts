@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { GoldenResults } from '../../pipeline/golden-results.js';
@@ -82,8 +82,8 @@ export function registerScore(program: Command, ctx: CliContext): void {
         });
         ctx.stdout(`${scorecardText(report.scorecards)}\n`);
         if (ambiguousGolden.length) ctx.stdout(`\n${ambiguousGolden.length} golden question(s) whose LIMIT cuts through ties: ${ambiguousGolden.map((a) => a.id).join(', ')}\n`);
-        if (opts.json) await writeFile(resolve(ctx.cwd, opts.json), reportJson(report));
-        if (opts.markdown) await writeFile(resolve(ctx.cwd, opts.markdown), scoreMarkdown(report));
+        if (opts.json) await writeOutput(ctx, opts.json, reportJson(report));
+        if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
         const missing = runs.filter((r) => r.outcome === 'missing_recording');
         if (missing.length > 0) {
           ctx.stderr(`\n${missing.length} run(s) have no recording; the first:\n${missing[0]?.detail ?? ''}\n`);
