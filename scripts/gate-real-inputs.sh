@@ -17,7 +17,7 @@ cd "$WORK"
 # ---------------------------------------------------------------- full Spider dev (19 dbs)
 mkdir -p full && cd full
 DBS=$(for d in $(ls "$S/database"); do if [ -f "$S/database/$d/$d.sqlite" ]; then echo "$d"; fi; done | paste -sd, -)
-$RG import spider-golden "$S" -o golden --databases "$DBS" >/dev/null
+$RG import spider-golden "$S" -o golden --databases "$DBS" --force >/dev/null
 cp "$ROOT/prompts/spider-sql.md" prompt.md
 {
   echo "warehouse:"; echo "  databases:"
@@ -49,7 +49,7 @@ cd ..
 # ------------------------------------------- 195-question subset, 10 local models, 2 prompts
 mkdir -p local && cd local
 SUB="concert_singer,pets_1,employee_hire_evaluation,orchestra,singer"
-$RG import spider-golden "$S" -o golden --databases "$SUB" >/dev/null
+$RG import spider-golden "$S" -o golden --databases "$SUB" --force >/dev/null
 cp "$ROOT/prompts/spider-sql.md" prompt.md
 # The prediction files hold the subset's 195 questions in dev.json order; spread them over the
 # 1034 dev positions (empty lines elsewhere) so that line i is dev question i (spider-dev-{i:4}).

@@ -14,6 +14,10 @@ const { values } = parseArgs({ options: { shared: { type: 'string', default: '..
 const shared = resolve(values.shared, 'data');
 const out = resolve(values.out);
 const spider = join(shared, 'spider');
+if (!existsSync(join(spider, 'dev.json'))) {
+  console.error(`no Spider data at ${spider}: pass --shared <folder that holds data/spider> (default ../shared)`);
+  process.exit(2);
+}
 
 /** Every Spider dev prediction set in ../shared/data: name → [file, format, model label, source]. */
 export const SYSTEMS = {
@@ -44,8 +48,8 @@ const run = async (args) => {
   const code = await main(args, { cwd: out });
   if (code !== 0) throw new Error(`replaygate ${args.join(' ')} exited ${code}`);
 };
-await run(['import', 'spider-golden', spider, '--out', 'golden', '--databases', dbs.join(',')]);
+await run(['import', 'spider-golden', spider, '--out', 'golden', '--databases', dbs.join(','), '--force']);
 for (const [name, [file, format, , source]] of Object.entries(SYSTEMS)) {
-  await run(['import', 'predictions', join(shared, file), '-f', format, '-a', name, '--source', source, '--force', ...(format === 'lines' ? [] : [])]);
+  await run(['import', 'predictions', join(shared, file), '-f', format, '-a', name, '--source', source, '--force']);
 }
 console.log(`project ready: ${out}`);

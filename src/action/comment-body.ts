@@ -8,12 +8,29 @@ export const MAX_LISTED_RECORDING_FILES = 30;
 export const MAX_LISTED_MISSING = 10;
 
 /**
- * The hidden marker that finds our comment again (with the bot's login). `id` tells apart
- * several replaygate steps on one pull request (one per config file).
- * @example commentMarker('replaygate.yml') // '<!-- replaygate-comment: replaygate.yml -->'
+ * The hidden marker that finds our comment again (with the bot's login). It is keyed by the
+ * `command` input (not the command that ran: a gate that falls back to scoring keeps its
+ * comment) and the config file relative to the workspace, which includes the
+ * working-directory, so `gate`, `score` and `check` steps, and steps on different configs,
+ * each keep their own comment.
+ * @example commentMarker('score', 'analytics/replaygate.yml') // '<!-- replaygate-comment command=score config=analytics/replaygate.yml -->'
  */
-export function commentMarker(id: string): string {
-  return `<!-- replaygate-comment: ${id.replace(/--+/g, '-').replace(/>/g, '')} -->`;
+export function commentMarker(command: string, config: string): string {
+  return `<!-- replaygate-comment command=${markerText(command)} config=${markerText(config)} -->`;
+}
+
+/**
+ * The marker of replaygate before comments were keyed by command (config path only, relative
+ * to the repository root). The `gate` step still adopts a comment carrying it, so upgrading
+ * updates the existing comment instead of adding a second one.
+ * @example legacyCommentMarker('replaygate.yml') // '<!-- replaygate-comment: replaygate.yml -->'
+ */
+export function legacyCommentMarker(config: string): string {
+  return `<!-- replaygate-comment: ${markerText(config)} -->`;
+}
+
+function markerText(text: string): string {
+  return text.replace(/--+/g, '-').replace(/>/g, '');
 }
 
 /** What the head of the comment and of the job summary says. */
@@ -30,6 +47,8 @@ export interface HeadInput {
   readonly summaryUrl: string | undefined;
   /** Config file, repository-relative, for the title. */
   readonly configLabel: string;
+  /** Warnings shown under the title, e.g. that the base could not be loaded. */
+  readonly notes?: readonly string[];
 }
 
 const STATUS_WORDS: Readonly<Record<string, string>> = {
@@ -56,6 +75,7 @@ export function renderHead(input: HeadInput): string {
   if (input.headSha !== undefined) where.push(`head \`${input.headSha.slice(0, 7)}\``);
   if (input.summaryUrl !== undefined) where.push(`[full report in the job summary](${input.summaryUrl})`);
   lines.push(where.join(' · '), '');
+  for (const note of input.notes ?? []) lines.push(`> ⚠️ ${note.split('\n').join('\n> ')}`, '');
 
   if (result.reasons.length > 0) {
     lines.push('**Why it failed**', '');
@@ -106,6 +126,31 @@ export function renderHead(input: HeadInput): string {
   return lines.join('\n').trimEnd();
 }
 
+/** What {@link renderErrorSummary} reports. */
+export interface ErrorSummaryInput {
+  /** The `command` input, when it was read. */
+  readonly command: string | undefined;
+  readonly message: string;
+  /** True for a user's mistake (input, config, data); false for a bug. */
+  readonly userError: boolean;
+  /** Config file, workspace-relative, when known. */
+  readonly configLabel: string | undefined;
+}
+
+/**
+ * The short job summary of a step that could not run (invalid input, missing config,
+ * unknown base ref, a base and head that do not load, or a bug): what was wrong and what
+ * the outputs hold. Pure.
+ * @example renderErrorSummary({ command: 'gate', message: "Input 'comment' must be true or false …", userError: true, configLabel: undefined }).split('\n')[0] // '## ❌ replaygate gate: could not run'
+ */
+export function renderErrorSummary(input: ErrorSummaryInput): string {
+  const lines = [`## ❌ replaygate${input.command === undefined ? '' : ` ${input.command}`}: could not run`, ''];
+  if (input.configLabel !== undefined) lines.push(`\`${input.configLabel}\``, '');
+  lines.push(input.userError ? '**What is wrong**' : '**Internal error** (a bug in replaygate: the step log has the stack trace; please report it)', '');
+  lines.push('```text', input.message.replace(/```/g, "'''"), '```', '');
+  lines.push("Outputs: `verdict` is `fail`; the other outputs are empty. Nothing was compared.");
+  return lines.join('\n');
+}
 
 function oneLine(text: string): string {
   return text.split('\n')[0] ?? '';

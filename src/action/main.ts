@@ -1,7 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
 import { MAX_SUMMARY_BYTES, fitComment } from '../report/fit-comment.js';
@@ -9,7 +9,8 @@ import { ConfigError, isUserError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { ActionsLogger } from './actions-logger.js';
 import { missingRecordingCauses, planMissingRecordingAnnotations } from './annotations.js';
-import { commentMarker, renderHead } from './comment-body.js';
+import { BaseLoadError, basePathMapper, identityMap, mapLogger, type TextMap } from './base-side.js';
+import { commentMarker, legacyCommentMarker, renderErrorSummary, renderHead } from './comment-body.js';
 import { readRunnerEvent } from './event.js';
 import { changedFiles, git, materialiseCommit, repositoryRoot, resolveCommit, type ChangedFile } from './git.js';
 import { actionsInputSource, readActionInputs, type ActionCommand, type InputSource } from './inputs.js';
@@ -37,24 +38,53 @@ export interface ActionOutcome {
   readonly failure: string | undefined;
 }
 
+/** What `execute` learned so far, for the error report when it throws. */
+interface RunState {
+  /** The `command` input, once read. */
+  command: ActionCommand | undefined;
+  /** Config file relative to the workspace, once validated. */
+  configLabel: string | undefined;
+  /** Maps paths in the materialised base tree back to `path at base <sha>`. */
+  map: TextMap;
+  /** Where the sticky comment goes, once inputs, event and markers are known. */
+  sticky: StickyTarget | undefined;
+}
+
+interface StickyTarget {
+  readonly client: GitHubClient;
+  readonly where: { readonly owner: string; readonly repo: string; readonly issueNumber: number };
+  /** Current marker first, then older formats to adopt. */
+  readonly markers: readonly string[];
+}
+
+/** Outputs set (all but `verdict` empty) when the step could not run. */
+export const OUTPUT_NAMES = ['verdict', 'mean-difference', 'interval-low', 'interval-high', 'stable-breaks', 'missing-recordings', 'report-path'] as const;
+
 /**
  * The Action: reads inputs and the event, materialises the base commit's tree (gate), runs
  * the pipeline through `deps.runGate`, writes the JSON report and outputs, the job summary,
  * MissingRecording annotations and the sticky pull request comment, and fails the step when
- * the verdict is `fail`. Catches once: a user's mistake fails the step with its message; any
- * other error also logs its stack. Never calls `process.exit`.
+ * the verdict is `fail`. A base commit whose configuration does not load (a
+ * {@link BaseLoadError}) is not compared: the head is scored, with a warning naming the base
+ * file as `path:line at base <sha>`. Catches once: the step fails with the message (paths in
+ * the base tree mapped back); the outputs say `verdict: fail` (others empty), the job summary
+ * and, when it can be reached, the sticky comment say what was wrong; a bug also logs its
+ * stack. Never calls `process.exit`.
  */
 export async function run(deps: ActionDeps): Promise<ActionOutcome> {
   const logger = deps.logger ?? new ActionsLogger();
   const setFailed = deps.setFailed ?? ((message: string) => core.setFailed(message));
+  const state: RunState = { command: undefined, configLabel: undefined, map: identityMap, sticky: undefined };
   try {
-    const { result, comment } = await execute(deps, logger);
+    const { result, comment } = await execute(deps, logger, state);
     const failure = result.verdict === 'fail' ? failureMessage(result) : undefined;
     if (failure !== undefined) setFailed(failure);
     return { result, comment, failure };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (!isUserError(error) && error instanceof Error && error.stack !== undefined) logger.info(error.stack);
+    const message = state.map(error instanceof Error ? error.message : String(error));
+    const userError = isUserError(error);
+    if (!userError && error instanceof Error && error.stack !== undefined) logger.info(state.map(error.stack));
+    await reportError(deps, logger, state, message, userError);
     setFailed(message);
     return { result: undefined, comment: undefined, failure: message };
   }
@@ -65,21 +95,53 @@ function failureMessage(result: GateRunResult): string {
   return `replaygate ${result.command} failed: ${reasons || 'see the job summary'}`;
 }
 
-async function execute(deps: ActionDeps, logger: Logger): Promise<{ result: GateRunResult; comment: StickyResult | undefined }> {
+/** Outputs, job summary and sticky comment of a step that could not run; never throws. */
+async function reportError(deps: ActionDeps, logger: Logger, state: RunState, message: string, userError: boolean): Promise<void> {
+  const env = deps.env ?? process.env;
+  try {
+    const set = deps.setOutput ?? ((name: string, value: string) => core.setOutput(name, value));
+    for (const name of OUTPUT_NAMES) set(name, name === 'verdict' ? 'fail' : '');
+  } catch (error) {
+    logger.info(`could not set the outputs: ${String(error)}`);
+  }
+  const summary = renderErrorSummary({ command: state.command, message, userError, configLabel: state.configLabel });
+  try {
+    await appendSummary(deps, env, logger, summary);
+  } catch (error) {
+    logger.info(`could not write the job summary: ${String(error)}`);
+  }
+  const sticky = state.sticky;
+  if (sticky === undefined) return;
+  try {
+    const body = fitComment({ head: `${sticky.markers[0] ?? ''}\n${summary}`, body: '', pointer: '' }).text;
+    const comment = await upsertStickyComment(sticky.client, sticky.where, sticky.markers, body, logger);
+    if (comment.action === 'skipped') logger.info(`The pull request comment was not updated: ${comment.reason}`);
+  } catch (error) {
+    logger.info(`could not update the pull request comment: ${String(error)}`);
+  }
+}
+
+async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promise<{ result: GateRunResult; comment: StickyResult | undefined }> {
   const env = deps.env ?? process.env;
   const inputs = readActionInputs(deps.inputs ?? actionsInputSource);
-  const workspace = resolve(env['GITHUB_WORKSPACE'] || process.cwd());
-  const workDir = resolve(workspace, inputs.workingDirectory);
+  state.command = inputs.command;
+  const workspace = realPath(resolve(env['GITHUB_WORKSPACE'] || process.cwd()));
+  const workDir = insideWorkspace(workspace, 'working-directory', inputs.workingDirectory, workspace);
   if (!isDirectory(workDir)) {
     throw new ConfigError(`Input 'working-directory': ${JSON.stringify(inputs.workingDirectory)} is not a folder in the workspace ${workspace}.`);
   }
-  const headConfig = resolve(workDir, inputs.config);
-  if (!existsSync(headConfig)) {
+  const workDirReal = realInsideWorkspace(workspace, 'working-directory', inputs.workingDirectory, workDir);
+  const headConfigPath = insideWorkspace(workspace, 'config', inputs.config, workDirReal);
+  if (!existsSync(headConfigPath)) {
     throw new ConfigError(
-      `Input 'config': ${JSON.stringify(inputs.config)} not found (looked for ${headConfig}). ` +
+      `Input 'config': ${JSON.stringify(inputs.config)} not found (looked for ${headConfigPath}). ` +
         'Check the path (relative to working-directory) and that actions/checkout ran before replaygate.',
     );
   }
+  const headConfig = realInsideWorkspace(workspace, 'config', inputs.config, headConfigPath);
+  const configLabel = toPosix(relative(workspace, headConfig));
+  state.configLabel = configLabel;
+
   const event = readRunnerEvent(env);
   const pr = event.pullRequest;
   if (event.name === 'pull_request_target') {
@@ -87,37 +149,75 @@ async function execute(deps: ActionDeps, logger: Logger): Promise<{ result: Gate
       'replaygate runs under pull_request_target, which has a write token and secrets: replaygate reads prompts, configs and custom agent modules from the checked-out files, so never check out the pull request head here. Use the pull_request event.',
     );
   }
+  let root = workspace;
+  let notARepository: unknown;
+  try {
+    root = await repositoryRoot(workDirReal);
+  } catch (error) {
+    if (!isUserError(error)) throw error;
+    notARepository = error;
+  }
+  const rel = (abs: string): string => toPosix(relative(root, abs));
+  const marker = commentMarker(inputs.command, configLabel);
+  const markers = inputs.command === 'gate' ? [marker, legacyCommentMarker(rel(headConfig))] : [marker];
+  if (pr !== undefined && inputs.comment && inputs.githubToken !== undefined && event.repo !== undefined) {
+    state.sticky = { client: (deps.octokit ?? defaultOctokit)(inputs.githubToken), where: { ...event.repo, issueNumber: pr.number }, markers };
+  }
+
   const scratch = await mkdtemp(join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate-'));
   try {
     let command: ActionCommand = inputs.command;
-    let root: string | undefined;
-    let base: { sha: string; label: string; config: string } | undefined;
+    let baseCommit: { sha: string; label: string } | undefined;
+    let baseConfig: string | undefined;
+    const notes: string[] = [];
     const baseRef = inputs.baseRef ?? pr?.baseSha;
     if (command === 'gate') {
       if (baseRef === undefined) {
         logger.info(`The '${event.name || 'unknown'}' event is not a pull request and 'base-ref' is not set: nothing to compare, scoring the head only.`);
         command = 'score';
       } else {
-        root = await repositoryRoot(workDir);
+        if (notARepository !== undefined) throw notARepository;
         const sha = await resolveCommit(root, baseRef, 'base-ref');
+        baseCommit = { sha, label: inputs.baseRef ?? pr?.baseRef ?? sha };
         const tree = join(scratch, 'base');
-        await logger.group(`Materialise base ${sha.slice(0, 12)}`, () => materialiseCommit(root ?? workDir, sha, tree, scratch));
-        const baseConfig = join(tree, relative(root, headConfig));
-        if (existsSync(baseConfig)) {
-          base = { sha, label: inputs.baseRef ?? pr?.baseRef ?? sha, config: baseConfig };
+        await logger.group(`Materialise base ${sha.slice(0, 12)}`, () => materialiseCommit(root, sha, tree, scratch));
+        state.map = basePathMapper(tree, sha);
+        const candidate = join(tree, relative(root, headConfig));
+        if (existsSync(candidate)) {
+          baseConfig = candidate;
         } else {
-          logger.info(`The base commit ${sha.slice(0, 12)} has no ${toPosix(relative(root, headConfig))}: nothing to compare, scoring the head only.`);
+          const note = `The base commit ${sha.slice(0, 7)} has no ${rel(headConfig)}: nothing to compare, scoring the head only.`;
+          logger.info(note);
+          notes.push(note);
           command = 'score';
         }
       }
     }
-    root ??= await repositoryRoot(workDir).catch(() => workspace);
     const headSha = await git(root, ['rev-parse', 'HEAD']).then((s) => s.trim(), () => undefined);
 
-    const result = await deps.runGate({ command, headConfig, baseConfig: base?.config, logger });
+    const pipelineLogger = mapLogger(logger, state.map);
+    let raw: GateRunResult;
+    try {
+      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger });
+    } catch (error) {
+      if (!(error instanceof BaseLoadError) || baseCommit === undefined) throw error;
+      const short = baseCommit.sha.slice(0, 7);
+      const why = state.map(error.message);
+      const note =
+        `The base commit ${short} (${baseCommit.label}) could not be loaded, so nothing was compared and the head was scored only ` +
+        `(fails only on a MissingRecording): ${why}`;
+      logger.warning(
+        `${note}\nFix it on the base branch; this pull request may be that fix. The gate compares again once the base loads.`,
+        { title: 'replaygate: the base could not be loaded' },
+      );
+      notes.push(note);
+      baseConfig = undefined;
+      command = 'score';
+      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger });
+    }
+    const result = mapResult(raw, state.map);
 
-    const rel = (abs: string): string => toPosix(relative(root ?? workspace, abs));
-    const changed: ChangedFile[] = base !== undefined && headSha !== undefined ? await changedFiles(root, base.sha, headSha) : [];
+    const changed: ChangedFile[] = baseCommit !== undefined && headSha !== undefined ? await changedFiles(root, baseCommit.sha, headSha) : [];
     const recordingDirs = result.files.agents.map((a) => rel(a.recordingDir));
     const changedRecordings = changed.filter((f) => recordingDirs.some((d) => f.path === d || f.path.startsWith(`${d}/`)));
     const causes = missingRecordingCauses(
@@ -127,10 +227,11 @@ async function execute(deps: ActionDeps, logger: Logger): Promise<{ result: Gate
       new Set(changed.map((f) => f.path)),
     );
 
-    const reportDir = join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate', slug(rel(headConfig)));
+    // Keyed by the command input too: gate, score and check steps on one config keep their own report.
+    const reportDir = join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate', slug(`${inputs.command}-${configLabel}`));
     await mkdir(reportDir, { recursive: true });
     const reportPath = join(reportDir, 'report.json');
-    await writeFile(reportPath, `${JSON.stringify(result.report, jsonReplacer, 2)}\n`);
+    await writeFile(reportPath, `${JSON.stringify(result.report, (_key, value: unknown) => jsonValue(value, state.map), 2)}\n`);
     await writeFile(join(reportDir, 'report.md'), result.markdown);
     setOutputs(deps, result, reportPath);
 
@@ -143,14 +244,15 @@ async function execute(deps: ActionDeps, logger: Logger): Promise<{ result: Gate
 
     const summaryUrl = summaryLink(env);
     const head = renderHead({
-      marker: commentMarker(rel(headConfig)),
+      marker,
       result,
       changedRecordings,
       causes,
-      base: base === undefined ? undefined : { sha: base.sha, label: base.label },
+      base: baseCommit,
       headSha: pr?.headSha ?? headSha,
       summaryUrl,
-      configLabel: rel(headConfig),
+      configLabel,
+      notes,
     });
     await writeJobSummary(deps, env, logger, head, result.markdown, reportPath);
 
@@ -159,15 +261,17 @@ async function execute(deps: ActionDeps, logger: Logger): Promise<{ result: Gate
       logger.info('Not a pull request event: no comment (the job summary has the report).');
     } else if (!inputs.comment) {
       logger.info("Input 'comment' is false: no pull request comment.");
-    } else if (inputs.githubToken === undefined || event.repo === undefined) {
+    } else if (state.sticky === undefined) {
       logger.warning("No 'github-token' (or GITHUB_REPOSITORY): the pull request comment is skipped; the job summary has the report.");
     } else {
       const pointer = summaryUrl === undefined ? 'The full report is in the job summary.' : `Full report: [job summary](${summaryUrl}).`;
       const body = fitComment({ head, body: result.markdown, pointer }).text;
-      const octokit = (deps.octokit ?? defaultOctokit)(inputs.githubToken);
-      comment = await upsertStickyComment(octokit, { ...event.repo, issueNumber: pr.number }, commentMarker(rel(headConfig)), body, logger);
+      const sticky = state.sticky;
+      // From here on an error is not the comment's to report: the result is already out.
+      state.sticky = undefined;
+      comment = await upsertStickyComment(sticky.client, sticky.where, sticky.markers, body, logger);
       if (comment.action === 'skipped') {
-        logger.warning(`replaygate could not comment on pull request #${pr.number}: ${comment.reason} The verdict and the job summary are unaffected.`);
+        logger.warning(`replaygate could not comment on pull request #${sticky.where.issueNumber}: ${comment.reason} The verdict and the job summary are unaffected.`);
       } else {
         logger.info(`Pull request comment ${comment.action}${comment.url === undefined ? '' : `: ${comment.url}`}`);
       }
@@ -176,6 +280,62 @@ async function execute(deps: ActionDeps, logger: Logger): Promise<{ result: Gate
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * `value` (an input, resolved against `from`) as an absolute path inside the workspace.
+ * @throws ConfigError naming the input when it resolves outside the workspace.
+ */
+function insideWorkspace(workspace: string, input: string, value: string, from: string): string {
+  const path = resolve(from, value);
+  if (!isInside(workspace, path)) {
+    throw new ConfigError(
+      `Input '${input}': ${JSON.stringify(value)} resolves to ${path}, outside the workspace ${workspace} (GITHUB_WORKSPACE). ` +
+        `Give a path inside the checked-out repository${input === 'config' ? ', relative to working-directory' : ', relative to the workspace'}.`,
+    );
+  }
+  return path;
+}
+
+/**
+ * The real path of an existing `path`, which must stay inside the workspace (a symbolic link
+ * must not lead out of it).
+ * @throws ConfigError naming the input when the link leads outside the workspace.
+ */
+function realInsideWorkspace(workspace: string, input: string, value: string, path: string): string {
+  const real = realPath(path);
+  if (!isInside(workspace, real)) {
+    throw new ConfigError(
+      `Input '${input}': ${JSON.stringify(value)} leads through a symbolic link to ${real}, outside the workspace ${workspace} (GITHUB_WORKSPACE). ` +
+        'Give a path inside the checked-out repository.',
+    );
+  }
+  return real;
+}
+
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
+}
+
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The pipeline's result with paths of the base tree mapped back (`path at base <sha>`). */
+function mapResult(result: GateRunResult, map: TextMap): GateRunResult {
+  if (map === identityMap) return result;
+  return {
+    ...result,
+    reasons: result.reasons.map((r) => ({ ...r, message: map(r.message) })),
+    missingRecordings: result.missingRecordings.map((m) => ({ ...m, message: map(m.message) })),
+    markdown: map(result.markdown),
+    ...(result.findings === undefined ? {} : { findings: result.findings.map((f) => ({ ...f, message: map(f.message) })) }),
+  };
 }
 
 function defaultOctokit(token: string): GitHubClient {
@@ -200,12 +360,16 @@ async function writeJobSummary(deps: ActionDeps, env: NodeJS.ProcessEnv, logger:
     // Other steps may also write to the summary: keep a margin under the 1 MiB per-step limit.
     { maxSize: MAX_SUMMARY_BYTES - 16 * 1024, measure: (s) => Buffer.byteLength(s), unit: 'bytes' },
   );
-  if (deps.writeSummary !== undefined) return deps.writeSummary(fitted.text);
+  await appendSummary(deps, env, logger, fitted.text);
+}
+
+async function appendSummary(deps: ActionDeps, env: NodeJS.ProcessEnv, logger: Logger, markdown: string): Promise<void> {
+  if (deps.writeSummary !== undefined) return deps.writeSummary(markdown);
   if (!env['GITHUB_STEP_SUMMARY']) {
     logger.info('GITHUB_STEP_SUMMARY is not set: no job summary written.');
     return;
   }
-  await core.summary.addRaw(fitted.text, true).write();
+  await core.summary.addRaw(markdown, true).write();
 }
 
 function summaryLink(env: NodeJS.ProcessEnv): string | undefined {
@@ -223,8 +387,9 @@ function number(x: number): string {
   return Object.is(rounded, -0) ? '0' : String(rounded);
 }
 
-function jsonReplacer(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
+function jsonValue(value: unknown, map: TextMap): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  return typeof value === 'string' ? map(value) : value;
 }
 
 function slug(path: string): string {

@@ -9,9 +9,10 @@ import { renderGateMarkdown } from '../report/gate-markdown.js';
 import { buildScoreReport } from '../report/score-report.js';
 import { scoreMarkdown } from '../report/score-markdown.js';
 import type { RunRecord } from '../scoring/types.js';
-import { ConfigError } from '../util/errors.js';
+import { ConfigError, isUserError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { TOOL_NAME } from '../version.js';
+import { BaseLoadError } from './base-side.js';
 import type { Finding, GateRunRequest, GateRunResult, MissingRecordingNote, RunGate, VerdictReason } from './types.js';
 
 /** Moved questions listed per agent in the Markdown report (the comment is cut to fit later). */
@@ -48,7 +49,11 @@ export interface ActionGateReport {
  * and fails on any MissingRecording; `check` runs the head's schema checks (golden SQL runs,
  * metrics compile and run, recorded runs replay). With several agents the verdict fails when
  * any fails and the numbers (`comparison`) are the first agent's, in config order.
+ * The head is opened first, so a head that does not load is reported as such even when the
+ * base does not load either.
  * @throws ConfigError when the two configurations share no agent.
+ * @throws BaseLoadError wrapping the user error (`ConfigError`/`DataError`) raised while
+ *   opening the base project, reading its gate rules or replaying its recordings.
  */
 export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
   const open = (file: string): Promise<Project> => openProject(file, { driver: options.driver ?? 'auto' });
@@ -61,7 +66,8 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
       if (request.command === 'score' || request.baseConfig === undefined) {
         return await score(head, request.logger, concurrency, now);
       }
-      const base = await open(request.baseConfig);
+      const baseConfig = request.baseConfig;
+      const base = await onBase(() => open(baseConfig));
       try {
         return await gate(base, head, request.logger, concurrency, now);
       } finally {
@@ -71,6 +77,16 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
       await head.close();
     }
   };
+}
+
+/** Runs a base-side step; a user error there becomes a {@link BaseLoadError}. */
+async function onBase<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (isUserError(error) && !(error instanceof BaseLoadError)) throw new BaseLoadError(error);
+    throw error;
+  }
 }
 
 async function replayAll(project: Project, agents: readonly string[], logger: Logger, side: string, concurrency: number): Promise<Map<string, RunRecord[]>> {
@@ -97,8 +113,8 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
         'The gate compares agents of the same name; for a renamed or new agent use command: score.',
     );
   }
-  const rules = parseGateRules(base.config.gate, base.config.file);
-  const baseRuns = await replayAll(base, gated, logger, 'base', concurrency);
+  const rules = await onBase(async () => parseGateRules(base.config.gate, base.config.file));
+  const baseRuns = await onBase(() => replayAll(base, gated, logger, 'base', concurrency));
   const headRuns = await replayAll(head, [...gated, ...newAgents], logger, 'head', concurrency);
   const results = gated.map((agent) => ({
     agent,

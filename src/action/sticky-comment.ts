@@ -65,28 +65,36 @@ export function isOwnComment(comment: ListedComment, marker: string, identity: B
 }
 
 /**
- * Our earlier comment on the issue/PR, walking every page of the listing
+ * Our earlier comment on the issue/PR, walking the pages of the listing
  * (`GET /repos/{owner}/{repo}/issues/{n}/comments`, {@link COMMENTS_PER_PAGE} per page,
- * following the `Link: rel="next"` header) and stopping at the first match.
+ * following the `Link: rel="next"` header). `markers` are tried in order of preference: the
+ * first comment carrying `markers[0]` ends the walk; otherwise the first comment carrying a
+ * later marker (an older marker format) is returned once every page was read.
+ * @example await findOwnComment(octokit, where, [commentMarker('gate', 'replaygate.yml'), legacyCommentMarker('replaygate.yml')], identity) // { id: 1000000121, … }
  */
 export async function findOwnComment(
   octokit: GitHubClient,
   where: { owner: string; repo: string; issueNumber: number },
-  marker: string,
+  markers: string | readonly string[],
   identity: BotIdentity,
 ): Promise<ListedComment | undefined> {
+  const [preferred, ...older] = typeof markers === 'string' ? [markers] : markers;
+  if (preferred === undefined) return undefined;
   const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
     owner: where.owner,
     repo: where.repo,
     issue_number: where.issueNumber,
     per_page: COMMENTS_PER_PAGE,
   });
+  let fallback: { comment: ListedComment; rank: number } | undefined;
   for await (const page of pages) {
     for (const comment of page.data) {
-      if (isOwnComment(comment, marker, identity)) return comment;
+      if (isOwnComment(comment, preferred, identity)) return comment;
+      const rank = older.findIndex((m) => isOwnComment(comment, m, identity));
+      if (rank !== -1 && (fallback === undefined || rank < fallback.rank)) fallback = { comment, rank };
     }
   }
-  return undefined;
+  return fallback?.comment;
 }
 
 /** What {@link upsertStickyComment} did. */
@@ -98,13 +106,14 @@ export type StickyResult =
  * Creates the sticky comment or updates ours in place: never a second comment. A token
  * that may not write (fork pull requests get a read-only `GITHUB_TOKEN`: 403; a private
  * repository without access: 404; no token: 401) is not an error of the gate: the result
- * is `skipped` with the reason, for the caller to warn about.
+ * is `skipped` with the reason, for the caller to warn about. `marker` may list older marker
+ * formats after the current one (see {@link findOwnComment}); the body carries the current.
  * @throws the client's error for anything that is not an HTTP error (bugs keep their stack).
  */
 export async function upsertStickyComment(
   octokit: GitHubClient,
   where: { owner: string; repo: string; issueNumber: number },
-  marker: string,
+  marker: string | readonly string[],
   body: string,
   logger: Logger,
 ): Promise<StickyResult> {

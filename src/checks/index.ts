@@ -6,5 +6,6 @@ export {
   type GoldenFailure,
   type MetricFailure,
   type ReplayFailure,
+  type MissingAgentRecording,
 } from './schema-checks.js';
 export { renderSchemaChecks, MAX_LISTED_FAILURES } from './render.js';

@@ -7,7 +7,7 @@ export const MAX_LISTED_FAILURES = 50;
 /**
  * The schema check report as plain text for the terminal: one section per check with its
  * failures (golden ids with file:line — shown relative to `relativeTo` when given —, metrics with the dimension that fails, runs that do not
- * replay with the call that has no recording), then the verdict. Pure.
+ * replay with the call that has no recording, configured agents with no recording), then the verdict. Pure.
  * @example renderSchemaChecks(report).split('\n').at(-1) // 'schema checks: FAIL (golden SQL, metrics, replays)'
  */
 export function renderSchemaChecks(report: SchemaCheckReport, options: { readonly relativeTo?: string } = {}): string {
@@ -37,9 +37,12 @@ export function renderSchemaChecks(report: SchemaCheckReport, options: { readonl
   }
   more(lines, r.failures.length);
   if (r.orphaned > 0) lines.push(`  (${r.orphaned} recorded run(s) of questions no longer in the golden files were not replayed)`);
-  if (r.unrecordedAgents.length > 0) lines.push(`  (no recording yet for: ${r.unrecordedAgents.join(', ')})`);
+  for (const a of r.missingRecordings) {
+    lines.push(`  agent ${a.agent}: no recording at ${at(a.folder)} (${a.problem}); record it, import one, or fix its 'recording:' path`);
+  }
 
-  const failing = [g.failures.length > 0 && 'golden SQL', m.failures.length > 0 && 'metrics', r.failures.length > 0 && 'replays'].filter(Boolean);
+  const replaysFail = r.failures.length > 0 || r.missingRecordings.length > 0;
+  const failing = [g.failures.length > 0 && 'golden SQL', m.failures.length > 0 && 'metrics', replaysFail && 'replays'].filter(Boolean);
   lines.push('', report.passed ? 'schema checks: PASS' : `schema checks: FAIL (${failing.join(', ')})`);
   return lines.join('\n');
 }

@@ -1,7 +1,7 @@
 import type { GoldenQuestion } from '../golden/types.js';
 import type { Project } from '../pipeline/project.js';
 import { replayAgent } from '../pipeline/replay.js';
-import { hasManifest } from '../recording/manifest.js';
+import { hasManifest, MANIFEST_FILE } from '../recording/manifest.js';
 import { Recording } from '../recording/recording.js';
 import { compileMetricQuery } from '../semantic/compile.js';
 import { SemanticQueryError } from '../semantic/errors.js';
@@ -40,6 +40,15 @@ export interface ReplayFailure {
   readonly detail: string;
 }
 
+/** A configured agent with no recording to replay: a failing replay check (its runs cannot be checked). */
+export interface MissingAgentRecording {
+  readonly agent: string;
+  /** The agent's `recording:` folder (absolute). */
+  readonly folder: string;
+  /** What is missing, e.g. `manifest.yml missing`. */
+  readonly problem: string;
+}
+
 /** Result of the three schema checks (SPEC §9). `passed` only when every failure list is empty. */
 export interface SchemaCheckReport {
   /** What was checked: the warehouse label, or the migration applied to a copy of it. */
@@ -58,8 +67,11 @@ export interface SchemaCheckReport {
     readonly failures: readonly ReplayFailure[];
     /** Recorded runs of questions that are no longer golden questions (not replayed, reported). */
     readonly orphaned: number;
-    /** Agents without a recording folder (nothing to replay). */
-    readonly unrecordedAgents: readonly string[];
+    /**
+     * Configured agents without a recording (no `manifest.yml` in their `recording:` folder, e.g.
+     * a typo in the path): failures, like runs that do not replay.
+     */
+    readonly missingRecordings: readonly MissingAgentRecording[];
   };
   readonly passed: boolean;
 }
@@ -80,7 +92,8 @@ export interface SchemaCheckOptions {
  * the project's warehouse (open the project on a migrated copy to check a migration):
  * (a) every golden SQL runs; (b) every metric compiles and runs, alone and grouped by each of
  * its dimensions (time dimensions at every grain); (c) every recorded run replays — a
- * MissingRecording is a failure, never a skip. No model is called.
+ * MissingRecording is a failure, never a skip, and so is a configured agent with no recording
+ * (as `score` and `gate` fail on it). No model is called.
  *
  * @throws ConfigError when the project has a semantic layer and several databases but none named `main`.
  * @throws DataError naming file and line for an invalid semantic layer file.
@@ -97,7 +110,7 @@ export async function runSchemaChecks(project: Project, options: SchemaCheckOpti
     golden,
     metrics,
     replays,
-    passed: golden.failures.length === 0 && metrics.failures.length === 0 && replays.failures.length === 0,
+    passed: golden.failures.length === 0 && metrics.failures.length === 0 && replays.failures.length === 0 && replays.missingRecordings.length === 0,
   };
 }
 
@@ -163,14 +176,14 @@ function semanticEngine(project: Project): SqlEngine {
 async function checkReplays(project: Project, options: SchemaCheckOptions): Promise<SchemaCheckReport['replays']> {
   const known = new Set(project.golden.map((q) => q.id));
   const failures: ReplayFailure[] = [];
-  const unrecordedAgents: string[] = [];
+  const missingRecordings: MissingAgentRecording[] = [];
   let checked = 0;
   let orphaned = 0;
   for (const name of options.agents ?? [...project.config.agents.keys()]) {
     const config = project.config.agents.get(name);
     if (!config) throw new ConfigError(`no agent '${name}' in ${project.config.file} (known: ${[...project.config.agents.keys()].join(', ')})`);
     if (!(await hasManifest(config.recording))) {
-      unrecordedAgents.push(name);
+      missingRecordings.push({ agent: name, folder: config.recording, problem: `${MANIFEST_FILE} missing` });
       continue;
     }
     const recording = await Recording.open(config.recording);
@@ -205,7 +218,7 @@ async function checkReplays(project: Project, options: SchemaCheckOptions): Prom
       }
     }
   }
-  return { checked, failures, orphaned, unrecordedAgents };
+  return { checked, failures, orphaned, missingRecordings };
 }
 
 /** The project with every engine wrapped to report each statement and its duration. */

@@ -10,6 +10,8 @@ export function parseSeeds(value: string): number[] {
   }
   const seeds = parts.map(Number);
   if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) throw new InvalidArgumentError(`--seeds list must hold whole numbers ≥ 0; got "${value}"`);
+  const twice = seeds.find((s, i) => seeds.indexOf(s) !== i);
+  if (twice !== undefined) throw new InvalidArgumentError(`--seeds lists seed ${twice} twice; got "${value}"`);
   return seeds;
 }
 

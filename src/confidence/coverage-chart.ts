@@ -34,11 +34,13 @@ function accuracyAt(points: readonly CoveragePoint[], coverage: number): number 
  *
  * @param series - one line per rule; at most six.
  * @param title - the chart title.
- * @returns Markdown: a fenced `mermaid` block and a legend line.
+ * @returns Markdown: a fenced `mermaid` block and a legend line; when no series has a point (no
+ *   labelled answers), one sentence saying there is nothing to chart instead of an empty chart.
  * @example coverageMermaid([{ name: 'agreement-first', points }], 'Spider, K = 5') // '```mermaid\n%%{init: …}%%\nxychart-beta\n  title "Spider, K = 5"\n…'
  */
 export function coverageMermaid(series: readonly CoverageSeries[], title: string): string {
-  const shown = series.slice(0, SERIES_COLOURS.length);
+  const shown = series.slice(0, SERIES_COLOURS.length).filter((s) => s.points.length > 0);
+  if (shown.length === 0) return '*No accuracy–coverage chart: no labelled answers, nothing to evaluate.*';
   const grid = Array.from({ length: 20 }, (_, i) => (i + 1) / 20);
   const floor = accuracyFloor(shown);
   const palette = shown.map((_, i) => SERIES_COLOURS[i]).join(', ');
@@ -68,11 +70,12 @@ export function coverageMermaid(series: readonly CoverageSeries[], title: string
  *
  * @param series - one line per rule; at most six.
  * @param title - the chart title.
- * @returns an `<svg …>` document string, 640 × 420 px.
+ * @returns an `<svg …>` document string, 640 × 420 px; with no points, empty axes saying there is
+ *   nothing to evaluate.
  * @example coverageSvg([{ name: 'agreement-first', points }], 'Spider, K = 5').startsWith('<svg') // true
  */
 export function coverageSvg(series: readonly CoverageSeries[], title: string): string {
-  const shown = series.slice(0, SERIES_COLOURS.length);
+  const shown = series.slice(0, SERIES_COLOURS.length).filter((s) => s.points.length > 0);
   const width = 640;
   const height = 420;
   const m = { left: 64, right: 20, top: 44, bottom: 56 };
@@ -99,6 +102,9 @@ export function coverageSvg(series: readonly CoverageSeries[], title: string): s
     out.push(`<text x="${m.left - 8}" y="${f(y(a) + 4)}" text-anchor="end">${a.toFixed(2)}</text>`);
   }
   out.push(`<rect x="${m.left}" y="${m.top}" width="${pw}" height="${ph}" fill="none" stroke="#333333"/>`);
+  if (shown.length === 0) {
+    out.push(`<text x="${m.left + pw / 2}" y="${m.top + ph / 2}" text-anchor="middle">No labelled answers: nothing to evaluate.</text>`);
+  }
   out.push(`<text x="${m.left + pw / 2}" y="${height - 14}" text-anchor="middle">Share of answers shown</text>`);
   out.push(`<text transform="translate(16 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">Accuracy of those shown</text>`);
   shown.forEach((s, i) => {

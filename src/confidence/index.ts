@@ -22,7 +22,7 @@ export {
   type StandIn,
 } from './warehouse-profile.js';
 export { checkAnswer, type CheckContext } from './checks.js';
-export { alignSamples, parseLabels, runSample, type SampleSet, type AlignedSamples } from './samples.js';
+export { alignSamples, parseLabels, runSample, type SampleSet, type SampleUnit, type AlignedSamples } from './samples.js';
 export {
   scoreRules,
   gateState,
@@ -43,7 +43,7 @@ export { gateTable, gateMetrics, type GateTable, type GateMetrics } from './gate
 export { accuracyCoverage, type CoveragePoint } from './accuracy-coverage.js';
 export { evaluateRules, pointAuroc, DEFAULT_DIFFERENCES, type Evaluation, type RuleEvaluation, type AurocDifference, type LabelledAnswer, type EvaluationOptions } from './evaluate.js';
 export { coverageMermaid, coverageSvg, SERIES_COLOURS, type CoverageSeries } from './coverage-chart.js';
-export { buildConfidenceReport, CONFIDENCE_SCHEMA_VERSION, type ConfidenceReport, type AnswerRow, type SamplesKind, type BuildReportOptions } from './report.js';
+export { buildConfidenceReport, unlabelledNote, CONFIDENCE_SCHEMA_VERSION, type ConfidenceReport, type AnswerRow, type SamplesKind, type BuildReportOptions } from './report.js';
 export { renderConfidenceMarkdown, renderConfidenceText, confidenceSvg, chartSeries, RULE_LABELS, CHART_RULES, type RenderOptions } from './render.js';
 export { PLANT_KINDS, OWN_CHECK, type PlantKind, type PlantKindResult, type PlantReport, type PlantRuleCounts } from './plant-report.js';
 export {

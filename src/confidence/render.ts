@@ -104,10 +104,7 @@ export function renderConfidenceMarkdown(report: ConfidenceReport, options: Rend
       `Truncation policy: ${t.undeterminedPairs} sample pairs undetermined (truncated results with equal row counts) in ${t.answersAffected} answers, counted as agreeing; ` +
         `counted as disagreeing, agreement-first's AUROC is ${num(t.agreementFirstAurocBound)}.`,
       '',
-      `Empty-result signal (v3): fired on ${report.emptyResult.fired} answers` +
-        (report.emptyResult.right === null || report.emptyResult.fired === 0
-          ? '.'
-          : `, right ${pct(report.emptyResult.right / report.emptyResult.fired)} of the time vs ${pct(ev.accuracy)} overall.`),
+      emptyResultLine(report),
       '',
       '### Gate decisions by correctness (right / wrong)',
       '',
@@ -116,10 +113,22 @@ export function renderConfidenceMarkdown(report: ConfidenceReport, options: Rend
     );
     for (const r of ev.rules) out.push(gateRow(r));
     out.push('', '### Accuracy and coverage', '', coverageMermaid(chartSeries(report), report.title), '');
+  } else if (report.labelsSource !== null) {
+    out.push('### Evaluation', '', 'Nothing to evaluate: no answer has a label.', '');
   }
   if (report.plant !== null) out.push(...plantMarkdown(report.plant), '');
   out.push(...answersMarkdown(report, options.maxAnswers));
   return `${out.join('\n')}\n`;
+}
+
+/** The empty-result signal's line: how often it fired, and how often the labelled answers it fired on were right. */
+function emptyResultLine(report: ConfidenceReport): string {
+  const e = report.emptyResult;
+  const head = `Empty-result signal (v3): fired on ${e.fired} answer${e.fired === 1 ? '' : 's'}`;
+  if (e.fired === 0) return `${head}.`;
+  if (e.right === null || e.labelled === 0) return `${head}, none of them labelled.`;
+  const of = e.labelled < e.fired ? ` (${e.labelled} of them labelled)` : '';
+  return `${head}${of}, right ${pct(e.right / e.labelled)} of the time vs ${pct(report.evaluation?.accuracy)} overall.`;
 }
 
 function gateRow(r: RuleEvaluation): string {
@@ -212,6 +221,8 @@ export function renderConfidenceText(report: ConfidenceReport, options: RenderOp
       );
     }
     for (const d of ev.differences) out.push(`  ${d.rule} − ${d.baseline}: ${difference(d.difference)}`);
+  } else if (report.labelsSource !== null) {
+    out.push('', 'Evaluation: nothing to evaluate (no answer has a label).');
   }
   if (report.plant !== null) {
     out.push('', 'Planted errors (effective plants; agreement-first withheld / not passed; own check fired):');

@@ -44,8 +44,13 @@ export interface ConfidenceReport {
   readonly evaluation: Evaluation | null;
   /** Truncation policy (paper §3.3): pairs undetermined, and agreement-first's AUROC with them counted as disagreeing. */
   readonly truncation: { readonly undeterminedPairs: number; readonly answersAffected: number; readonly agreementFirstAurocBound: number | null };
-  /** The empty-result signal (v3; the paper's H3): answers it fired on and how many of those were right. */
-  readonly emptyResult: { readonly fired: number; readonly right: number | null };
+  /**
+   * The empty-result signal (v3; the paper's H3): answers it fired on, how many of those have a
+   * label, and how many of the labelled ones were right (null when none of them has a label).
+   */
+  readonly emptyResult: { readonly fired: number; readonly labelled: number; readonly right: number | null };
+  /** Answers left out of the evaluation because they have no label (labels given but not for them); empty without labels. */
+  readonly unlabelled: readonly string[];
   readonly plant: PlantReport | null;
   /** Wall-clock milliseconds of the stages, when measured. */
   readonly timingMs: Readonly<Record<string, number>>;
@@ -115,7 +120,9 @@ export function buildConfidenceReport(assessments: readonly AnswerAssessment[], 
       boundLabels.push(label);
     }
   }
-  const evaluation = labels === undefined ? null : evaluateRules(labelled, options.evaluation ?? {});
+  // No labelled answer: nothing to evaluate (stated in the notes), never an evaluation of zero answers.
+  const evaluation = labels === undefined || labelled.length === 0 ? null : evaluateRules(labelled, options.evaluation ?? {});
+  const unlabelled = labels === undefined ? [] : assessments.filter((a) => !labels.has(a.questionId)).map((a) => a.questionId);
   const undeterminedPairs = assessments.reduce((s, a) => s + (a.agreement.defined ? a.agreement.undetermined : 0), 0);
   const bound = auroc(boundScores, boundLabels);
   const emptyFired = assessments.filter((a) => a.checks.emptyResult.status === 'fired');
@@ -131,7 +138,7 @@ export function buildConfidenceReport(assessments: readonly AnswerAssessment[], 
     labelsSource: options.labelsSource ?? null,
     gate: options.gate,
     thinEvidence: options.thinEvidence,
-    notes: notesFor(assessments, options, k),
+    notes: [...notesFor(assessments, options, k), ...(labels === undefined ? [] : [unlabelledNote(unlabelled, assessments.length)].filter((n): n is string => n !== undefined))],
     answers: rows,
     evaluation,
     truncation: {
@@ -139,10 +146,36 @@ export function buildConfidenceReport(assessments: readonly AnswerAssessment[], 
       answersAffected: assessments.filter((a) => a.agreement.defined && a.agreement.undetermined > 0).length,
       agreementFirstAurocBound: bound.defined ? bound.value : null,
     },
-    emptyResult: { fired: emptyFired.length, right: labels === undefined ? null : emptyLabelled.filter((y) => y).length },
+    emptyResult: {
+      fired: emptyFired.length,
+      labelled: emptyLabelled.length,
+      right: emptyLabelled.length === 0 ? null : emptyLabelled.filter((y) => y).length,
+    },
+    unlabelled,
     plant: options.plant ?? null,
     timingMs: options.timingMs ?? {},
   };
+}
+
+/** Ids listed in a note before "…". */
+const LISTED_IDS = 10;
+
+/**
+ * The note about answers without a label, when labels were given: how many are left out of the
+ * evaluation and which (the first ten ids), or "nothing to evaluate" when none has a label;
+ * undefined when every answer has one. Also printed as a warning by the CLI.
+ *
+ * @param unlabelled - ids of the answers without a label.
+ * @param answers - the number of answers in the report.
+ * @example unlabelledNote(['dev-7'], 656) // '1 answer has no label and is left out of the evaluation: dev-7.'
+ */
+export function unlabelledNote(unlabelled: readonly string[], answers: number): string | undefined {
+  if (unlabelled.length === 0) return undefined;
+  if (unlabelled.length === answers) {
+    return `No answer has a label (${answers} answer${answers === 1 ? '' : 's'}): there is nothing to evaluate; the scores and gate decisions are listed without an evaluation.`;
+  }
+  const ids = unlabelled.slice(0, LISTED_IDS).join(', ') + (unlabelled.length > LISTED_IDS ? `, … (${unlabelled.length - LISTED_IDS} more in the JSON report)` : '');
+  return `${unlabelled.length} answer${unlabelled.length === 1 ? ' has' : 's have'} no label and ${unlabelled.length === 1 ? 'is' : 'are'} left out of the evaluation: ${ids}.`;
 }
 
 function pick(c: { status: CheckStatus; detail: string }): { status: CheckStatus; detail: string } {

@@ -73,6 +73,7 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
   if (!Array.isArray(seeds) || seeds.length === 0 || !seeds.every((s) => Number.isInteger(s) && s >= 0)) {
     throw new ConfigError("'seeds' must be a count (e.g. 5) or a non-empty list of whole numbers ≥ 0", at('seeds'));
   }
+  if (new Set(seeds).size !== seeds.length) throw new ConfigError("'seeds' lists a seed twice", at('seeds'));
 
   const agents = new Map<string, AgentConfig>();
   const agentsRaw = cfg['agents'] ?? {};

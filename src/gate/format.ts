@@ -50,3 +50,19 @@ export function formatFraction(value: number): string {
   if (value === 0 || Math.abs(value) >= 0.1) return value.toFixed(2);
   return value.toPrecision(2);
 }
+
+/**
+ * The words that mark a question whose golden result is ambiguous (its golden `ORDER BY … LIMIT`
+ * cuts through ties), wherever the gate lists it: reasons, notes, text and Markdown.
+ */
+export const AMBIGUOUS_GOLDEN_MARK = 'golden LIMIT cuts through ties: the golden result is ambiguous';
+
+/**
+ * A question id, followed by {@link AMBIGUOUS_GOLDEN_MARK} in parentheses when it is in `ambiguous`.
+ *
+ * @example markAmbiguous('spider-dev-0845', new Set(['spider-dev-0845'])) // "spider-dev-0845 (golden LIMIT cuts through ties: the golden result is ambiguous)"
+ * @example markAmbiguous('q1', new Set()) // "q1"
+ */
+export function markAmbiguous(id: string, ambiguous: ReadonlySet<string>): string {
+  return ambiguous.has(id) ? `${id} (${AMBIGUOUS_GOLDEN_MARK})` : id;
+}

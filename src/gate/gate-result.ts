@@ -1,13 +1,15 @@
 import type { RunRecord } from '../scoring/types.js';
 import type { SignTestResult } from '../stats/sign-test.js';
 import { compareRuns, type CompareOptions } from './compare-runs.js';
-import { gateVerdict } from './gate-verdict.js';
+import { ambiguousComparedIds, gateVerdict } from './gate-verdict.js';
 import { DEFAULT_GATE_RULES } from './rules.js';
 import type {
+  AmbiguousGolden,
   Comparison,
   GateNote,
   GateReason,
   GateRules,
+  GoldenAmbiguity,
   MissingRun,
   QuestionComparison,
   SideSummary,
@@ -47,6 +49,13 @@ export interface GateResult {
   readonly smallestDetectable: { readonly flips: number; readonly meanChange: number } | null;
   /** True when every compared question has one run per side (every flip counts as stable). */
   readonly singleRun: boolean;
+  /**
+   * Compared questions whose golden result is ambiguous (golden `ORDER BY … LIMIT` cuts through
+   * ties), in comparison order; empty when none or when not checked (see `ambiguityChecked`).
+   */
+  readonly ambiguousGolden: readonly AmbiguousGolden[];
+  /** Whether golden ambiguity was checked (false with runs files: no golden SQL to re-run). */
+  readonly ambiguityChecked: boolean;
   readonly base: SideSummary;
   readonly candidate: SideSummary;
   readonly rules: GateRules;
@@ -58,10 +67,14 @@ export interface GateResult {
  *
  * @param comparison - from `compareRuns`
  * @param rules - the gate rules (default {@link DEFAULT_GATE_RULES})
+ * @param ambiguity - golden questions with an ambiguous result (`goldenAmbiguities` in
+ *   src/pipeline), or why that was not checked; omitted: not checked, nothing said
  * @example gateResult(compareRuns(chapterBase, chapterCandidate)).signTestP // 1
  */
-export function gateResult(comparison: Comparison, rules: GateRules = DEFAULT_GATE_RULES): GateResult {
-  const verdict = gateVerdict(comparison, rules);
+export function gateResult(comparison: Comparison, rules: GateRules = DEFAULT_GATE_RULES, ambiguity?: GoldenAmbiguity): GateResult {
+  const verdict = gateVerdict(comparison, rules, ambiguity);
+  const ambiguousIds = ambiguousComparedIds(comparison, ambiguity);
+  const reasonOf = new Map(ambiguity?.checked === true ? ambiguity.ambiguous.map((a) => [a.id, a.reason]) : []);
   const t = comparison.interval;
   const s = comparison.smallestDetectable;
   return {
@@ -91,6 +104,10 @@ export function gateResult(comparison: Comparison, rules: GateRules = DEFAULT_GA
     missingRecordings: { base: comparison.base.missingRecordings, candidate: comparison.candidate.missingRecordings },
     smallestDetectable: s.kind === 'detectable' ? { flips: s.flips, meanChange: s.meanChange } : null,
     singleRun: comparison.singleRun,
+    ambiguousGolden: comparison.questions
+      .filter((q) => ambiguousIds.has(q.questionId))
+      .map((q) => ({ id: q.questionId, reason: reasonOf.get(q.questionId) ?? '' })),
+    ambiguityChecked: ambiguity?.checked === true,
     base: comparison.base,
     candidate: comparison.candidate,
     rules: comparison.rules,
@@ -101,6 +118,7 @@ export function gateResult(comparison: Comparison, rules: GateRules = DEFAULT_GA
 /**
  * Compares base and candidate runs and applies the gate: `compareRuns` then `gateResult`.
  *
+ * @param ambiguity - as {@link gateResult}
  * @throws DataError as `compareRuns`
  * @example runGate(chapterBase, chapterCandidate).verdict // 'fail'
  */
@@ -109,6 +127,7 @@ export function runGate(
   candidate: readonly RunRecord[],
   rules: GateRules = DEFAULT_GATE_RULES,
   options: CompareOptions = {},
+  ambiguity?: GoldenAmbiguity,
 ): GateResult {
-  return gateResult(compareRuns(base, candidate, rules, options), rules);
+  return gateResult(compareRuns(base, candidate, rules, options), rules, ambiguity);
 }

@@ -1,9 +1,17 @@
-import { formatIds, formatSigned } from './format.js';
+import { AMBIGUOUS_GOLDEN_MARK, formatIds, formatSigned, markAmbiguous } from './format.js';
 import { DEFAULT_GATE_RULES } from './rules.js';
-import type { Comparison, GateNote, GateReason, GateRules, GateVerdict, QuestionComparison } from './types.js';
+import type { Comparison, GateNote, GateReason, GateRules, GateVerdict, GoldenAmbiguity, QuestionComparison } from './types.js';
 
-function breakLabel(q: QuestionComparison): string {
-  return `${q.questionId} (base ${q.base.correct} of ${q.base.runs}, candidate ${q.candidate.correct} of ${q.candidate.runs})`;
+function breakLabel(q: QuestionComparison, ambiguous: ReadonlySet<string>): string {
+  const mark = ambiguous.has(q.questionId) ? `; ${AMBIGUOUS_GOLDEN_MARK}` : '';
+  return `${q.questionId} (base ${q.base.correct} of ${q.base.runs}, candidate ${q.candidate.correct} of ${q.candidate.runs}${mark})`;
+}
+
+/** Ids of the compared questions whose golden result is ambiguous (empty when not checked). */
+export function ambiguousComparedIds(comparison: Comparison, ambiguity: GoldenAmbiguity | undefined): Set<string> {
+  if (ambiguity?.checked !== true) return new Set();
+  const compared = new Set(comparison.questions.map((q) => q.questionId));
+  return new Set(ambiguity.ambiguous.map((a) => a.id).filter((id) => compared.has(id)));
 }
 
 function unique(ids: readonly string[]): string[] {
@@ -24,16 +32,26 @@ function unique(ids: readonly string[]): string[] {
  *
  * Notes, which never fail the gate by themselves, say what the reader must know: one run per
  * question (every flip then counts as stable), one question (no interval exists), questions in
- * one side only, seeds missing per question, and missing recordings when that rule is off.
+ * one side only, seeds missing per question, missing recordings when that rule is off, moved
+ * questions whose golden result is ambiguous, and that ambiguity was not checked.
+ *
+ * Questions whose golden result is ambiguous (golden `ORDER BY … LIMIT` cutting through ties)
+ * are marked "golden LIMIT cuts through ties: the golden result is ambiguous" wherever a reason
+ * lists them. They still fail the gate, unless `rules.ignoreAmbiguousGolden` is set (then their
+ * stable breaks are listed in a note instead).
  *
  * @param comparison - from `compareRuns`
  * @param rules - which rules fail the gate; default {@link DEFAULT_GATE_RULES} (thresholds and
  *   confidence were already applied by `compareRuns`)
+ * @param ambiguity - the golden questions with an ambiguous result (from `goldenAmbiguities`),
+ *   or why that was not checked; omitted: nothing is said about ambiguity
  * @example gateVerdict(compareRuns(chapterBase, chapterCandidate)) // { verdict: 'fail', reasons: [{ code: 'stable_break', questions: ['gq-008'], … }], … }
  */
-export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_GATE_RULES): GateVerdict {
+export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_GATE_RULES, ambiguity?: GoldenAmbiguity): GateVerdict {
   const reasons: GateReason[] = [];
   const notes: GateNote[] = [];
+  const ambiguous = ambiguousComparedIds(comparison, ambiguity);
+  const ignoreAmbiguous = rules.ignoreAmbiguousGolden && ambiguity?.checked === true;
   const singleRunNote =
     'with one run per question every flip counts as stable; record several seeds to tell a stable break from sampling noise';
 
@@ -51,12 +69,13 @@ export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_G
     else notes.push({ code: 'missing_recording', message, questions });
   }
 
-  const breaks = comparison.questions.filter((q) => q.stableBreak);
+  const allBreaks = comparison.questions.filter((q) => q.stableBreak);
+  const breaks = ignoreAmbiguous ? allBreaks.filter((q) => !ambiguous.has(q.questionId)) : allBreaks;
   if (rules.failOnStableBreak && breaks.length > 0) {
     const suffix = comparison.singleRun ? ' (one run per question: every flip counts as stable)' : '';
     reasons.push({
       code: 'stable_break',
-      message: `stable break: ${formatIds(breaks.map(breakLabel), 10)}${suffix}`,
+      message: `stable break: ${formatIds(breaks.map((q) => breakLabel(q, ambiguous)), 10)}${suffix}`,
       questions: breaks.map((q) => q.questionId),
     });
   }
@@ -68,7 +87,7 @@ export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_G
       code: 'interval_below_zero',
       message:
         `mean paired difference ${formatSigned(interval.mean)} with ${level}% interval ${formatSigned(interval.low)} to ` +
-        `${formatSigned(interval.high)} lies wholly below zero (broken: ${formatIds(comparison.broken, 10)})`,
+        `${formatSigned(interval.high)} lies wholly below zero (broken: ${formatIds(comparison.broken.map((id) => markAmbiguous(id, ambiguous)), 10)})`,
       questions: comparison.broken,
     });
   }
@@ -106,6 +125,29 @@ export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_G
         5,
       )}; their shares are over the runs present`,
       questions: unique(seedGaps.map((g) => g.questionId)),
+    });
+  }
+  const movedAmbiguous = comparison.questions.filter((q) => q.movement !== 'unchanged' && ambiguous.has(q.questionId));
+  if (movedAmbiguous.length > 0) {
+    const ignored = ignoreAmbiguous && rules.failOnStableBreak ? allBreaks.filter((q) => ambiguous.has(q.questionId)) : [];
+    notes.push({
+      code: 'ambiguous_golden',
+      message:
+        `the golden result is ambiguous (golden LIMIT cuts through ties) for ${movedAmbiguous.length} moved question(s): ` +
+        `${formatIds(movedAmbiguous.map((q) => `${q.questionId} [${q.stableBreak ? 'stable break' : q.movement}]`), 10)}; ` +
+        'another tied row is as correct as the golden one, so a move may be a different tie-break rather than a real change: ' +
+        'add a tie-breaker to the golden ORDER BY' +
+        (ignored.length > 0 ? ` (gate.ignore_ambiguous_golden: the stable break of ${formatIds(ignored.map((q) => q.questionId), 10)} does not fail the gate)` : ''),
+      questions: movedAmbiguous.map((q) => q.questionId),
+    });
+  }
+  if (ambiguity?.checked === false) {
+    notes.push({
+      code: 'ambiguity_not_checked',
+      message:
+        `golden results not checked for ambiguity (ORDER BY … LIMIT cutting through ties): ${ambiguity.why}` +
+        (rules.ignoreAmbiguousGolden ? '; gate.ignore_ambiguous_golden cannot apply' : ''),
+      questions: [],
     });
   }
   return { verdict: reasons.length === 0 ? 'pass' : 'fail', reasons, notes };

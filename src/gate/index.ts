@@ -2,9 +2,10 @@
 export { compareRuns, type CompareOptions } from './compare-runs.js';
 export { canonicalJson, compareRecordedCalls, compareReplays } from './determinism-check.js';
 export type { CallComparison, RecordedCall, ReplayComparison, ReplayDifference, ReplayField } from './determinism-check.js';
-export { formatFraction, formatIds, formatP, formatSigned } from './format.js';
+export { AMBIGUOUS_GOLDEN_MARK, formatFraction, formatIds, formatP, formatSigned, markAmbiguous } from './format.js';
 export { GATE_SCHEMA_VERSION, gateResult, runGate, type GateResult } from './gate-result.js';
 export { gateVerdict } from './gate-verdict.js';
 export { repeatsReport, type QuestionRepeats, type RepeatsReport, type SeedScore } from './repeats-report.js';
-export { DEFAULT_GATE_RULES, parseGateRules } from './rules.js';
+export { DEFAULT_GATE_RULES, parseGateRules, type GateRulesLocator } from './rules.js';
+export { loadGateRules } from './load-rules.js';
 export type * from './types.js';

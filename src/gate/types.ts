@@ -20,7 +20,32 @@ export interface GateRules {
   readonly failOnMissingRecording: boolean;
   /** Fail when some question is covered by one side only (default false: listed, not failed). */
   readonly failOnUnpairedQuestion: boolean;
+  /**
+   * Do not fail on a stable break of a question whose golden result is ambiguous (its golden
+   * `ORDER BY … LIMIT` cuts through ties; default false: such breaks fail, marked as ambiguous).
+   * Applies only when the golden ambiguity was checked (replayed sides, not runs files).
+   */
+  readonly ignoreAmbiguousGolden: boolean;
 }
+
+/**
+ * A compared golden question whose golden result is ambiguous: its golden SQL's top-level
+ * `ORDER BY … LIMIT k` cuts through tied rows, so another correct query may return other rows
+ * (SPEC §5; `limitTiesAmbiguity` in src/matching).
+ */
+export interface AmbiguousGolden {
+  readonly id: string;
+  /** Why, e.g. "rows 1 and 2 tie on ORDER BY count(*); LIMIT 1 cuts through the tie". */
+  readonly reason: string;
+}
+
+/**
+ * What the gate knows about ambiguous golden results: checked (with the ambiguous questions,
+ * possibly none), or not checked and why (e.g. runs files carry no golden SQL to re-run).
+ */
+export type GoldenAmbiguity =
+  | { readonly checked: true; readonly ambiguous: readonly AmbiguousGolden[] }
+  | { readonly checked: false; readonly why: string };
 
 /** One run's outcome under one seed. */
 export interface SeedOutcome {
@@ -110,7 +135,14 @@ export interface Comparison {
 export type GateReasonCode = 'stable_break' | 'interval_below_zero' | 'missing_recording' | 'unpaired_question';
 
 /** Informational codes: said in the report, never fail the gate on their own. */
-export type GateNoteCode = 'single_run' | 'no_interval' | 'unpaired_question' | 'missing_seeds' | 'missing_recording';
+export type GateNoteCode =
+  | 'single_run'
+  | 'no_interval'
+  | 'unpaired_question'
+  | 'missing_seeds'
+  | 'missing_recording'
+  | 'ambiguous_golden'
+  | 'ambiguity_not_checked';
 
 /** One named reason the gate failed, with the questions behind it. */
 export interface GateReason {

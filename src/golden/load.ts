@@ -14,14 +14,19 @@ const SPLITS: readonly Split[] = ['dev', 'test'];
  * @param files absolute paths, read in the given order (questions keep file order).
  * @param databases known database names; a question's `db` must be one of them (when given).
  * @throws DataError naming `file:line` for malformed YAML, an unknown field, a missing or
- *   mistyped field, an unknown kind/split/db, or a duplicated id (naming both places).
+ *   mistyped field, an unknown kind/split/db, a duplicated id (naming both places), or a file
+ *   with no questions.
  */
 export async function loadGoldenQuestions(files: readonly string[], databases?: ReadonlySet<string>): Promise<GoldenQuestion[]> {
   const out: GoldenQuestion[] = [];
   const seen = new Map<string, string>();
   for (const file of files) {
     const yaml = await loadYamlFile(file);
-    for (const q of parseGoldenYaml(yaml, databases)) {
+    const questions = parseGoldenYaml(yaml, databases);
+    if (questions.length === 0) {
+      throw new DataError('holds no golden questions (an empty or truncated file?): add questions or remove the file', file);
+    }
+    for (const q of questions) {
       const first = seen.get(q.id);
       if (first !== undefined) throw new DataError(`golden question id '${q.id}' is duplicated (first defined at ${first})`, q.source);
       seen.set(q.id, q.source);

@@ -37,6 +37,13 @@ export async function readPredictions(file: string, format: PredictionFormat): P
   switch (format) {
     case 'lines': {
       const lines = text.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+      const first = lines[0]?.trim() ?? '';
+      if (/^NLQ,/.test(first) || /PREDICTED SQL/.test(first)) {
+        throw new DataError("this looks like DIN-SQL's CSV (its first line is a header): pass --format din-sql-csv", `${file}:1`);
+      }
+      if (first.startsWith('[') || first.startsWith('{')) {
+        throw new DataError('this looks like JSON, not one SQL per line: pass --format chatgpt-json (or another JSON format)', `${file}:1`);
+      }
       return lines.map((line, index) => {
         const [sql = '', db] = line.split('\t');
         return { index, sql: sql.trim(), ...(db?.trim() ? { db: db.trim() } : {}), where: `${file}:${index + 1}` };

@@ -9,6 +9,7 @@ import { Recording } from '../recording/recording.js';
 import { ReplayClient } from '../recording/replay-client.js';
 import type { RecordingManifest } from '../recording/types.js';
 import { RecordingWriter } from '../recording/writer.js';
+import { DataError } from '../util/errors.js';
 import { TOOL_NAME } from '../version.js';
 import type { JudgeConfig } from './config.js';
 
@@ -30,12 +31,18 @@ export interface JudgeModel {
  * @param judge - the judge configuration (recording folder, settings).
  * @param promptFiles - absolute judge prompt files used, hashed into the manifest.
  * @param root - the config root, for relative names in the manifest.
- * @throws DataError when replaying and the judge recording is missing or corrupt.
+ * @throws DataError when replaying and the judge recording is missing ("no judge recording at
+ *   recordings/judge; record it with --record or import it with `replaygate judge import`") or corrupt.
  * @example const { model, finish } = await openJudgeModel(judge, [judge.gradingPrompt], root); … await finish();
  */
 export async function openJudgeModel(judge: JudgeConfig, promptFiles: readonly string[], root: string, live?: LiveEndpoint): Promise<JudgeModel> {
   const dir = judge.recording;
   if (live === undefined) {
+    if (!(await hasManifest(dir))) {
+      throw new DataError(
+        `no judge recording at ${relative(root, dir) || dir} (no manifest.yml); record it with --record or import it with \`replaygate judge import\`, or fix judge.recording in replaygate.yml`,
+      );
+    }
     const recording = await Recording.open(dir);
     return {
       model: new ReplayClient(recording, 'judge'),

@@ -1,4 +1,6 @@
+import { hasManifest } from '../recording/manifest.js';
 import { Recording } from '../recording/recording.js';
+import { DataError } from '../util/errors.js';
 import type { RecordingManifest } from '../recording/types.js';
 import type { RecordedVerdict } from './recorded-verdicts.js';
 
@@ -8,10 +10,15 @@ import type { RecordedVerdict } from './recorded-verdicts.js';
  *
  * @param dir - the recording folder (holds manifest.yml and calls.jsonl).
  * @param seed - only calls of this seed (default: every seed; the last call of a case wins).
- * @throws DataError naming the file and line of a corrupt recording.
+ * @param shown - the folder as named in messages (default `dir`).
+ * @throws DataError naming the folder when it holds no recording (with how to make one), or the
+ *   file and line of a corrupt recording.
  * @example (await readRecordedVerdicts('recordings/judge-din-formal')).verdicts.length // 972
  */
-export async function readRecordedVerdicts(dir: string, seed?: number): Promise<{ manifest: RecordingManifest; verdicts: RecordedVerdict[] }> {
+export async function readRecordedVerdicts(dir: string, seed?: number, shown: string = dir): Promise<{ manifest: RecordingManifest; verdicts: RecordedVerdict[] }> {
+  if (!(await hasManifest(dir))) {
+    throw new DataError(`no judge recording at ${shown} (no manifest.yml); import it with \`replaygate judge import\` or record it with \`replaygate judge calibrate --record\`, or fix the --recorded-verdicts path`);
+  }
   const recording = await Recording.open(dir);
   try {
     const verdicts: RecordedVerdict[] = [];

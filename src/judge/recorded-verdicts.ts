@@ -71,6 +71,11 @@ export interface JoinedVerdicts {
   readonly withoutReference: readonly string[];
   /** Reference labels with no recorded verdict. */
   readonly withoutVerdict: readonly string[];
+  /**
+   * Set when the verdicts look written in another format than the one asked for: most of them
+   * are unparsed as JSON but read as SQL-equivalence verdicts. Says to pass `--verdict-format equivalence`.
+   */
+  readonly hint?: string;
 }
 
 /**
@@ -90,6 +95,8 @@ export function joinRecordedVerdicts(
   const rules: Record<string, number> = {};
   const cases: CalibrationCase[] = [];
   const withoutVerdict: string[] = [];
+  let unparsed = 0;
+  let equivalenceLike = 0;
   for (const [caseId, ref] of references) {
     const reply = byCase.get(caseId);
     if (reply === undefined) {
@@ -99,7 +106,25 @@ export function joinRecordedVerdicts(
     const { verdict, rule } = readGradeReply(reply, format);
     rules[rule] = (rules[rule] ?? 0) + 1;
     cases.push({ caseId, agent: ref.agent, reference: ref.reference, verdict });
+    if (verdict.label === 'unparsed') {
+      unparsed += 1;
+      if (format === 'json' && parseEquivalenceVerdict(reply.content).rule !== 'none') equivalenceLike += 1;
+    }
   }
   const withoutReference = [...byCase.keys()].filter((id) => !references.has(id));
-  return { cases, rules, withoutReference, withoutVerdict };
+  const hint = formatHint(format, cases.length, unparsed, equivalenceLike);
+  return { cases, rules, withoutReference, withoutVerdict, ...(hint !== undefined ? { hint } : {}) };
+}
+
+/**
+ * The hint for verdicts read in the wrong format: when more than half of the verdicts are
+ * unparsed as JSON and more than half of those read as SQL-equivalence verdicts.
+ * @example formatHint('json', 972, 972, 972) // '972 of 972 verdicts are not JSON but read as SQL-equivalence verdicts …: pass --verdict-format equivalence'
+ */
+function formatHint(format: VerdictFormat, cases: number, unparsed: number, equivalenceLike: number): string | undefined {
+  if (format !== 'json' || cases === 0 || unparsed * 2 <= cases || equivalenceLike * 2 <= unparsed) return undefined;
+  return (
+    `${unparsed} of ${cases} verdicts are not JSON ({"verdict": …}), and ${equivalenceLike} of those read as SQL-equivalence verdicts ` +
+    '("THE ANSWER IS [NOT] EQUIVALENT"): pass --verdict-format equivalence to read them'
+  );
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { hasManifest, writeManifest } from '../recording/manifest.js';
+import { hasManifest, readManifest, writeManifest } from '../recording/manifest.js';
 import { RecordingWriter } from '../recording/writer.js';
 import { Recording } from '../recording/recording.js';
 import type { RecordedCall } from '../recording/types.js';
@@ -24,9 +24,12 @@ export interface ImportItem {
 }
 
 export interface ImportOptions {
-  /** Format and file, written to the manifest's `recorder` and `source`. */
+  /** Format, written to the manifest's `recorder`. */
   readonly format: string;
-  readonly source: string;
+  /** Provenance (system, paper, licence) for the manifest's `source`; kept from the existing manifest when absent. */
+  readonly source?: string | undefined;
+  /** The file imported, the source when nothing better is known. */
+  readonly file?: string;
   /** Replace an existing recording. */
   readonly force?: boolean;
   /** Add to an existing recording (e.g. another seed); a question/seed already recorded is an error. */
@@ -43,6 +46,14 @@ export interface ImportSummary {
   /** Golden questions with no imported item in this import: they replay as MissingRecording unless recorded before. */
   readonly uncovered: readonly string[];
   readonly seeds: readonly number[];
+}
+
+/** The manifest's provenance: given text, else what the recording already said, else the file; appends add theirs. */
+function sourceOf(previous: string | undefined, options: ImportOptions): string {
+  const given = options.source ?? (previous === undefined ? options.file : undefined);
+  if (previous === undefined) return given ?? options.format;
+  if (given === undefined || previous.includes(given)) return previous;
+  return options.append ? `${previous}; ${given}` : given;
 }
 
 const squash = (s: string): string => s.normalize('NFC').replace(/\s+/g, ' ').trim();
@@ -68,9 +79,9 @@ export async function importRecording(project: Project, agentName: string, items
     throw new DataError(`recording ${shown} exists; pass --append to add seeds or questions to it, or --force to replace it`);
   }
   if (options.append && !exists) throw new DataError(`recording ${shown} does not exist yet; import without --append first`);
+  const previous = exists ? await readManifest(config.recording) : undefined;
   const existing = options.append ? await Recording.open(config.recording) : undefined;
   const recorded = existing?.seedsByQuestion() ?? new Map<string, Set<number>>();
-  const previous = existing?.manifest;
   existing?.close();
   const byId = new Map(project.golden.map((q) => [q.id, q]));
   const checked: { item: ImportItem; request: RecordedCall['request'] }[] = [];
@@ -98,6 +109,11 @@ export async function importRecording(project: Project, agentName: string, items
       timeoutMs: project.config.warehouse.timeoutMs,
     });
     checked.push({ item, request });
+  }
+  if (checked.length === 0) {
+    throw new DataError(
+      `none of the ${skipped} predictions has a golden question (ids tried: ${[...items].slice(0, 3).map((i) => i.questionId).join(', ')}, …); check --ids and the file format — nothing was written`,
+    );
   }
   const writer = RecordingWriter.open(config.recording, options.append ? 'append' : 'create');
   const covered = new Set<string>();
@@ -134,7 +150,7 @@ export async function importRecording(project: Project, agentName: string, items
       ...Object.fromEntries([...new Set(checked.map((c) => byId.get(c.item.questionId)?.split ?? 'dev'))].map((s) => [s, previous?.recorded_splits[s] ?? 1])),
     },
     constructed: false,
-    source: previous?.source !== undefined && previous.source !== options.source ? `${previous.source}; ${options.source}` : options.source,
+    source: sourceOf(previous?.source, options),
     extra: previous?.extra ?? {},
   });
   return {

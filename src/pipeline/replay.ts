@@ -3,6 +3,8 @@ import type { GoldenQuestion, Split } from '../golden/types.js';
 import { matchResults, resultDigest, spiderExecutableSql } from '../matching/index.js';
 import { MissingRecording } from '../recording/missing-recording.js';
 import { Recording } from '../recording/recording.js';
+import { hasManifest } from '../recording/manifest.js';
+import { relative } from 'node:path';
 import { ReplayClient } from '../recording/replay-client.js';
 import { outcomeOf } from '../scoring/outcome.js';
 import type { RunRecord } from '../scoring/types.js';
@@ -33,6 +35,19 @@ export interface ReplayOptions {
   readonly onRun?: (run: RunRecord, done: number, total: number) => void;
 }
 
+/**
+ * Opens an agent's recording, saying which agent and what to do when there is none.
+ * @throws DataError naming the folder when it has no manifest, or the recording is corrupt.
+ */
+export async function openRecording(dir: string, root: string, agent: string): Promise<Recording> {
+  if (!(await hasManifest(dir))) {
+    throw new DataError(
+      `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`replaygate record --agent ${agent}\` or import one with \`replaygate import\`, or fix its 'recording:' path`,
+    );
+  }
+  return Recording.open(dir);
+}
+
 /** Questions selected by split and ids, in golden order. */
 export function selectQuestions(project: Project, options: Pick<ReplayOptions, 'questions' | 'split'>): GoldenQuestion[] {
   if (options.questions) {
@@ -40,9 +55,17 @@ export function selectQuestions(project: Project, options: Pick<ReplayOptions, '
     const unknown = [...options.questions].filter((id) => !known.has(id));
     if (unknown.length > 0) throw new DataError(`unknown golden question id(s): ${unknown.slice(0, 10).join(', ')}`);
   }
-  return project.golden.filter(
+  const selected = project.golden.filter(
     (q) => (options.split === undefined || q.split === options.split) && (options.questions === undefined || options.questions.has(q.id)),
   );
+  if (selected.length === 0) {
+    throw new DataError(
+      project.golden.length === 0
+        ? `no golden questions in ${project.config.goldenFiles.map((f) => relative(project.config.root, f)).join(', ') || "the config's 'golden' paths"}`
+        : `no golden question is in split '${options.split}'${options.questions ? ' among the ids given' : ''}`,
+    );
+  }
+  return selected;
 }
 
 /**
@@ -59,13 +82,23 @@ export async function replayAgent(project: Project, agentName: string, options: 
   const seeds = options.seeds ?? project.config.seeds;
   const golden = options.goldenResults ?? new GoldenResults(project.config.match, project.config.warehouse);
   // Start every golden query now: with host processes they run while the recording is read.
-  for (const q of questions) if (q.kind === 'answer') void golden.get(q, project.engineFor(q));
+  const goldenDone = Promise.all(questions.filter((q) => q.kind === 'answer').map(async (q) => ({ q, result: await golden.get(q, project.engineFor(q)) })));
+  goldenDone.catch(() => {}); // awaited below; a failure before then must not be an unhandled rejection
   let recording: Recording | undefined;
   let model = options.model;
   if (!model) {
     if (!agentConfig) throw new DataError(`no agent '${agentName}'`);
-    recording = await Recording.open(agentConfig.recording);
+    recording = await openRecording(agentConfig.recording, project.config.root, agentName);
     model = new ReplayClient(recording, agentName);
+  }
+  // A golden question whose SQL fails is the golden set's fault: never charge it to an agent.
+  const broken = (await goldenDone).filter(({ result }) => !result.ok);
+  if (broken.length > 0) {
+    recording?.close();
+    const list = broken.slice(0, 10).map(({ q, result }) => `  ${q.id} (${q.source}): ${result.ok ? '' : result.error}`);
+    throw new DataError(
+      `${broken.length} golden question(s) cannot be scored because their golden SQL fails on this warehouse:\n${list.join('\n')}${broken.length > 10 ? `\n  … ${broken.length - 10} more` : ''}\nFix the golden SQL (replaygate check lists every failure).`,
+    );
   }
   const recordingName = options.recordingName ?? recording?.name ?? agentName;
   const jobs = questions.flatMap((question) => seeds.map((seed) => ({ question, seed })));
@@ -194,13 +227,20 @@ function endText(end: Exclude<AgentEnd, { status: 'answered' }>): { text?: strin
   }
 }
 
-/** First rows of a result, JSON-safe (bigint → decimal string, bytes → hex). */
+/** First rows of a result, JSON-safe (bigint → decimal string, bytes → hex), long values cut. */
 export function preview(result: QueryResult, rows = PREVIEW_ROWS): { columns: string[]; rows: unknown[][] } {
   return { columns: [...result.columns], rows: result.rows.slice(0, rows).map((r) => r.map(jsonCell)) };
 }
 
+/** Characters of a text or blob value kept in a report preview. */
+const PREVIEW_CELL_CHARS = 200;
+
 function jsonCell(cell: Cell): unknown {
   if (typeof cell === 'bigint') return cell.toString();
-  if (cell instanceof Uint8Array) return `x'${Buffer.from(cell).toString('hex')}'`;
+  if (cell instanceof Uint8Array) {
+    const hex = Buffer.from(cell.subarray(0, PREVIEW_CELL_CHARS / 2)).toString('hex');
+    return `x'${hex}'${cell.byteLength > PREVIEW_CELL_CHARS / 2 ? `… (${cell.byteLength} bytes)` : ''}`;
+  }
+  if (typeof cell === 'string' && cell.length > PREVIEW_CELL_CHARS) return `${cell.slice(0, PREVIEW_CELL_CHARS)}… (${cell.length} characters)`;
   return cell;
 }

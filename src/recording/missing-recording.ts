@@ -25,7 +25,8 @@ export class MissingRecording extends Error {
       diff === undefined
         ? `Nothing is recorded for this question/seed/call index.`
         : `Nearest recorded request (${nearest}, same question/seed/call) differs:\n${diff}`;
-    const record = `replaygate record --agent ${agent} --questions ${site.questionId}`;
+    // record sends only the calls a replay misses, so asking for seeds 0..seed is safe.
+    const record = `replaygate record --agent ${agent} --questions ${site.questionId}${site.seed > 0 ? ` --seeds ${site.seed + 1}` : ''}`;
     const fix = recorder.includes(' import ')
       ? `This recording was imported (${recorder}): re-import it with the new prompt, or record live: ${record}`
       : `To re-record the affected calls: ${record}`;

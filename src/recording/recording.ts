@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { DataError } from '../util/errors.js';
 import { jsonlLines, parseCallLine, type LineRef } from './calls-file.js';
 import { CALLS_FILE, readManifest } from './manifest.js';
 import type { RecordedCall, RecordingManifest } from './types.js';
@@ -53,19 +54,37 @@ export class Recording {
     const file = join(dir, CALLS_FILE);
     const byKey = new Map<string, Entry[]>();
     const bySite = new Map<string, Entry>();
+    /** Lines that record the same request at the same question/seed/call: checked once streaming is done. */
+    const twins: [first: Entry, second: Entry, secondReply: string][] = [];
     let size = 0;
     for await (const { text, ref } of jsonlLines(file)) {
       const call = parseCallLine(text, `${file}:${ref.line}`);
       const entry: Entry = { ...ref, questionId: call.question_id, seed: call.seed, callIndex: call.call_index };
       const list = byKey.get(call.key);
+      const twin = list?.find((e) => e.questionId === entry.questionId && e.seed === entry.seed && e.callIndex === entry.callIndex);
+      if (twin) twins.push([twin, entry, JSON.stringify(call.reply)]);
       if (list) list.push(entry);
       else byKey.set(call.key, [entry]);
       const site = siteId(call.question_id, call.seed, call.call_index);
-      // A re-recorded call (after a prompt edit) is appended: the latest line of a site wins for diffs.
+      // A re-recorded call (after a prompt edit) is appended with a new request: the latest line of a site is the one diffs show.
       bySite.set(site, entry);
       size += 1;
     }
-    return new Recording(dir, manifest, byKey, bySite, size);
+    const recording = new Recording(dir, manifest, byKey, bySite, size);
+    try {
+      for (const [first, second, reply] of twins) {
+        if (JSON.stringify(recording.read(first).reply) !== reply) {
+          throw new DataError(
+            `lines ${first.line} and ${second.line} record the same request for question '${second.questionId}', seed ${second.seed}, call ${second.callIndex} with different replies (a merge of two recordings?); keep one of them`,
+            `${file}:${second.line}`,
+          );
+        }
+      }
+    } catch (error) {
+      recording.close();
+      throw error;
+    }
+    return recording;
   }
 
   /**

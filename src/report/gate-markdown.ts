@@ -2,10 +2,11 @@
  * Markdown rendering of the gate's result (`replaygate gate --markdown FILE`, the PR comment's
  * gate section). Pure: `(result) => string`, no I/O.
  */
-import { formatFraction, formatIds, formatP, formatSigned } from '../gate/format.js';
+import { AMBIGUOUS_GOLDEN_MARK, formatFraction, formatIds, formatP, formatSigned, markAmbiguous } from '../gate/format.js';
 import type { GateResult } from '../gate/gate-result.js';
 import type { QuestionComparison, SeedOutcome } from '../gate/types.js';
 import type { Outcome } from '../scoring/types.js';
+import { REPORT_MARKER } from './score-markdown.js';
 
 /** One-character symbols of outcomes in the per-seed columns (the legend is printed below the table). */
 export const OUTCOME_SYMBOLS: Readonly<Record<Outcome, string>> = {
@@ -26,6 +27,8 @@ export interface GateMarkdownOptions {
   readonly maxChartBars?: number;
   /** Heading level of the title (default 2: `##`). */
   readonly headingLevel?: number;
+  /** Start with the hidden `<!-- replaygate-report -->` marker, as the score Markdown does (default true). */
+  readonly marker?: boolean;
 }
 
 function escapeCell(text: string): string {
@@ -84,17 +87,21 @@ function side(result: GateResult, which: 'base' | 'candidate'): string {
  * the moved questions with their per-seed outcomes, and Mermaid `xychart-beta` bar charts of the
  * per-question changes (one for breaks, one for fixes; bars start at zero, so a drop is drawn
  * as its size in the "broken" chart rather than as a negative bar, which xychart draws from the
- * bottom of the axis). Numbers use the same rounding as the gate's messages.
+ * bottom of the axis). Numbers use the same rounding as the gate's messages. Questions whose
+ * golden result is ambiguous (golden `ORDER BY … LIMIT` cuts through ties) are marked in the
+ * tables and listed with their tied rows. The first line is the hidden marker
+ * `<!-- replaygate-report -->` (unless `marker: false`).
  *
  * @param result - from `gateResult` / `runGate`
- * @param options - table and chart caps, heading level
- * @example renderGateMarkdown(runGate(chapterBase, chapterCandidate)).split('\n')[0] // "## Gate: ❌ fail"
+ * @param options - table and chart caps, heading level, marker
+ * @example renderGateMarkdown(runGate(chapterBase, chapterCandidate)).split('\n')[1] // "## Gate: ❌ fail"
  */
 export function renderGateMarkdown(result: GateResult, options: GateMarkdownOptions = {}): string {
   const maxMovedRows = options.maxMovedRows ?? 200;
   const maxChartBars = options.maxChartBars ?? 40;
   const h = '#'.repeat(options.headingLevel ?? 2);
-  const lines: string[] = [];
+  const ambiguous = new Set(result.ambiguousGolden.map((a) => a.id));
+  const lines: string[] = options.marker === false ? [] : [REPORT_MARKER];
   lines.push(`${h} Gate: ${result.verdict === 'pass' ? '✅ pass' : '❌ fail'}`, '');
   lines.push(
     `**base** ${escapeCell(result.base.label)} vs **candidate** ${escapeCell(result.candidate.label)}: ` +
@@ -122,7 +129,10 @@ export function renderGateMarkdown(result: GateResult, options: GateMarkdownOpti
     result.smallestDetectable === null
       ? 'none (one question)'
       : `${result.smallestDetectable.flips} of ${result.n} clean flips (mean change ${formatFraction(result.smallestDetectable.meanChange)})`;
-  const stable = result.stableBreaks.length === 0 ? '0' : `${result.stableBreaks.length} (${formatIds(result.stableBreaks, 10)})`;
+  const stable =
+    result.stableBreaks.length === 0
+      ? '0'
+      : `${result.stableBreaks.length} (${formatIds(result.stableBreaks.map((id) => markAmbiguous(id, ambiguous)), 10)})`;
   const rule = result.rules.stableBreak;
   lines.push(
     `${h}# Comparison`,
@@ -158,7 +168,7 @@ export function renderGateMarkdown(result: GateResult, options: GateMarkdownOpti
       '|---|---|---|---|---|---|---|',
     );
     for (const q of moved.slice(0, maxMovedRows)) {
-      const tag = q.stableBreak ? 'stable break' : q.movement;
+      const tag = (q.stableBreak ? 'stable break' : q.movement) + (ambiguous.has(q.questionId) ? ` (${AMBIGUOUS_GOLDEN_MARK})` : '');
       lines.push(
         `| ${escapeCell(q.questionId)} | ${q.base.correct} of ${q.base.runs} | ${q.candidate.correct} of ${q.candidate.runs} | ` +
           `${formatSigned(q.difference)} | ${seedSymbols(q.base.outcomes)} | ${seedSymbols(q.candidate.outcomes)} | ${tag} |`,
@@ -170,6 +180,17 @@ export function renderGateMarkdown(result: GateResult, options: GateMarkdownOpti
     const fixed = moved.filter((q) => q.movement === 'fixed');
     if (broken.length > 0) lines.push(...chart('Broken: drop in share correct', broken, maxChartBars), '');
     if (fixed.length > 0) lines.push(...chart('Fixed: gain in share correct', fixed, maxChartBars), '');
+  }
+  if (result.ambiguousGolden.length > 0) {
+    lines.push(
+      `${h}# Ambiguous golden questions (${result.ambiguousGolden.length})`,
+      '',
+      'Their golden SQL ends in `ORDER BY … LIMIT` that cuts through tied rows: another correct query may return another tied row, ' +
+        'so a move of these questions may be a different tie-break rather than a real change. Add a tie-breaker to the golden ORDER BY.',
+      '',
+      ...result.ambiguousGolden.map((a) => `- \`${escapeCell(a.id)}\`: ${escapeCell(a.reason)}`),
+      '',
+    );
   }
   const unpaired = [...result.base.unpaired.map((id) => `${id} (base)`), ...result.candidate.unpaired.map((id) => `${id} (candidate)`)];
   if (unpaired.length > 0) {

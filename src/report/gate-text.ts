@@ -1,7 +1,7 @@
 /**
  * Plain-text rendering of a gate result for the terminal (`replaygate gate` stdout). Pure.
  */
-import { formatFraction, formatIds, formatP, formatSigned } from '../gate/format.js';
+import { formatFraction, formatIds, formatP, formatSigned, markAmbiguous } from '../gate/format.js';
 import type { GateResult } from '../gate/gate-result.js';
 import type { RepeatsReport } from '../gate/repeats-report.js';
 
@@ -21,11 +21,13 @@ export function repeatsText(label: string, r: RepeatsReport): string {
 
 /**
  * The gate's verdict, reasons, notes and key numbers as terminal lines, in the chapter's
- * wording ("gate: fail", "gate reason: stable break: gq-008 …").
+ * wording ("gate: fail", "gate reason: stable break: gq-008 …"). Questions whose golden result
+ * is ambiguous are marked where they are listed, and counted in a last line.
  *
  * @example gateText(runGate(chapterBase, chapterCandidate)).split('\n')[0] // "gate: fail"
  */
 export function gateText(result: GateResult): string {
+  const ambiguous = new Set(result.ambiguousGolden.map((a) => a.id));
   const lines = [`gate: ${result.verdict}`];
   for (const r of result.reasons) lines.push(`gate reason: ${r.message}`);
   for (const n of result.notes) lines.push(`note: ${n.message}`);
@@ -48,11 +50,17 @@ export function gateText(result: GateResult): string {
   }
   lines.push(
     `sign test p: ${formatP(result.signTestP)} (${result.signTest.positive} fixed vs ${result.signTest.negative} broken)`,
-    `stable breaks: ${result.stableBreaks.length ? formatIds(result.stableBreaks, 10) : 'none'}`,
+    `stable breaks: ${result.stableBreaks.length ? formatIds(result.stableBreaks.map((id) => markAmbiguous(id, ambiguous)), 10) : 'none'}`,
     result.smallestDetectable
       ? `smallest change the interval rule detects: ${result.smallestDetectable.flips} of ${result.n} clean flips (mean change ${formatFraction(result.smallestDetectable.meanChange)})`
       : 'smallest change the interval rule detects: none (one question)',
     `missing recordings: base ${result.missingRecordings.base.length}, candidate ${result.missingRecordings.candidate.length}`,
   );
+  if (result.ambiguousGolden.length > 0) {
+    lines.push(
+      `ambiguous golden results (golden LIMIT cuts through ties): ${result.ambiguousGolden.length} of ${result.n} compared questions ` +
+        `(${formatIds(result.ambiguousGolden.map((a) => a.id), 10)})`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }

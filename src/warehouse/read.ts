@@ -5,6 +5,11 @@ import { SqlError, SqlRefusedError, type Cell, type QueryResult } from './types.
 /** Distinct double-quoted names rewritten as string literals before a statement fails for good. */
 export const MAX_LEGACY_LITERAL_REWRITES = 20;
 
+/** Largest single value a result may hold (1 MiB); a larger one fails the statement instead of flooding memory. */
+export const MAX_CELL_BYTES = 1 << 20;
+/** Largest result kept (64 MiB, counted as text/blob bytes); past it the result is cut and flagged `truncated`. */
+export const MAX_RESULT_BYTES = 64 << 20;
+
 /** How one read runs: the row cap and whether SQLite's legacy double-quoted literals are emulated. */
 export interface ReadOptions {
   readonly maxRows: number;
@@ -15,7 +20,8 @@ export interface ReadOptions {
  * Runs one read-only statement on a connection, synchronously: refuses anything but one
  * SELECT/WITH/VALUES statement, emulates legacy double-quoted string literals (see
  * {@link legacyStringLiteralRewrite}), and reads at most `maxRows` rows, flagging `truncated`
- * when another row exists. Integers within ±(2^53 − 1) become numbers, others stay `bigint`;
+ * when another row exists (or the result passes {@link MAX_RESULT_BYTES}); a single value over
+ * {@link MAX_CELL_BYTES} fails the statement. Integers within ±(2^53 − 1) become numbers, others stay `bigint`;
  * BLOBs become plain `Uint8Array`s.
  *
  * @throws {SqlRefusedError} not one read-only statement.
@@ -49,10 +55,18 @@ function readRows(connection: SqliteConnection, sql: string, maxRows: number): Q
   }
   const rows: Cell[][] = [];
   let truncated = false;
+  let bytes = 0;
   for (const row of statement.rows()) {
-    if (rows.length >= maxRows) {
+    if (rows.length >= maxRows || bytes > MAX_RESULT_BYTES) {
       truncated = true;
       break;
+    }
+    for (const value of row) {
+      const size = typeof value === 'string' ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
+      if (size > MAX_CELL_BYTES) {
+        throw new SqlError(`a value in the result is ${Math.round(size / 1024)} KiB; values over ${MAX_CELL_BYTES / 1024} KiB are refused`, sql);
+      }
+      bytes += size;
     }
     rows.push(row.map(toCell));
   }

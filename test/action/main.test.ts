@@ -2,13 +2,15 @@
  * `run()` in-process with a fake pipeline (`runGate`), a fake GitHub API and a real temporary
  * git repository: inputs, base materialisation, outputs, summary, annotations, comment.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { getOctokit } from '@actions/github';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BaseLoadError } from '../../src/action/base-side.js';
 import { run, type ActionDeps } from '../../src/action/main.js';
 import type { GateRunRequest, GateRunResult } from '../../src/action/types.js';
+import { DataError } from '../../src/util/errors.js';
 import type { AnnotationTarget, Logger } from '../../src/util/logger.js';
 import { ACTIONS_BOT, FakeGitHub } from './fake-github.js';
 import { TempRepo } from './temp-repo.js';
@@ -170,7 +172,7 @@ describe('run() with a fake pipeline', () => {
     expect(h.summaries[0]).toContain('## ✅ replaygate gate: pass');
     const comments = gh.commentsOn(REPO, 42);
     expect(comments).toHaveLength(1);
-    expect(comments[0]?.body).toContain('<!-- replaygate-comment: analytics/replaygate.yml -->');
+    expect(comments[0]?.body).toContain('<!-- replaygate-comment command=gate config=analytics/replaygate.yml -->');
     expect(comments[0]?.body).toContain('- `analytics/recordings/sql-agent/calls.jsonl` (modified)');
     expect(comments[0]?.body).toContain('[full report in the job summary](https://github.com/acme/shop-analytics/actions/runs/14123456789)');
     expect(outcome.comment?.action).toBe('created');
@@ -252,14 +254,53 @@ describe('run() with a fake pipeline', () => {
     [{ 'base-ref': 'no-such-branch' }, /^Input 'base-ref': "no-such-branch" is not a commit in this repository\./],
     [{ 'working-directory': 'nowhere' }, /^Input 'working-directory': "nowhere" is not a folder/],
     [{ command: 'deploy' }, /^Input 'command' must be one of gate, score, check, got "deploy"\.$/],
-  ])('bad input %j fails the step with a message naming the input', async (inputs, message) => {
+    [{ 'working-directory': '/etc' }, /^Input 'working-directory': "\/etc" resolves to \/etc, outside the workspace .* \(GITHUB_WORKSPACE\)\./],
+    [{ 'working-directory': '../..' }, /^Input 'working-directory': "\.\.\/\.\." resolves to .*, outside the workspace /],
+    [{ config: '../../../etc/hostname' }, /^Input 'config': "\.\.\/\.\.\/\.\.\/etc\/hostname" resolves to \/etc\/hostname, outside the workspace .*relative to working-directory/],
+  ])('bad input %j fails the step with a message naming the input, a summary and verdict fail', async (inputs, message) => {
     const h = harness({ inputs });
     const outcome = await run(h.deps);
     expect(h.failures).toHaveLength(1);
     expect(h.failures[0]).toMatch(message);
     expect(outcome.result).toBeUndefined();
     expect(h.requests).toEqual([]);
+    expect(Object.fromEntries(h.outputs)).toEqual({
+      verdict: 'fail',
+      'mean-difference': '',
+      'interval-low': '',
+      'interval-high': '',
+      'stable-breaks': '',
+      'missing-recordings': '',
+      'report-path': '',
+    });
+    expect(h.summaries).toHaveLength(1);
+    expect(h.summaries[0]).toMatch(/^## ❌ replaygate( gate)?: could not run\n/);
+    expect(h.summaries[0]).toContain('**What is wrong**');
+    expect(h.summaries[0]).toContain(h.failures[0]);
+  });
+
+  it('input errors found before the event is read post nothing; an unknown base ref on a pull request says so in the comment', async () => {
+    const missing = harness({ inputs: { config: 'missing.yml' } });
+    await run(missing.deps);
     expect(gh.requests).toEqual([]);
+    const h = harness({ inputs: { 'base-ref': 'no-such-branch' } });
+    await run(h.deps);
+    const comments = gh.commentsOn(REPO, 42);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]?.body).toMatch(/^<!-- replaygate-comment command=gate config=analytics\/replaygate\.yml -->\n## ❌ replaygate gate: could not run\n/);
+    expect(comments[0]?.body).toContain(`Input 'base-ref': "no-such-branch" is not a commit in this repository.`);
+  });
+
+  it('a working-directory that is a symbolic link out of the workspace is refused', async () => {
+    symlinkSync('/etc', join(repo.dir, 'outside'));
+    try {
+      const h = harness({ inputs: { 'working-directory': 'outside', config: 'hostname' } });
+      await run(h.deps);
+      expect(h.failures[0]).toMatch(/^Input 'working-directory': "outside" leads through a symbolic link to \/etc, outside the workspace /);
+      expect(h.requests).toEqual([]);
+    } finally {
+      repo.remove('outside');
+    }
   });
 
   it('a bug in the pipeline fails the step and logs its stack', async () => {
@@ -268,5 +309,139 @@ describe('run() with a fake pipeline', () => {
     await run(h.deps);
     expect(h.failures).toEqual(['cannot read x of undefined']);
     expect(h.logger.lines.some((l) => l.startsWith('TypeError: cannot read x of undefined\n    at '))).toBe(true);
+  });
+});
+
+describe('a base that does not load', () => {
+  /** The materialised base tree, from the request (`<tree>/analytics/replaygate.yml`). */
+  const treeOf = (request: GateRunRequest): string => join(request.baseConfig ?? '', '..', '..');
+
+  it('falls back to scoring the head with a warning naming `path:line at base <sha>`; no temporary path is shown anywhere', async () => {
+    const h = harness();
+    let tree = '';
+    h.deps = {
+      ...h.deps,
+      runGate: async (request) => {
+        h.requests.push(request);
+        if (request.baseConfig !== undefined) {
+          tree = treeOf(request);
+          throw new BaseLoadError(new DataError('malformed YAML: Nested mappings are not allowed in compact mappings', `${tree}/analytics/replaygate.yml:3`));
+        }
+        return fakeResult(request);
+      },
+    };
+    const outcome = await run(h.deps);
+    const short = baseSha.slice(0, 7);
+    expect(h.failures).toEqual([]);
+    expect(h.requests.map((r) => r.command)).toEqual(['gate', 'score']);
+    expect(outcome.result?.command).toBe('score');
+    expect(h.outputs.get('verdict')).toBe('pass');
+    expect(h.outputs.get('mean-difference')).toBe('');
+    const warnings = h.logger.annotations.filter((a) => a.kind === 'warning');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.target).toEqual({ title: 'replaygate: the base could not be loaded' });
+    expect(warnings[0]?.message).toContain(
+      `The base commit ${short} (main) could not be loaded, so nothing was compared and the head was scored only (fails only on a MissingRecording): analytics/replaygate.yml:3 at base ${short}: malformed YAML: Nested mappings`,
+    );
+    const body = gh.commentsOn(REPO, 42)[0]?.body ?? '';
+    expect(body).toContain('## ✅ replaygate score: pass');
+    expect(body).toContain(`> ⚠️ The base commit ${short} (main) could not be loaded`);
+    expect(body).toContain('<!-- replaygate-comment command=gate config=analytics/replaygate.yml -->');
+    expect(h.summaries[0]).toContain(`analytics/replaygate.yml:3 at base ${short}`);
+    for (const text of [body, h.summaries.join('\n'), ...h.logger.annotations.map((a) => a.message), ...h.logger.lines]) {
+      expect(text).not.toContain(tree);
+      expect(text).not.toContain(join(temp, 'replaygate-'));
+    }
+  });
+
+  it('a head that does not load either fails the step with the head error', async () => {
+    const h = harness();
+    h.deps = {
+      ...h.deps,
+      runGate: async (request) => {
+        if (request.baseConfig !== undefined) throw new BaseLoadError(new DataError('malformed YAML: x', `${treeOf(request)}/analytics/replaygate.yml:3`));
+        throw new DataError('malformed YAML: x', `${request.headConfig}:3`);
+      },
+    };
+    await run(h.deps);
+    expect(h.failures).toEqual([`${join(repo.dir, 'analytics/replaygate.yml')}:3: malformed YAML: x`]);
+    expect(h.outputs.get('verdict')).toBe('fail');
+  });
+
+  it('base-side paths in results, annotations, pipeline logs and errors are mapped back to `path at base <sha>`', async () => {
+    const h = harness();
+    const short = baseSha.slice(0, 7);
+    h.deps = {
+      ...h.deps,
+      runGate: async (request) => {
+        const tree = treeOf(request);
+        const calls = `${tree}/analytics/recordings/sql-agent/calls.jsonl`;
+        request.logger.warning(`agent 'sql-agent' has a recording without a manifest at ${tree}/analytics/recordings/sql-agent.`);
+        request.logger.error('golden SQL fails', { file: `${tree}/analytics/golden/a.yml`, line: 7, title: 'golden SQL fails' });
+        return fakeResult(request, {
+          verdict: 'fail',
+          reasons: [{ code: 'missing_recording', message: `missing recording in ${tree}` }],
+          missingRecordings: [
+            {
+              side: 'base',
+              agent: 'sql-agent',
+              recording: 'sql-agent',
+              questionId: 'q1',
+              seed: 0,
+              message: `MissingRecording: …\nNearest recorded request (${relative(process.cwd(), calls)}:1, same question/seed/call) differs`,
+            },
+          ],
+          markdown: `see ${calls}:4.`,
+          report: { file: `${calls}:4` },
+        });
+      },
+    };
+    await run(h.deps);
+    expect(h.logger.annotations.map((a) => [a.kind, a.message, a.target])).toEqual([
+      ['warning', `agent 'sql-agent' has a recording without a manifest at analytics/recordings/sql-agent at base ${short}.`, undefined],
+      ['error', `analytics/golden/a.yml:7 at base ${short}: golden SQL fails`, { title: 'golden SQL fails' }],
+      ['error', expect.stringContaining(`Nearest recorded request (analytics/recordings/sql-agent/calls.jsonl:1 at base ${short}, same`), { title: 'MissingRecording' }],
+    ]);
+    expect(h.failures).toEqual([`replaygate gate failed: missing recording in the base commit ${short}`]);
+    expect(h.summaries[0]).toContain(`see analytics/recordings/sql-agent/calls.jsonl:4 at base ${short}.`);
+    expect(JSON.parse(readFileSync(h.outputs.get('report-path') ?? '', 'utf8'))).toEqual({ file: `analytics/recordings/sql-agent/calls.jsonl:4 at base ${short}` });
+  });
+});
+
+describe('one sticky comment per command and config', () => {
+  it('gate, score and check on the same config keep three comments; a re-run updates its own', async () => {
+    for (const command of ['gate', 'score', 'check', 'gate']) await run(harness({ inputs: { command } }).deps);
+    const bodies = gh.commentsOn(REPO, 42).map((c) => c.body.split('\n').slice(0, 2).join('\n'));
+    expect(bodies).toEqual([
+      '<!-- replaygate-comment command=gate config=analytics/replaygate.yml -->\n## ✅ replaygate gate: pass',
+      '<!-- replaygate-comment command=score config=analytics/replaygate.yml -->\n## ✅ replaygate score: pass',
+      '<!-- replaygate-comment command=check config=analytics/replaygate.yml -->\n## ✅ replaygate check: pass',
+    ]);
+    expect(gh.count('POST', /\/comments$/)).toBe(3);
+    expect(gh.count('PATCH', /\/comments\/\d+$/)).toBe(0); // the 4th run's body is unchanged
+  });
+
+  it('the gate step adopts a comment with the old marker (config path only); score does not', async () => {
+    gh.seedComment(REPO, 42, ACTIONS_BOT, '<!-- replaygate-comment: analytics/replaygate.yml -->\n## ✅ replaygate gate: pass (older version)');
+    await run(harness({ inputs: { command: 'score' } }).deps);
+    await run(harness().deps);
+    const comments = gh.commentsOn(REPO, 42);
+    expect(comments).toHaveLength(2);
+    expect(comments[0]?.body.split('\n')[0]).toBe('<!-- replaygate-comment command=gate config=analytics/replaygate.yml -->');
+    expect(comments[1]?.body.split('\n')[0]).toBe('<!-- replaygate-comment command=score config=analytics/replaygate.yml -->');
+  });
+
+  it('two working directories with the same config name keep two comments', async () => {
+    repo.write('analytics/eu/replaygate.yml', 'agents: {}\n');
+    try {
+      await run(harness().deps);
+      await run(harness({ inputs: { 'working-directory': 'analytics/eu' } }).deps);
+    } finally {
+      repo.remove('analytics/eu');
+    }
+    expect(gh.commentsOn(REPO, 42).map((c) => c.body.split('\n')[0])).toEqual([
+      '<!-- replaygate-comment command=gate config=analytics/replaygate.yml -->',
+      '<!-- replaygate-comment command=gate config=analytics/eu/replaygate.yml -->',
+    ]);
   });
 });

@@ -145,3 +145,48 @@ describe('bad recordings', () => {
     expect(err.join('')).toMatch(/calls\.jsonl:2: key sha256:[0-9a-f]+ does not match its request/);
   });
 });
+
+describe('conflicting recording lines', () => {
+  it('names both lines when one request is recorded twice with different replies', async () => {
+    const calls = join(project.dir, 'recordings', 'a', 'calls.jsonl');
+    const good = readFileSync(calls, 'utf8');
+    const first = JSON.parse(good.split('\n')[0]!);
+    appendFileSync(calls, `${JSON.stringify({ ...first, reply: { content: 'SELECT 2' } })}\n`);
+    const err: string[] = [];
+    const code = await main(['score', '-c', project.config, '-a', 'a'], { stdout: () => {}, stderr: (s) => err.push(s), isTTY: false });
+    writeFileSync(calls, good);
+    expect(code).toBe(2);
+    expect(err.join('')).toMatch(/calls\.jsonl:14: lines 1 and 14 record the same request for question 'count', seed 0, call 0 with different replies/);
+  });
+  it('accepts an identical duplicate line', async () => {
+    const calls = join(project.dir, 'recordings', 'a', 'calls.jsonl');
+    const good = readFileSync(calls, 'utf8');
+    appendFileSync(calls, `${good.split('\n')[0]}\n`);
+    const code = await main(['score', '-c', project.config, '-a', 'a', '-q', 'count'], { stdout: () => {}, stderr: () => {}, isTTY: false });
+    writeFileSync(calls, good);
+    expect(code).toBe(0);
+  });
+});
+
+describe('oversized values', () => {
+  it('fails a statement that returns one huge value, and the other runs go on', async () => {
+    const big = tempProject(`questions:
+  - {id: blob, question: A blob., db: concert_singer, golden_sql: SELECT 1}
+  - {id: count, question: How many singers?, db: concert_singer, golden_sql: SELECT count(*) FROM singer}
+`);
+    try {
+      await big.record('a', { blob: 'SELECT randomblob(50000000)', count: 'SELECT count(*) FROM singer' });
+      const p = await big.open();
+      try {
+        const runs = new Map((await replayAgent(p, 'a')).map((r) => [r.questionId, r]));
+        expect(runs.get('blob')?.outcome).toBe('error');
+        expect(runs.get('blob')?.detail).toMatch(/values over 1024 KiB are refused/);
+        expect(runs.get('count')?.outcome).toBe('correct');
+      } finally {
+        await p.close();
+      }
+    } finally {
+      big.remove();
+    }
+  });
+});

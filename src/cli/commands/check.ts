@@ -17,14 +17,24 @@ interface CheckOptions {
   concurrency: number;
 }
 
+/** Version of the `replaygate check --json` report; bumped on any incompatible change (SPEC §10). */
+export const CHECK_SCHEMA_VERSION = 1;
+
 /** The JSON written by `replaygate check --json`. */
-export type CheckReportJson = SchemaCheckReport & { readonly kind: 'check'; readonly tool: string; readonly createdAt: string; readonly migration?: string };
+export type CheckReportJson = SchemaCheckReport & {
+  readonly schemaVersion: typeof CHECK_SCHEMA_VERSION;
+  readonly kind: 'check';
+  readonly tool: string;
+  readonly createdAt: string;
+  readonly migration?: string;
+};
 
 /**
  * `replaygate check`: the three schema checks (golden SQL runs, every metric compiles and runs,
  * every recorded run replays) against the warehouse, or with `--migration FILE.sql` against a
  * migrated temporary copy of it (the original files are only read). Exit 1 when any list of
- * failures is non-empty; 2 for a usage error or a migration statement that fails.
+ * failures is non-empty (a configured agent with no recording is a failure); 2 for a usage
+ * error or a migration statement that fails.
  */
 export function registerCheck(program: Command, ctx: CliContext): void {
   program
@@ -67,6 +77,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
         ctx.stdout(`${renderSchemaChecks(report, { relativeTo: ctx.cwd })}\n`);
         if (opts.json) {
           const json: CheckReportJson = {
+            schemaVersion: CHECK_SCHEMA_VERSION,
             kind: 'check',
             tool: TOOL_NAME,
             createdAt: new Date().toISOString(),

@@ -6,7 +6,7 @@ import { assessAnswer, type AnswerAssessment } from '../../confidence/assess.js'
 import { plantErrors, type PlantCandidate } from '../../confidence/plant.js';
 import type { PlantReport } from '../../confidence/plant-report.js';
 import { confidenceSvg, renderConfidenceMarkdown, renderConfidenceText } from '../../confidence/render.js';
-import { buildConfidenceReport, type SamplesKind } from '../../confidence/report.js';
+import { buildConfidenceReport, unlabelledNote, type SamplesKind } from '../../confidence/report.js';
 import { DEFAULT_GATE, type ThinEvidencePolicy } from '../../confidence/rules.js';
 import { alignSamples, parseLabels, type SampleSet } from '../../confidence/samples.js';
 import { WarehouseProfile } from '../../confidence/warehouse-profile.js';
@@ -15,7 +15,7 @@ import { openProject, type Project } from '../../pipeline/project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { TOOL_NAME } from '../../version.js';
-import { ConfigError } from '../../util/errors.js';
+import { ConfigError, DataError } from '../../util/errors.js';
 import { EXIT, type CliContext } from '../context.js';
 import { parseIdList, parseSeeds, parseSplit, parseWhole } from '../options.js';
 import { progressFor } from '../progress.js';
@@ -53,7 +53,16 @@ function parseShare(value: string): number {
 function parseAgentList(value: string): string[] {
   const names = value.split(',').map((s) => s.trim()).filter(Boolean);
   if (names.length < 2) throw new InvalidArgumentError('--agents needs at least two agents (comma-separated); for one agent use --agent with --seeds');
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) {
+    throw new InvalidArgumentError(`agent ${twice} is listed twice; the samples must be different systems (for samples of one agent use -a ${twice} --seeds K)`);
+  }
   return names;
+}
+
+/** The first seed listed twice in `--seeds`, if any. */
+function repeatedSeed(seeds: readonly number[] | undefined): number | undefined {
+  return seeds?.find((s, i) => seeds.indexOf(s) !== i);
 }
 
 /**
@@ -105,9 +114,14 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
         '\nNo judge recordings are read: COMPLETE and the judge tags are unmeasured, and the report says so.',
     )
     .action(async (opts: ConfidenceOptions) => {
-      if ((opts.agent === undefined) === (opts.agents === undefined)) {
-        throw new ConfigError('name the samples: --agent <name> (its seeds) or --agents a,b,c (one run per system), not both');
+      if (opts.agent === undefined && opts.agents === undefined) {
+        throw new ConfigError('name the samples: give -a AGENT (seeds as samples) or --agents A,B,… (systems as samples)');
       }
+      if (opts.agent !== undefined && opts.agents !== undefined) {
+        throw new ConfigError('give either -a AGENT (seeds as samples) or --agents A,B,… (systems as samples), not both');
+      }
+      const twice = repeatedSeed(opts.seeds);
+      if (twice !== undefined) throw new ConfigError(`seed ${twice} is listed twice in --seeds; each seed is one sample, so list each once (or give a count: --seeds 5 → 0..4)`);
       if (opts.flagAt > opts.passAt) throw new ConfigError(`--flag-at (${opts.flagAt}) must not be above --pass-at (${opts.passAt})`);
       const project = await openProject(resolve(ctx.cwd, opts.config));
       try {
@@ -153,7 +167,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   }
   timing['replay'] = performance.now() - t;
 
-  const aligned = alignSamples(golden, sets);
+  const aligned = alignSamples(golden, sets, opts.agent !== undefined ? 'seed' : 'system');
   let labels: ReadonlyMap<string, boolean> = aligned.labels;
   let labelsSource = `execution match (${project.config.match}) of the shown answer against the golden answer`;
   if (opts.labels !== undefined) {
@@ -165,6 +179,9 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
       throw new ConfigError(`cannot read the labels file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, opts.labels);
     }
     labels = parseLabels(text, opts.labels, new Set(aligned.questions.map((q) => q.questionId)));
+    if (labels.size === 0) {
+      throw new DataError(`the labels file labels none of the ${aligned.questions.length} answers, so there is nothing to evaluate; give one label per golden question id (JSON {"<id>": true}, JSONL, or CSV id,correct)`, opts.labels);
+    }
     labelsSource = `labels file ${opts.labels} (${labels.size} labels)`;
   }
 
@@ -224,6 +241,8 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   const notes = aligned.unrecorded.length > 0 ? [`${aligned.unrecorded.length} selected golden questions have no recording in any sample set and are left out.`] : [];
   const finalReport = { ...report, notes: [...report.notes, ...notes], tool: TOOL_NAME, createdAt: new Date().toISOString(), timingMs: { ...timing } };
 
+  const unlabelled = unlabelledNote(report.unlabelled, report.answers.length);
+  if (unlabelled !== undefined) ctx.stderr(`warning: ${unlabelled}\n`);
   const render = opts.maxAnswers !== undefined ? { maxAnswers: opts.maxAnswers } : {};
   ctx.stdout(renderConfidenceText(finalReport, render));
   ctx.stdout(`\ntime: ${Object.entries(timing).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}\n`);

@@ -3,7 +3,17 @@ import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load.js';
-import { compareRuns, gateResult, parseGateRules, repeatsReport, compareReplays, type GateResult, type RepeatsReport } from '../../gate/index.js';
+import {
+  compareRuns,
+  compareReplays,
+  gateResult,
+  loadGateRules,
+  repeatsReport,
+  type GateResult,
+  type GoldenAmbiguity,
+  type RepeatsReport,
+} from '../../gate/index.js';
+import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
 import { openProject, type Project } from '../../pipeline/project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
@@ -126,7 +136,8 @@ export function registerGate(program: Command, ctx: CliContext): void {
         '\nGate rules (replaygate.yml, all optional):\n' +
         '  gate: {confidence: 0.95, stable_break: {base_min: 0.8, candidate_max: 0.2},\n' +
         '         fail_on_stable_break: true, fail_on_interval_below_zero: true,\n' +
-        '         fail_on_missing_recording: true, fail_on_unpaired_question: false}',
+        '         fail_on_missing_recording: true, fail_on_unpaired_question: false,\n' +
+        '         ignore_ambiguous_golden: false}',
     )
     .action(async (opts: GateOptions) => {
       if (opts.baseRuns === undefined && opts.base === undefined) throw new ConfigError('name the base: --base <agent> or --base-runs <file>');
@@ -138,7 +149,7 @@ export function registerGate(program: Command, ctx: CliContext): void {
       const project: Project | undefined = needsProject ? await openProject(configFile) : undefined;
       try {
         const rawRules = project ? project.config.gate : await gateSectionIfPresent(configFile);
-        const rules = parseGateRules(rawRules, project?.config.file ?? configFile);
+        const rules = await loadGateRules(rawRules, project?.config.file ?? configFile);
         const seeds = opts.seeds ?? project?.config.seeds;
         const golden = project ? new GoldenResults(project.config.match, project.config.warehouse) : undefined;
         const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
@@ -160,7 +171,14 @@ export function registerGate(program: Command, ctx: CliContext): void {
           ? filter(await readRunsFile(resolve(ctx.cwd, opts.candidateRuns), opts.candidate))
           : await replay(opts.candidate as string);
         const comparison = compareRuns(base, candidate, rules, opts.seeds ? { seeds: opts.seeds } : {});
-        const result = gateResult(comparison, rules);
+        let ambiguity: GoldenAmbiguity;
+        if (project) {
+          const compared = new Set(comparison.questions.map((q) => q.questionId));
+          ambiguity = { checked: true, ambiguous: await goldenAmbiguities(project, project.golden.filter((q) => compared.has(q.id))) };
+        } else {
+          ambiguity = { checked: false, why: 'both sides come from runs files (no project opened to re-run golden SQL); gate agents with --base/--candidate to check' };
+        }
+        const result = gateResult(comparison, rules, ambiguity);
         const repeats = { base: repeatsReport(base), candidate: repeatsReport(candidate) };
         let determinism: ReturnType<typeof compareReplays> | undefined;
         if (opts.determinism) {

@@ -1,5 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DataError } from '../../util/errors.js';
 import { Option, type Command } from 'commander';
 import { importRecording } from '../../pipeline/import-recording.js';
 import { openProject } from '../../pipeline/project.js';
@@ -55,7 +57,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
             ...(p.question !== undefined ? { question: p.question } : {}),
             where: p.where,
           })),
-          { format: opts.format, source: opts.source ?? file, ...(opts.force ? { force: true } : {}), ...(opts.append ? { append: true } : {}), checkQuestionText: opts.checkQuestions },
+          { format: opts.format, source: opts.source, file, ...(opts.force ? { force: true } : {}), ...(opts.append ? { append: true } : {}), checkQuestionText: opts.checkQuestions },
         );
         ctx.stdout(
           `wrote ${summary.written} calls to ${summary.recording} (seed ${opts.seed}); ` +
@@ -72,15 +74,25 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .description("Write golden YAML (one file per database) from Spider's dev.json and dev_gold.sql; ids are spider-dev-NNNN (dev.json position).")
     .requiredOption('-o, --out <dir>', 'folder for the golden files')
     .option('--databases <names>', 'only these databases (comma-separated)')
-    .action(async (dir: string, opts: { out: string; databases?: string }) => {
+    .option('--force', 'overwrite golden files that exist (hand edits in them are lost)')
+    .action(async (dir: string, opts: { out: string; databases?: string; force?: boolean }) => {
       const root = resolve(ctx.cwd, dir);
       const items = await readSpiderDev(join(root, 'dev.json'), join(root, 'dev_gold.sql'));
-      const keep = opts.databases ? new Set(opts.databases.split(',').map((s) => s.trim())) : undefined;
+      const keep = opts.databases ? new Set(opts.databases.split(',').map((s) => s.trim()).filter(Boolean)) : undefined;
+      const known = new Set(items.map((i) => i.db));
+      const unknown = [...(keep ?? [])].filter((db) => !known.has(db));
+      if (unknown.length > 0) {
+        throw new DataError(`no Spider dev questions on database(s) ${unknown.join(', ')} (known: ${[...known].sort().join(', ')})`, join(root, 'dev.json'));
+      }
       const files = spiderGoldenYaml(
         items.filter((i) => !keep || keep.has(i.db)),
         '# Spider 1.0 dev questions and gold SQL (Yu et al. 2018), CC BY-SA 4.0. Imported by replaygate import spider-golden.',
       );
       const out = resolve(ctx.cwd, opts.out);
+      const existing = [...files.keys()].filter((db) => existsSync(join(out, `${db}.yml`)));
+      if (existing.length > 0 && !opts.force) {
+        throw new DataError(`${existing.length} golden file(s) exist (${existing.slice(0, 5).map((db) => `${db}.yml`).join(', ')}${existing.length > 5 ? ', …' : ''}); pass --force to overwrite them — nothing was written`, out);
+      }
       await mkdir(out, { recursive: true });
       for (const [db, text] of files) await writeFile(join(out, `${db}.yml`), text);
       ctx.stdout(`wrote ${files.size} golden files to ${out}\n`);

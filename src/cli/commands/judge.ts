@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
+import { loadConfig } from '../../config/load.js';
 import { importLlmSqlSolver } from '../../importers/llm-sql-solver.js';
 import { calibrate, type CalibrationReport } from '../../judge/calibration.js';
 import { parseJudgeConfig, type JudgeConfig } from '../../judge/config.js';
@@ -46,6 +48,8 @@ export interface JudgeCalibrationJson {
   readonly skipped: readonly SkippedPair[];
   /** Labelled answers with no recorded verdict (recorded-verdicts mode). */
   readonly withoutVerdict: readonly string[];
+  /** Set when most verdicts are unparsed and look written in the other format (e.g. "pass --verdict-format equivalence"). */
+  readonly hint?: string;
   readonly report: CalibrationReport;
 }
 
@@ -86,6 +90,7 @@ interface CalibrateOptions extends CommonOptions {
 }
 
 interface ImportOptions {
+  config: string;
   agent: string;
   out: string;
   source?: string;
@@ -212,6 +217,13 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     .action(async (opts: PairsOptions) => {
       if (opts.base === undefined && opts.baseRuns === undefined) throw new ConfigError('name the base: --base <agent> or --base-runs <file>');
       if (opts.candidate === undefined && opts.candidateRuns === undefined) throw new ConfigError('name the candidate: --candidate <agent> or --candidate-runs <file>');
+      const sameRuns = (opts.baseRuns === undefined ? undefined : resolve(ctx.cwd, opts.baseRuns)) === (opts.candidateRuns === undefined ? undefined : resolve(ctx.cwd, opts.candidateRuns));
+      if (opts.base === opts.candidate && sameRuns) {
+        const what = opts.baseRuns === undefined ? `agent ${opts.base ?? ''}` : `runs${opts.base === undefined ? '' : ` of ${opts.base}`} in ${opts.baseRuns}`;
+        throw new ConfigError(
+          `--base and --candidate are the same (${what}): the judge would compare each text with itself. Name two different agents, or the same agent's runs from two score reports (--base-runs old.json --candidate-runs new.json)`,
+        );
+      }
       const project = await openProject(resolve(ctx.cwd, opts.config));
       try {
         const judge = judgeConfigOf(project);
@@ -280,11 +292,12 @@ export function registerJudge(program: Command, ctx: CliContext): void {
           for (const agent of opts.agent ?? [...p.config.agents.keys()]) runs.push(...(await replayRuns(ctx, p, agent, opts, golden)));
         }
         if (opts.recordedVerdicts) {
-          const { manifest, verdicts } = await readRecordedVerdicts(resolve(ctx.cwd, opts.recordedVerdicts));
+          const { manifest, verdicts } = await readRecordedVerdicts(resolve(ctx.cwd, opts.recordedVerdicts), undefined, opts.recordedVerdicts);
           const joined = joinRecordedVerdicts(verdicts, referenceLabelsFromRuns(runs), opts.verdictFormat);
           if (joined.withoutVerdict.length > 0) {
             ctx.stderr(`${joined.withoutVerdict.length} labelled answer(s) have no recorded verdict, e.g. ${joined.withoutVerdict.slice(0, 3).join(', ')}\n`);
           }
+          if (joined.hint !== undefined) ctx.stderr(`hint: ${joined.hint}\n`);
           const report = calibrate(
             joined.cases,
             `${manifest.model || 'judge'} (recording ${manifest.name})`,
@@ -292,6 +305,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
           );
           await emitCalibration(ctx, opts, report, {
             mode: 'recorded-verdicts', verdictFormat: opts.verdictFormat, rules: joined.rules, skipped: [], withoutVerdict: joined.withoutVerdict,
+            ...(joined.hint !== undefined ? { hint: joined.hint } : {}),
           });
           return;
         }
@@ -331,8 +345,10 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     .option('--source <text>', 'provenance written to the manifest')
     .option('--databases <names>', 'only items on these databases (comma-separated)', parseIdList)
     .option('--force', 'replace an existing recording')
+    .option('-c, --config <file>', 'project config whose agents -a is checked against (skipped when the file does not exist)', 'replaygate.yml')
     .addHelpText('after', '\nExample:\n  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal')
     .action(async (file: string, opts: ImportOptions) => {
+      await checkJudgedAgent(ctx, opts);
       const out = resolve(ctx.cwd, opts.out);
       const summary = await importLlmSqlSolver(resolve(ctx.cwd, file), out, {
         agent: opts.agent,
@@ -344,6 +360,26 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     });
 }
 
+/**
+ * Checks `judge import -a` against the project's agents: the calls' case ids are `<question id>
+ * <agent>`, so an agent name the runs do not use would join no verdict. Without a config file
+ * there is nothing to check against (stated on stderr).
+ */
+async function checkJudgedAgent(ctx: CliContext, opts: ImportOptions): Promise<void> {
+  const file = resolve(ctx.cwd, opts.config);
+  if (!existsSync(file)) {
+    ctx.stderr(`note: no ${opts.config} here, so the agent name ${opts.agent} is not checked; calibrate joins verdicts to runs of the agent named ${opts.agent}\n`);
+    return;
+  }
+  const config = await loadConfig(file);
+  if (!config.agents.has(opts.agent)) {
+    const known = [...config.agents.keys()];
+    throw new ConfigError(
+      `unknown agent '${opts.agent}' in -a; ${opts.config} defines ${known.length === 0 ? 'no agents' : known.join(', ')}. Name the agent whose predictions were judged, as in your runs`,
+    );
+  }
+}
+
 type Extras = Omit<JudgeCalibrationJson, 'schemaVersion' | 'kind' | 'tool' | 'createdAt' | 'report'>;
 
 /** Prints the calibration and writes the requested JSON / Markdown. */
@@ -351,6 +387,7 @@ async function emitCalibration(ctx: CliContext, opts: CalibrateOptions, report: 
   ctx.stdout(calibrationText(report));
   const parsedBy = Object.entries(extras.rules).map(([rule, n]) => `${rule} ${n}`).join(', ');
   if (parsedBy) ctx.stdout(`verdicts read by rule: ${parsedBy}\n`);
+  if (extras.hint !== undefined) ctx.stdout(`hint: ${extras.hint}\n`);
   if (extras.skipped.length) ctx.stdout(`skipped answers: ${extras.skipped.length} (${extras.skipped.slice(0, 3).map((s) => `${s.questionId}: ${s.reason}`).join('; ')})\n`);
   const json: JudgeCalibrationJson = { schemaVersion: JUDGE_SCHEMA_VERSION, kind: 'judge-calibration', tool: TOOL_NAME, createdAt: new Date().toISOString(), ...extras, report };
   if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(json, null, 2)}\n`);

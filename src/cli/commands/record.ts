@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { loadConfig } from '../../config/load.js';
 import type { Command } from 'commander';
 import { openProject } from '../../pipeline/project.js';
 import { selectQuestions } from '../../pipeline/replay.js';
@@ -68,6 +69,11 @@ export function registerRecord(program: Command, ctx: CliContext): void {
       const redactor = new Redactor([apiKey, ...(baseUrl ? urlSecrets(baseUrl) : [])]);
       const out = (s: string): void => ctx.stdout(redactor.redact(s));
       const err = (s: string): void => ctx.stderr(redactor.redact(s));
+      // Mistakes in the command come before the environment: an unknown agent is named first.
+      const config = await loadConfig(resolve(ctx.cwd, opts.config));
+      if (!config.agents.has(opts.agent)) {
+        throw new ConfigError(`no agent '${opts.agent}' in ${config.file} (known: ${[...config.agents.keys()].join(', ') || 'none'})`);
+      }
       if (apiKey === undefined && baseUrl === undefined) {
         throw new ConfigError(`set ${opts.apiKeyEnv} to your API key (and ${opts.baseUrlEnv} for an OpenAI-compatible server other than api.openai.com)`);
       }

@@ -81,7 +81,11 @@ export function registerScore(program: Command, ctx: CliContext): void {
           runs,
         });
         ctx.stdout(`${scorecardText(report.scorecards)}\n`);
-        if (ambiguousGolden.length) ctx.stdout(`\n${ambiguousGolden.length} golden question(s) whose LIMIT cuts through ties: ${ambiguousGolden.map((a) => a.id).join(', ')}\n`);
+        if (ambiguousGolden.length) {
+          const ids = ambiguousGolden.map((a) => a.id).sort();
+          const shown = ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, … (${ids.length} in all; the JSON report lists them)` : ids.join(', ');
+          ctx.stdout(`\n${ids.length} golden question(s) whose LIMIT cuts through ties (their golden result is ambiguous): ${shown}\n`);
+        }
         if (opts.json) await writeOutput(ctx, opts.json, reportJson(report));
         if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
         const missing = runs.filter((r) => r.outcome === 'missing_recording');
