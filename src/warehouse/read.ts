@@ -1,5 +1,5 @@
 import { isSqliteError, type SqliteConnection } from './drivers.js';
-import { checkSingleReadStatement, findBindParameter, legacyStringLiteralRewrite } from './sql-text.js';
+import { checkReadStatement, legacyStringLiteralRewrite } from './sql-text.js';
 import { SqlError, SqlRefusedError, type Cell, type QueryResult } from './types.js';
 
 /** Distinct double-quoted names rewritten as string literals before a statement fails for good. */
@@ -30,11 +30,11 @@ export interface ReadOptions {
  *   // { columns: ['a', 'a'], rows: [[1, 2]], rowCount: 1, truncated: false }
  */
 export function runRead(connection: SqliteConnection, sql: string, options: ReadOptions): QueryResult {
-  checkSingleReadStatement(sql);
+  const { bindParameter } = checkReadStatement(sql);
   let text = sql;
   for (let rewrites = 0; ; rewrites++) {
     try {
-      return readRows(connection, text, options.maxRows);
+      return readRows(connection, text, options.maxRows, bindParameter);
     } catch (error) {
       if (!isSqliteError(error)) throw error;
       const retry =
@@ -47,9 +47,8 @@ export function runRead(connection: SqliteConnection, sql: string, options: Read
   }
 }
 
-function readRows(connection: SqliteConnection, sql: string, maxRows: number): QueryResult {
+function readRows(connection: SqliteConnection, sql: string, maxRows: number, parameter: string | undefined): QueryResult {
   const statement = connection.prepareRead(sql);
-  const parameter = findBindParameter(sql);
   if (parameter !== undefined) {
     throw new SqlRefusedError(`the statement has a bind parameter (${parameter}), and a recorded answer has no values to bind`, sql);
   }

@@ -72,7 +72,21 @@ function tokenize(sql: string): Token[] {
  * @example checkSingleReadStatement('SELECT 1; DROP TABLE singer') // throws SqlRefusedError
  */
 export function checkSingleReadStatement(sql: string): void {
+  checkTokens(sql, tokenize(sql));
+}
+
+/**
+ * {@link checkSingleReadStatement} and {@link findBindParameter} from one pass of the tokenizer
+ * (the warehouse's hot path).
+ * @throws {SqlRefusedError} as checkSingleReadStatement.
+ */
+export function checkReadStatement(sql: string): { readonly bindParameter: string | undefined } {
   const tokens = tokenize(sql);
+  checkTokens(sql, tokens);
+  return { bindParameter: bindParameterIn(sql, tokens) };
+}
+
+function checkTokens(sql: string, tokens: readonly Token[]): void {
   const first = tokens.find((t) => !(t.kind === 'punct' && sql[t.start] === '('));
   if (first === undefined || first.kind === 'semicolon') {
     throw new SqlRefusedError('the statement is empty', sql);
@@ -98,7 +112,10 @@ export function checkSingleReadStatement(sql: string): void {
  * @example findBindParameter('SELECT * FROM t WHERE a = :name') // ':name'
  */
 export function findBindParameter(sql: string): string | undefined {
-  const tokens = tokenize(sql);
+  return bindParameterIn(sql, tokenize(sql));
+}
+
+function bindParameterIn(sql: string, tokens: readonly Token[]): string | undefined {
   const i = tokens.findIndex((t, k) => isParameter(sql, t, tokens[k + 1]));
   const token = tokens[i];
   if (token === undefined) return undefined;

@@ -96,3 +96,21 @@ describe('sticky comment', () => {
     expect(other.action === 'skipped' && other.reason).toMatch(/HTTP 404/);
   });
 });
+
+describe('older marker formats', () => {
+  const current = '<!-- replaygate-comment command=gate config=replaygate.yml -->';
+  it('adopts a comment with an older marker when none has the current one', async () => {
+    for (let i = 0; i < 120; i += 1) gh.seedComment(REPO, 42, i === 20 ? ACTIONS_BOT : OCTOCAT, i === 20 ? `${marker}\nold` : `c${i}`);
+    const result = await upsertStickyComment(client('ghs_write'), where, [current, marker], `${current}\nnew`, quiet);
+    expect(result.action).toBe('updated');
+    expect(gh.commentsOn(REPO, 42)[20]?.body).toBe(`${current}\nnew`);
+    expect(gh.count('GET', /\/comments$/)).toBe(2);
+  });
+
+  it('prefers a comment with the current marker even when an older one comes first', async () => {
+    gh.seedComment(REPO, 42, ACTIONS_BOT, `${marker}\nold`);
+    gh.seedComment(REPO, 42, ACTIONS_BOT, `${current}\nmine`);
+    const found = await findOwnComment(client('ghs_write'), where, [current, marker], { login: 'github-actions', source: 'GraphQL viewer' });
+    expect(found?.body).toBe(`${current}\nmine`);
+  });
+});

@@ -46,7 +46,7 @@ describe('rename scenario on Chinook', () => {
     expect(out).toContain('schema checks: PASS');
     expect(code).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'check.json'), 'utf8')) as CheckReportJson;
-    expect(report).toMatchObject({ kind: 'check', passed: true, golden: { checked: 32 }, metrics: { metrics: 5, queries: 46 }, replays: { checked: 38 } });
+    expect(report).toMatchObject({ schemaVersion: 1, kind: 'check', passed: true, golden: { checked: 32 }, metrics: { metrics: 5, queries: 46 }, replays: { checked: 38 } });
   });
 
   it('reports failing golden questions, the failing metric and the runs that no longer replay, and leaves the original alone', async () => {

@@ -3,7 +3,7 @@
 // still fails (unless gate.ignore_ambiguous_golden) but says so in reasons, text, Markdown and
 // JSON. Real database: Spider's concert_singer (France has 4 singers; Netherlands and United
 // States 1 each, so "the country with the fewest singers" LIMIT 1 cuts through a tie).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/index.js';
@@ -24,6 +24,8 @@ const GOLDEN = `questions:
   - {id: fewest, question: Which country has the fewest singers?, db: concert_singer, golden_sql: SELECT Country FROM singer GROUP BY Country ORDER BY count(*) ASC LIMIT 1}
   - {id: oldest, question: Who is the oldest singer?, db: concert_singer, golden_sql: SELECT Name FROM singer ORDER BY Age DESC LIMIT 1}
 `;
+
+const OUTPUTS = join(import.meta.dirname, '..', '__outputs__');
 
 async function cli(cwd: string, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -60,6 +62,9 @@ describe('gate on replayed agents: ambiguous golden results are marked', () => {
     expect(json.ambiguousGolden).toEqual([{ id: 'fewest', reason: expect.stringMatching(/^rows 1 and 2 tie on ORDER BY count\(\*\); LIMIT 1 cuts through the tie/) }]);
     expect(json.stableBreaks).toEqual(['fewest']);
     const md = readFileSync(join(project.dir, 'g.md'), 'utf8');
+    mkdirSync(OUTPUTS, { recursive: true });
+    writeFileSync(join(OUTPUTS, 'gate-ambiguous-golden.md'), md);
+    writeFileSync(join(OUTPUTS, 'gate-ambiguous-golden.txt'), r.out);
     expect(md.split('\n')[0]).toBe(REPORT_MARKER);
     expect(md.split('\n')[1]).toBe('## Gate: ❌ fail');
     expect(md).toContain(`| fewest | 1 of 1 | 0 of 1 | −1.00 | ✓ | ✗ | stable break (${AMBIGUOUS_GOLDEN_MARK}) |`);

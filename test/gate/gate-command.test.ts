@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/index.js';
 import { runsFromCounts } from './chapter-12.js';
 
@@ -17,6 +17,7 @@ async function cli(args: string[], cwd: string): Promise<{ code: number; stdout:
 
 describe('replaygate gate (runs files)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'replaygate-gate-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('the constructed chapter example fails with exit 1 and prints the reason', async () => {
     const r = await cli(
@@ -34,7 +35,11 @@ describe('replaygate gate (runs files)', () => {
     }
     expect(json['verdict']).toBe('fail');
     expect(json['kind']).toBe('gate');
-    expect(readFileSync(join(dir, 'g.md'), 'utf8')).toMatch(/^## Gate: ❌ fail/);
+    expect(readFileSync(join(dir, 'g.md'), 'utf8')).toMatch(/^<!-- replaygate-report -->\n## Gate: ❌ fail/);
+    // Runs files carry no golden SQL: ambiguity is not checked, and the report says so.
+    expect(json['ambiguityChecked']).toBe(false);
+    expect(json['ambiguousGolden']).toEqual([]);
+    expect(r.stdout).toContain('note: golden results not checked for ambiguity (ORDER BY … LIMIT cutting through ties): both sides come from runs files');
   });
 
   it('with seed 2718 only: fixed 1, broken 1, p 1.00, one run per question', async () => {
@@ -63,6 +68,6 @@ describe('replaygate gate (runs files)', () => {
     writeFileSync(join(dir, 'replaygate.yml'), 'warehouse:\n  path: none.sqlite\ngolden: []\ngate:\n  stable_break:\n    base_min: 80\n');
     const badRule = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'same.json'], dir);
     expect(badRule.code).toBe(2);
-    expect(badRule.stderr).toMatch(/gate\.stable_break\.base_min/);
+    expect(badRule.stderr).toContain(`${join(dir, 'replaygate.yml')}:6: \`gate.stable_break.base_min\` must be a number from 0 to 1`);
   });
 });

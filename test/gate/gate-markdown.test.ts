@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runGate } from '../../src/gate/gate-result.js';
 import { DEFAULT_GATE_RULES } from '../../src/gate/rules.js';
 import { renderGateMarkdown } from '../../src/report/gate-markdown.js';
+import { REPORT_MARKER } from '../../src/report/score-markdown.js';
 import { chapterBase, chapterCandidate, runsFromCounts } from './chapter-12.js';
 
 const OUTPUTS = join(dirname(fileURLToPath(import.meta.url)), '..', '__outputs__');
@@ -18,9 +19,11 @@ describe('renderGateMarkdown', () => {
     expect(markdown.length).toBeGreaterThan(0);
   });
 
-  it('puts the verdict and reasons first', () => {
+  it('starts with the hidden report marker, then the verdict and reasons', () => {
     const lines = markdown.split('\n');
-    expect(lines[0]).toBe('## Gate: ❌ fail');
+    expect(lines[0]).toBe(REPORT_MARKER);
+    expect(lines[1]).toBe('## Gate: ❌ fail');
+    expect(renderGateMarkdown(runGate(chapterBase(), chapterCandidate()), { marker: false }).split('\n')[0]).toBe('## Gate: ❌ fail');
     expect(markdown.indexOf('stable break: gq-008 (base 4 of 5, candidate 0 of 5)')).toBeLessThan(markdown.indexOf('### Comparison'));
   });
 
@@ -47,7 +50,7 @@ describe('renderGateMarkdown', () => {
 
   it('says when nothing moved, and when there is no interval', () => {
     const same = renderGateMarkdown(runGate(runsFromCounts('x', [5, 0], ['a', 'b']), runsFromCounts('y', [5, 0], ['a', 'b'])));
-    expect(same.split('\n')[0]).toBe('## Gate: ✅ pass');
+    expect(same.split('\n')[1]).toBe('## Gate: ✅ pass');
     expect(same).toContain('No question moved.');
     expect(same).not.toContain('```mermaid');
     const one = renderGateMarkdown(runGate(runsFromCounts('x', [5], ['a']), runsFromCounts('y', [0], ['a'])));

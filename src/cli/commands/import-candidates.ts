@@ -36,7 +36,8 @@ export function registerImportCandidates(program: Command, ctx: CliContext): voi
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
     .action(async (file: string, opts: CandidatesOptions) => {
       const path = resolve(ctx.cwd, file);
-      const questions = await readCandidateFile(path);
+      const { questions, skipped } = await readCandidateFile(path);
+      for (const item of skipped) ctx.stderr(`warning: ${file} (generated item ${item.line}, id ${item.id}, ${item.db}: "${item.question}"): ${item.reason}\n`);
       const project = await openProject(resolve(ctx.cwd, opts.config));
       try {
         const { items, unmatched } = genparseImportItems(questions, project.golden, path);

@@ -297,7 +297,6 @@ export function registerJudge(program: Command, ctx: CliContext): void {
           if (joined.withoutVerdict.length > 0) {
             ctx.stderr(`${joined.withoutVerdict.length} labelled answer(s) have no recorded verdict, e.g. ${joined.withoutVerdict.slice(0, 3).join(', ')}\n`);
           }
-          if (joined.hint !== undefined) ctx.stderr(`hint: ${joined.hint}\n`);
           const report = calibrate(
             joined.cases,
             `${manifest.model || 'judge'} (recording ${manifest.name})`,
