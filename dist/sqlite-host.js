@@ -203,8 +203,12 @@ function tokenize(sql) {
   }
   return tokens;
 }
-function checkSingleReadStatement(sql) {
+function checkReadStatement(sql) {
   const tokens = tokenize(sql);
+  checkTokens(sql, tokens);
+  return { bindParameter: bindParameterIn(sql, tokens) };
+}
+function checkTokens(sql, tokens) {
   const first = tokens.find((t) => !(t.kind === "punct" && sql[t.start] === "("));
   if (first === void 0 || first.kind === "semicolon") {
     throw new SqlRefusedError("the statement is empty", sql);
@@ -221,8 +225,7 @@ function checkSingleReadStatement(sql) {
     throw new SqlRefusedError("only one statement may run per call; the text holds more than one", sql);
   }
 }
-function findBindParameter(sql) {
-  const tokens = tokenize(sql);
+function bindParameterIn(sql, tokens) {
   const i = tokens.findIndex((t, k) => isParameter(sql, t, tokens[k + 1]));
   const token = tokens[i];
   if (token === void 0) return void 0;
@@ -255,12 +258,14 @@ function legacyStringLiteralRewrite(sql, errorMessage) {
 
 // src/warehouse/read.ts
 var MAX_LEGACY_LITERAL_REWRITES = 20;
+var MAX_CELL_BYTES = 1 << 20;
+var MAX_RESULT_BYTES = 64 << 20;
 function runRead(connection, sql, options) {
-  checkSingleReadStatement(sql);
+  const { bindParameter } = checkReadStatement(sql);
   let text = sql;
   for (let rewrites = 0; ; rewrites++) {
     try {
-      return readRows(connection, text, options.maxRows);
+      return readRows(connection, text, options.maxRows, bindParameter);
     } catch (error) {
       if (!isSqliteError(error)) throw error;
       const retry = options.legacyStringLiterals && rewrites < MAX_LEGACY_LITERAL_REWRITES ? legacyStringLiteralRewrite(text, error.message) : void 0;
@@ -269,18 +274,25 @@ function runRead(connection, sql, options) {
     }
   }
 }
-function readRows(connection, sql, maxRows) {
+function readRows(connection, sql, maxRows, parameter) {
   const statement = connection.prepareRead(sql);
-  const parameter = findBindParameter(sql);
   if (parameter !== void 0) {
     throw new SqlRefusedError(`the statement has a bind parameter (${parameter}), and a recorded answer has no values to bind`, sql);
   }
   const rows = [];
   let truncated = false;
+  let bytes = 0;
   for (const row of statement.rows()) {
-    if (rows.length >= maxRows) {
+    if (rows.length >= maxRows || bytes > MAX_RESULT_BYTES) {
       truncated = true;
       break;
+    }
+    for (const value of row) {
+      const size = typeof value === "string" ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
+      if (size > MAX_CELL_BYTES) {
+        throw new SqlError(`a value in the result is ${Math.round(size / 1024)} KiB; values over ${MAX_CELL_BYTES / 1024} KiB are refused`, sql);
+      }
+      bytes += size;
     }
     rows.push(row.map(toCell));
   }

@@ -23,6 +23,7 @@ export class BaseLoadError extends ReplaygateError {
 /** Rewrites text that names files of the base tree; `identity` when there is no base. */
 export type TextMap = (text: string) => string;
 
+/** The {@link TextMap} of a run without a base tree: text unchanged. @example identityMap('a.yml') // 'a.yml' */
 export const identityMap: TextMap = (text) => text;
 
 const PATH_CHAR = String.raw`[^\s:'"\x60<>|,;()[\]{}]`;

@@ -13,7 +13,15 @@ import { BaseLoadError, basePathMapper, identityMap, mapLogger, type TextMap } f
 import { commentMarker, legacyCommentMarker, renderErrorSummary, renderHead } from './comment-body.js';
 import { readRunnerEvent } from './event.js';
 import { changedFiles, git, materialiseCommit, repositoryRoot, resolveCommit, type ChangedFile } from './git.js';
-import { actionsInputSource, readActionInputs, type ActionCommand, type InputSource } from './inputs.js';
+import {
+  ACTION_COMMANDS,
+  INPUT_DEFAULTS,
+  actionsInputSource,
+  getChoiceInput,
+  readActionInputs,
+  type ActionCommand,
+  type InputSource,
+} from './inputs.js';
 import { upsertStickyComment, type GitHubClient, type StickyResult } from './sticky-comment.js';
 import type { GateRunResult, RunGate } from './types.js';
 
@@ -123,7 +131,14 @@ async function reportError(deps: ActionDeps, logger: Logger, state: RunState, me
 
 async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promise<{ result: GateRunResult; comment: StickyResult | undefined }> {
   const env = deps.env ?? process.env;
-  const inputs = readActionInputs(deps.inputs ?? actionsInputSource);
+  const source = deps.inputs ?? actionsInputSource;
+  try {
+    // Read alone first so that the error summary of another bad input can name the command.
+    state.command = getChoiceInput(source, 'command', ACTION_COMMANDS, INPUT_DEFAULTS.command);
+  } catch {
+    // readActionInputs reports it.
+  }
+  const inputs = readActionInputs(source);
   state.command = inputs.command;
   const workspace = realPath(resolve(env['GITHUB_WORKSPACE'] || process.cwd()));
   const workDir = insideWorkspace(workspace, 'working-directory', inputs.workingDirectory, workspace);
@@ -180,8 +195,8 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
         const sha = await resolveCommit(root, baseRef, 'base-ref');
         baseCommit = { sha, label: inputs.baseRef ?? pr?.baseRef ?? sha };
         const tree = join(scratch, 'base');
-        await logger.group(`Materialise base ${sha.slice(0, 12)}`, () => materialiseCommit(root, sha, tree, scratch));
         state.map = basePathMapper(tree, sha);
+        await logger.group(`Materialise base ${sha.slice(0, 12)}`, () => materialiseCommit(root, sha, tree, scratch));
         const candidate = join(tree, relative(root, headConfig));
         if (existsSync(candidate)) {
           baseConfig = candidate;
@@ -202,7 +217,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     } catch (error) {
       if (!(error instanceof BaseLoadError) || baseCommit === undefined) throw error;
       const short = baseCommit.sha.slice(0, 7);
-      const why = state.map(error.message);
+      const why = state.map(error.message).replace(/:\s*$/, '');
       const note =
         `The base commit ${short} (${baseCommit.label}) could not be loaded, so nothing was compared and the head was scored only ` +
         `(fails only on a MissingRecording): ${why}`;

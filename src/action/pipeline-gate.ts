@@ -190,6 +190,7 @@ async function check(head: Project, logger: Logger, concurrency: number): Promis
     reasons.push({ code: 'metric', message: `${metrics.failingMetrics.length} of ${metrics.metrics} metrics fail (${metrics.failingMetrics.slice(0, 10).join(', ')})` });
   }
   if (replays.failures.length > 0) reasons.push({ code: 'replay', message: `${replays.failures.length} of ${replays.checked} recorded runs do not replay (MissingRecording)` });
+  for (const m of replays.missingRecordings) reasons.push({ code: 'replay', message: `agent ${m.agent}: ${m.problem}` });
   const findings: Finding[] = [];
   for (const f of golden.failures) findings.push({ ...place(f.source), message: `golden SQL of '${f.id}' fails: ${f.error}`, title: 'golden SQL fails' });
   for (const f of metrics.failures) {

@@ -1,4 +1,5 @@
 import type { GoldenQuestion } from '../golden/types.js';
+import { GoldenResults, type GoldenResult } from '../pipeline/golden-results.js';
 import type { Project } from '../pipeline/project.js';
 import { replayAgent } from '../pipeline/replay.js';
 import { hasManifest, MANIFEST_FILE } from '../recording/manifest.js';
@@ -173,8 +174,22 @@ function semanticEngine(project: Project): SqlEngine {
   return project.warehouse.engine(name);
 }
 
+/**
+ * Golden results for the replay check, shared by every agent and seed. The replay check reads
+ * only whether each recorded run replays, not its score; a golden query that fails (listed by
+ * the golden-SQL check) scores as an empty result instead of stopping the replay, as it does in
+ * `score` and `gate`.
+ */
+class ReplayCheckGoldenResults extends GoldenResults {
+  override async get(question: GoldenQuestion, engine: SqlEngine): Promise<GoldenResult> {
+    const result = await super.get(question, engine);
+    return result.ok ? result : { ok: true, result: { columns: [], rows: [], rowCount: 0, truncated: false } };
+  }
+}
+
 async function checkReplays(project: Project, options: SchemaCheckOptions): Promise<SchemaCheckReport['replays']> {
   const known = new Set(project.golden.map((q) => q.id));
+  const goldenResults = new ReplayCheckGoldenResults(project.config.match, project.config.warehouse);
   const failures: ReplayFailure[] = [];
   const missingRecordings: MissingAgentRecording[] = [];
   let checked = 0;
@@ -203,7 +218,12 @@ async function checkReplays(project: Project, options: SchemaCheckOptions): Prom
       recording.close();
     }
     for (const [seed, questions] of [...bySeed].sort((a, b) => a[0] - b[0])) {
-      const runs = await replayAgent(project, name, { seeds: [seed], questions, ...(options.concurrency ? { concurrency: options.concurrency } : {}) });
+      const runs = await replayAgent(project, name, {
+        seeds: [seed],
+        questions,
+        goldenResults,
+        ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+      });
       checked += runs.length;
       for (const run of runs) {
         if (run.outcome !== 'missing_recording') continue;

@@ -1,14 +1,17 @@
 import { InvalidArgumentError } from 'commander';
 
-/** Parses `--seeds`: a count `5` (seeds 0..4) or a list `0,3,7`. */
+/**
+ * Parses `--seeds`: a count `5` (seeds 0..4) or a list `0,3,7`; a trailing comma makes a
+ * one-seed list (`7,` is seed 7 alone).
+ */
 export function parseSeeds(value: string): number[] {
-  const parts = value.split(',').map((s) => s.trim());
-  if (parts.length === 1) {
-    const n = Number(parts[0]);
-    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError(`--seeds must be a count from 1 to 1000 or a list like 0,1,2; got "${value}"`);
+  const text = value.trim();
+  if (!text.includes(',')) {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError(`--seeds must be a count from 1 to 1000, or a list like 0,1,2 (one seed: 7,); got "${value}"`);
     return Array.from({ length: n }, (_, i) => i);
   }
-  const seeds = parts.map(Number);
+  const seeds = text.replace(/,$/, '').split(',').map((s) => (s.trim() === '' ? Number.NaN : Number(s)));
   if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) throw new InvalidArgumentError(`--seeds list must hold whole numbers ≥ 0; got "${value}"`);
   const twice = seeds.find((s, i) => seeds.indexOf(s) !== i);
   if (twice !== undefined) throw new InvalidArgumentError(`--seeds lists seed ${twice} twice; got "${value}"`);

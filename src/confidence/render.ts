@@ -20,7 +20,8 @@ export const CHART_RULES: readonly RuleName[] = ['agreement-first', 'agreement',
 
 const pct = (x: number | undefined | null): string => (x === undefined || x === null ? '–' : `${(x * 100).toFixed(1)}%`);
 const num = (x: number | undefined | null, digits = 3): string => (x === undefined || x === null ? '–' : x.toFixed(digits));
-const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+/** A signed difference to 3 places; a value that rounds to zero is +0.000, never −0.000. */
+const signed = (x: number): string => `${Number(x.toFixed(3)) < 0 ? '−' : '+'}${Math.abs(x).toFixed(3)}`;
 
 function interval(ci: BootstrapInterval): string {
   return ci.defined ? `${ci.estimate.toFixed(3)} (${ci.low.toFixed(3)}–${ci.high.toFixed(3)})` : `undefined: ${ci.reason}`;

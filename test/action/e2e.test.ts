@@ -11,11 +11,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ACTIONS_BOT, FakeGitHub, OCTOCAT } from './fake-github.js';
 import { REPO_ROOT, runAction, type RunnerResult } from './simulated-runner.js';
 import { TempRepo } from './temp-repo.js';
-import { PROMPT_V1, PROMPT_V2, recordFrom, recordSynthetic, syntheticId, writeProject, writeSyntheticProject } from './workspace-fixture.js';
+import { CONFIG, PROMPT_V1, PROMPT_V2, recordFrom, recordSynthetic, syntheticId, writeProject, writeSyntheticProject } from './workspace-fixture.js';
 
 const REPO = 'acme/shop-analytics';
 const PR = 42;
-const MARKER = '<!-- replaygate-comment: replaygate.yml -->';
+const MARKER = '<!-- replaygate-comment command=gate config=replaygate.yml -->';
+/** The marker of earlier versions (config path only), still adopted by the gate step. */
+const LEGACY_MARKER = '<!-- replaygate-comment: replaygate.yml -->';
 let gh: FakeGitHub;
 const repos: TempRepo[] = [];
 
@@ -43,10 +45,21 @@ interface PullRequestRepo {
 
 /** Base commit on main: the project recorded from GPT-4 zero-shot; `change` makes the PR branch. */
 async function pullRequestRepo(change: (repo: TempRepo) => Promise<void>, message: string): Promise<PullRequestRepo> {
+  return pullRequestRepoFrom(
+    async (repo) => {
+      writeProject(repo, { prompt: PROMPT_V1 });
+      await recordFrom(repo, 'gpt4-zero-shot');
+    },
+    change,
+    message,
+  );
+}
+
+/** Base commit on main written by `makeBase`; `change` makes the PR branch. */
+async function pullRequestRepoFrom(makeBase: (repo: TempRepo) => Promise<void>, change: (repo: TempRepo) => Promise<void>, message = 'Change'): Promise<PullRequestRepo> {
   const repo = new TempRepo();
   repos.push(repo);
-  writeProject(repo, { prompt: PROMPT_V1 });
-  await recordFrom(repo, 'gpt4-zero-shot');
+  await makeBase(repo);
   repo.write('README.md', '# Shop analytics agent\n');
   const base = repo.commit('Agent with GPT-4 zero-shot recordings');
   repo.git('checkout', '-q', '-b', 'prompt-v2');
@@ -165,7 +178,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(r.exitCode, explain(r)).toBe(0);
     expect(r.outputs).toMatchObject({ verdict: 'pass', 'stable-breaks': '0', 'missing-recordings': '0' });
     expect(Number(r.outputs['mean-difference'])).toBeGreaterThan(0);
-    expect(r.outputs['report-path']).toMatch(/_temp\/replaygate\/replaygate\.yml\/report\.json$/);
+    expect(r.outputs['report-path']).toMatch(/_temp\/replaygate\/gate-replaygate\.yml\/report\.json$/);
     expect(r.summary).toContain('## ✅ replaygate gate: pass');
     const comments = gh.commentsOn(REPO, PR);
     expect(comments).toHaveLength(1);
@@ -286,25 +299,48 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(golden?.message).toMatch(/^golden SQL of 'spider-dev-0000' fails: no such table: singers/);
   });
 
-  describe('bad input', () => {
+  describe('bad input: a clear error, a short job summary, verdict fail and the other outputs empty', () => {
+    const failedOutputs = {
+      verdict: 'fail',
+      'mean-difference': '',
+      'interval-low': '',
+      'interval-high': '',
+      'stable-breaks': '',
+      'missing-recordings': '',
+      'report-path': '',
+    };
+    function expectReported(r: RunnerResult, message: RegExp): void {
+      expect(r.exitCode, explain(r)).toBe(1);
+      expect(r.annotations).toEqual([expect.objectContaining({ kind: 'error', message: expect.stringMatching(message) })]);
+      expect(r.outputs).toEqual(failedOutputs);
+      expect(r.summary).toMatch(/^## ❌ replaygate( gate)?: could not run\n/);
+      expect(r.summary).toContain(r.annotations[0]?.message ?? '<none>');
+      expect(r.summary).toContain('Outputs: `verdict` is `fail`; the other outputs are empty.');
+    }
+
     it('a missing config file', async () => {
       const r = await runPr(good, { inputs: { config: 'config/replaygate.yml' } });
-      expect(r.exitCode).toBe(1);
-      expect(r.annotations).toEqual([expect.objectContaining({ kind: 'error', message: expect.stringMatching(/^Input 'config': "config\/replaygate.yml" not found/) })]);
+      expectReported(r, /^Input 'config': "config\/replaygate.yml" not found/);
       expect(gh.requests).toEqual([]);
     });
 
-    it('a base ref that does not exist', async () => {
+    it('a base ref that does not exist (the sticky comment says so)', async () => {
       const r = await runPr(good, { inputs: { 'base-ref': 'release/2024-q4' } });
-      expect(r.exitCode).toBe(1);
-      expect(r.annotations[0]?.message).toMatch(/^Input 'base-ref': "release\/2024-q4" is not a commit in this repository\./);
-      expect(r.outputs).toEqual({});
+      expectReported(r, /^Input 'base-ref': "release\/2024-q4" is not a commit in this repository\./);
+      const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
+      expect(body.split('\n').slice(0, 2)).toEqual([MARKER, '## ❌ replaygate gate: could not run']);
     });
 
     it('an invalid input value (comment: maybe)', async () => {
       const r = await runPr(good, { inputs: { comment: 'maybe' } });
-      expect(r.exitCode).toBe(1);
-      expect(r.annotations[0]?.message).toMatch(/^Input 'comment' must be true or false .*got "maybe"\.$/);
+      expectReported(r, /^Input 'comment' must be true or false .*got "maybe"\.$/);
+      expect(r.summary.split('\n')[0]).toBe('## ❌ replaygate gate: could not run');
+    });
+
+    it.each(['/etc', '../..', '..'])('a working-directory outside the workspace (%s)', async (dir) => {
+      const r = await runPr(good, { inputs: { 'working-directory': dir } });
+      expectReported(r, /^Input 'working-directory': ".*" resolves to .*, outside the workspace .* \(GITHUB_WORKSPACE\)\./);
+      expect(gh.requests).toEqual([]);
     });
 
     it('not a pull_request event → score of the head, summary, no comment', async () => {
@@ -323,6 +359,83 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
       expect(r.summary).toContain('## ✅ replaygate score: pass');
       expect(r.stdout).toContain('not a pull request');
       expect(gh.requests).toEqual([]);
+    });
+  });
+
+  describe('one comment per command and config', () => {
+    it('gate, score and check steps on one config keep three comments; a second push updates each in place', async () => {
+      for (const command of ['gate', 'score', 'check']) {
+        const r = await runPr(good, { inputs: { command } });
+        expect(r.exitCode, explain(r)).toBe(0);
+        expect(r.outputs['report-path']).toMatch(new RegExp(`_temp/replaygate/${command}-replaygate\\.yml/report\\.json$`));
+      }
+      const first = gh.commentsOn(REPO, PR).map((c) => [c.id, c.body.split('\n').slice(0, 2).join('\n')]);
+      expect(first.map(([, head]) => head)).toEqual([
+        `${MARKER}\n## ✅ replaygate gate: pass`,
+        '<!-- replaygate-comment command=score config=replaygate.yml -->\n## ✅ replaygate score: pass',
+        '<!-- replaygate-comment command=check config=replaygate.yml -->\n## ✅ replaygate check: pass',
+      ]);
+      await push(good, async (repo) => void repo.write('README.md', '# Shop analytics agent\n\nThree steps.\n'), 'Docs again');
+      for (const command of ['check', 'gate', 'score']) await runPr(good, { inputs: { command } });
+      const after = gh.commentsOn(REPO, PR);
+      expect(after.map((c) => c.id)).toEqual(first.map(([id]) => id));
+      expect(after.every((c) => c.body.includes(`head \`${good.head.slice(0, 7)}\``))).toBe(true);
+      expect(gh.count('POST', /\/comments$/)).toBe(3);
+    });
+
+    it('the gate step updates a comment written with the old marker instead of adding one', async () => {
+      gh.seedComment(REPO, PR, OCTOCAT, 'LGTM once the gate passes');
+      gh.seedComment(REPO, PR, ACTIONS_BOT, `${LEGACY_MARKER}\n## ✅ replaygate gate: pass (written by an older replaygate)`);
+      const r = await runPr(good);
+      expect(r.exitCode, explain(r)).toBe(0);
+      const comments = gh.commentsOn(REPO, PR);
+      expect(comments).toHaveLength(2);
+      expect(comments[1]?.body.split('\n')[0]).toBe(MARKER);
+      expect(gh.count('POST', /\/comments$/)).toBe(0);
+    });
+  });
+
+  describe('a broken replaygate.yml on the base commit', () => {
+    const BROKEN = CONFIG.replace('match: relaxed', 'match: relaxed: strict');
+
+    /** Base: the project with a malformed replaygate.yml committed on main; `change` makes the PR. */
+    async function brokenBaseRepo(change: (repo: TempRepo) => Promise<void>): Promise<PullRequestRepo> {
+      return pullRequestRepoFrom(async (repo) => {
+        writeProject(repo, { prompt: PROMPT_V1 });
+        await recordFrom(repo, 'gpt4-zero-shot');
+        repo.write('replaygate.yml', BROKEN);
+      }, change);
+    }
+
+    it('the pull request that fixes it passes: the head is scored, with a warning naming `replaygate.yml at base <sha>`', async () => {
+      const pr = await brokenBaseRepo(async (repo) => void repo.write('replaygate.yml', CONFIG));
+      const r = await runPr(pr);
+      const short = pr.base.slice(0, 7);
+      expect(r.exitCode, explain(r)).toBe(0);
+      expect(r.outputs).toMatchObject({ verdict: 'pass', 'mean-difference': '', 'missing-recordings': '0' });
+      const warnings = r.annotations.filter((a) => a.kind === 'warning');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.properties).toBe('title=replaygate: the base could not be loaded');
+      expect(warnings[0]?.message).toMatch(
+        new RegExp(`^The base commit ${short} \\(main\\) could not be loaded, so nothing was compared and the head was scored only \\(fails only on a MissingRecording\\): replaygate\\.yml at base ${short}: malformed YAML: Nested mappings are not allowed in compact mappings at line 6, column 8`),
+      );
+      const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
+      expect(body.split('\n').slice(0, 2)).toEqual([MARKER, '## ✅ replaygate score: pass']);
+      expect(body).toContain(`> ⚠️ The base commit ${short} (main) could not be loaded`);
+      expect(r.summary).toContain(`replaygate.yml at base ${short}: malformed YAML`);
+      for (const text of [r.stdout, r.stderr, r.summary, body]) expect(text).not.toMatch(/_temp\/replaygate-/);
+      writeOutput('action-e2e-broken-base-comment.md', body);
+    });
+
+    it('a pull request that leaves it broken fails on the head\'s own error', async () => {
+      const pr = await brokenBaseRepo(async (repo) => void repo.write('README.md', '# Shop analytics agent\n\nUnrelated.\n'));
+      const r = await runPr(pr);
+      expect(r.exitCode, explain(r)).toBe(1);
+      expect(r.outputs['verdict']).toBe('fail');
+      const errors = r.annotations.filter((a) => a.kind === 'error');
+      expect(errors.map((e) => e.message)).toEqual([`${pr.repo.dir}/replaygate.yml: malformed YAML: Nested mappings are not allowed in compact mappings at line 6, column 8:`]);
+      expect(r.summary).toContain('## ❌ replaygate gate: could not run');
+      for (const text of [r.stdout, r.summary]) expect(text).not.toMatch(/_temp\/replaygate-/);
     });
   });
 });

@@ -43,7 +43,7 @@ describe('replaygate confidence', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Answer confidence: a, K = 3 seeds/);
-    // A run whose SQL failed keeps no SQL in its run record (src/pipeline/replay.ts), so its SQL checks are unmeasured.
+    // A run whose SQL failed keeps its last SQL; it has no result, so it is abstained (no_result).
     expect(r.stdout).toMatch(/names\s+wrong\s+0\/3\s+0\.00.*abstain\s+no_result: the shown answer has no result: SqlError: no such table: singers/);
     expect(r.stdout).toMatch(/venues\s+wrong\s+3\/3\s+0\.59.*abstain\s+bad_join: key overlap below 0\.85: T1\.Stadium_ID = T2\.Capacity \(ρ = 0\.00\)/);
     expect(r.stdout).toMatch(/count\s+right\s+3\/3\s+1\.00\s+1\.00\s+1\.00\s+pass/);
@@ -88,11 +88,65 @@ describe('replaygate confidence', () => {
     await project.record('b', { count: 'SELECT count(*) FROM singer' });
     const r = await cli(['confidence', '--agents', 'a,b'], project.dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/the sample sets cover different questions: 3 question\(s\) have runs in some sets but not others, e\.g\. names \(no recording in b\)/);
+    expect(r.stderr).toMatch(/the samples cover different questions: system b has no run of 3 questions \(e\.g\. names, french, venues\)/);
+    expect(r.stderr).not.toMatch(/no recording in/);
   });
 
-  it('usage errors exit 2', async () => {
-    expect((await cli(['confidence'], project.dir)).stderr).toMatch(/name the samples/);
+  it('seeds that are not recorded are named as seeds, with the seeds to ask for', async () => {
+    const r = await cli(['confidence', '-a', 'a', '--seeds', '4', '--no-progress'], project.dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('seed 3 is not recorded for 4 questions (e.g. count, names, french, venues)');
+    expect(r.stderr).toContain('ask only for recorded seeds (--seeds 0,1,2)');
+    const two = await cli(['confidence', '-a', 'a', '--seeds', '0,1,2,3,4', '--no-progress'], project.dir);
+    expect(two.stderr).toContain('seeds 3, 4 are not recorded for 4 questions');
+  });
+
+  it('usage errors exit 2: no samples named, both kinds named, one agent twice, one seed twice', async () => {
+    const none = await cli(['confidence'], project.dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('give -a AGENT (seeds as samples) or --agents A,B,… (systems as samples)');
+    const both = await cli(['confidence', '-a', 'a', '--agents', 'a,b'], project.dir);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('not both');
     expect((await cli(['confidence', '--agents', 'a'], project.dir)).code).toBe(2);
+    const twice = await cli(['confidence', '--agents', 'a,b,a'], project.dir);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('agent a is listed twice; the samples must be different systems');
+    const seed = await cli(['confidence', '-a', 'a', '--seeds', '0,0,1'], project.dir);
+    expect(seed.code).toBe(2);
+    expect(seed.stderr).toMatch(/seed 0 twice/);
+  });
+
+  it('labels: an id labelled twice with different labels is an input error naming file and line', async () => {
+    writeFileSync(join(project.dir, 'twice.csv'), 'id,correct\ncount,1\nnames,0\ncount,0\n');
+    const csv = await cli(['confidence', '-a', 'a', '--seeds', '3', '--labels', 'twice.csv'], project.dir);
+    expect(csv.code).toBe(2);
+    expect(csv.stderr).toContain('twice.csv:4: question count is labelled twice with different labels: true at twice.csv:2, false here');
+    writeFileSync(join(project.dir, 'twice.json'), '{\n  "count": true,\n  "names": false,\n  "count": false\n}\n');
+    const json = await cli(['confidence', '-a', 'a', '--seeds', '3', '--labels', 'twice.json'], project.dir);
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain('twice.json:4: question count is labelled twice with different labels: true at twice.json:2, false here');
+    writeFileSync(join(project.dir, 'same.json'), '{"count": true, "names": false, "french": true, "venues": true, "count": true}');
+    expect((await cli(['confidence', '-a', 'a', '--seeds', '3', '--labels', 'same.json', '--resamples', '200'], project.dir)).code).toBe(0);
+  });
+
+  it('labels covering some answers: the others are left out, stated; covering none: an input error', async () => {
+    writeFileSync(join(project.dir, 'some.json'), JSON.stringify({ count: true, names: false, venues: false }));
+    const some = await cli(['confidence', '-a', 'a', '--seeds', '3', '--labels', 'some.json', '--resamples', '200', '--json', 'some-out.json', '--markdown', 'some-out.md'], project.dir);
+    expect(some.code).toBe(0);
+    const said = '1 answer has no label and is left out of the evaluation: french.';
+    expect(some.stderr).toBe(`warning: ${said}\n`);
+    expect(some.stdout).toContain(`note: ${said}`);
+    expect(some.stdout).toContain('Evaluation: 3 labelled answers');
+    expect(readFileSync(join(project.dir, 'some-out.md'), 'utf8')).toContain(`- ${said}`);
+    const json = JSON.parse(readFileSync(join(project.dir, 'some-out.json'), 'utf8')) as { unlabelled: string[]; evaluation: { n: number } };
+    expect(json.unlabelled).toEqual(['french']);
+    expect(json.evaluation.n).toBe(3);
+    for (const empty of ['{}', '[]', 'id,correct\n']) {
+      writeFileSync(join(project.dir, 'none.txt'), empty);
+      const none = await cli(['confidence', '-a', 'a', '--seeds', '3', '--labels', 'none.txt'], project.dir);
+      expect(none.code).toBe(2);
+      expect(none.stderr).toContain('none.txt: the labels file labels none of the 4 answers, so there is nothing to evaluate');
+    }
   });
 });

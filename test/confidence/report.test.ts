@@ -123,4 +123,47 @@ describe('the confidence report on real samples (genparse Llama-3, concert_singe
     await expect(renderConfidenceText(report, { maxAnswers: 15 })).toMatchFileSnapshot('../__outputs__/confidence/genparse-concert-singer.txt');
     await expect(confidenceSvg(report)).toMatchFileSnapshot('../__outputs__/confidence/genparse-concert-singer.svg');
   });
+
+  const rebuild = (labels: ReadonlyMap<string, boolean>): ConfidenceReport =>
+    buildConfidenceReport(assessments, {
+      title: 'partial labels',
+      samplesKind: 'seeds',
+      sampleLabels: ['0', '1', '2', '3', '4'],
+      labels,
+      labelsSource: 'a labels file',
+      gate: { passAt: 0.8, flagAt: 0.6 },
+      thinEvidence: 'available',
+      judgeRecordings: false,
+      evaluation: { resamples: 200, seed: 1 },
+    });
+
+  it('labels covering some answers: the others are left out of the evaluation and named', () => {
+    const some = new Map([...(report.answers.map((a) => [a.questionId, a.label ?? false] as const))].slice(0, 30));
+    const partial = rebuild(some);
+    expect(partial.evaluation?.n).toBe(30);
+    expect(partial.unlabelled).toHaveLength(15);
+    const note = partial.notes.find((n) => n.startsWith('15 answers have no label'));
+    expect(note).toBe(`15 answers have no label and are left out of the evaluation: ${partial.unlabelled.slice(0, 10).join(', ')}, … (5 more in the JSON report).`);
+    expect(renderConfidenceMarkdown(partial)).toContain(`- ${note}`);
+    // The empty-result signal's accuracy is over the labelled answers it fired on, never over unlabelled ones.
+    const e = partial.emptyResult;
+    expect(e.labelled).toBeLessThanOrEqual(e.fired);
+    expect(e.right === null || e.right <= e.labelled).toBe(true);
+  });
+
+  it('labels covering no answer: nothing to evaluate, said, with no made-up numbers and no empty chart', () => {
+    const none = rebuild(new Map());
+    expect(none.evaluation).toBeNull();
+    expect(none.emptyResult).toMatchObject({ labelled: 0, right: null });
+    expect(none.notes).toContain('No answer has a label (45 answers): there is nothing to evaluate; the scores and gate decisions are listed without an evaluation.');
+    const md = renderConfidenceMarkdown(none);
+    expect(md).toContain('Nothing to evaluate: no answer has a label.');
+    expect(md).not.toMatch(/Empty-result signal|of the time vs|\*Lines:|```mermaid|AUROC \(95% CI\)/);
+    const text = renderConfidenceText(none);
+    expect(text).toContain('Evaluation: nothing to evaluate (no answer has a label).');
+    expect(text).not.toMatch(/AUROC/);
+    expect(confidenceSvg(none)).toContain('No labelled answers: nothing to evaluate.');
+    expect(coverageMermaid([], 'none')).toBe('*No accuracy–coverage chart: no labelled answers, nothing to evaluate.*');
+    expect(coverageMermaid([{ name: 'Agreement-first', points: [] }], 'none')).not.toContain('*Lines:');
+  });
 });

@@ -43,7 +43,11 @@ describe('replaygate gate (runs files)', () => {
   });
 
   it('with seed 2718 only: fixed 1, broken 1, p 1.00, one run per question', async () => {
-    const r = await cli(['gate', '--base-runs', join(FIXTURE, 'base.runs.json'), '--candidate-runs', join(FIXTURE, 'candidate.runs.json'), '--seeds', '2718,2718'], dir);
+    // A one-seed list cannot be written as --seeds (2718 alone is a count): keep seed 2718's runs.
+    const seed2718 = (file: string): string => JSON.stringify((JSON.parse(readFileSync(join(FIXTURE, file), 'utf8')) as { seed: number }[]).filter((run) => run.seed === 2718));
+    writeFileSync(join(dir, 'base-2718.json'), seed2718('base.runs.json'));
+    writeFileSync(join(dir, 'candidate-2718.json'), seed2718('candidate.runs.json'));
+    const r = await cli(['gate', '--base-runs', 'base-2718.json', '--candidate-runs', 'candidate-2718.json'], dir);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('fixed 1 (gq-020), broken 1 (gq-008)');
     expect(r.stdout).toContain('sign test p: 1.00');

@@ -40,7 +40,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
   program
     .command('check')
     .description(
-      'Schema checks, no model needed: every golden SQL runs, every metric compiles and runs (alone and by each dimension), and every recorded run replays (MissingRecording is a failure, never a skip). Exit 1 when anything fails.',
+      'Schema checks, no model needed: every golden SQL runs, every metric compiles and runs (alone and by each dimension), and every recorded run replays (MissingRecording is a failure, never a skip, and so is a configured agent with no recording). Exit 1 when anything fails.',
     )
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
     .option('-m, --migration <file>', 'apply this SQL (DDL) to a temporary copy of the warehouse and check the copy; the original is never changed')

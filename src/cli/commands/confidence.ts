@@ -60,10 +60,6 @@ function parseAgentList(value: string): string[] {
   return names;
 }
 
-/** The first seed listed twice in `--seeds`, if any. */
-function repeatedSeed(seeds: readonly number[] | undefined): number | undefined {
-  return seeds?.find((s, i) => seeds.indexOf(s) !== i);
-}
 
 /**
  * `replaygate confidence`: per-answer confidence from agreement among K samples (the seeds of
@@ -120,8 +116,7 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
       if (opts.agent !== undefined && opts.agents !== undefined) {
         throw new ConfigError('give either -a AGENT (seeds as samples) or --agents A,B,… (systems as samples), not both');
       }
-      const twice = repeatedSeed(opts.seeds);
-      if (twice !== undefined) throw new ConfigError(`seed ${twice} is listed twice in --seeds; each seed is one sample, so list each once (or give a count: --seeds 5 → 0..4)`);
+
       if (opts.flagAt > opts.passAt) throw new ConfigError(`--flag-at (${opts.flagAt}) must not be above --pass-at (${opts.passAt})`);
       const project = await openProject(resolve(ctx.cwd, opts.config));
       try {

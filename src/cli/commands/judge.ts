@@ -278,6 +278,8 @@ export function registerJudge(program: Command, ctx: CliContext): void {
         '  replaygate judge calibrate --runs out/score.json --recorded-verdicts recordings/judge-din-formal --verdict-format equivalence',
     )
     .action(async (opts: CalibrateOptions) => {
+      const twice = opts.agent?.find((a, i) => opts.agent?.indexOf(a) !== i);
+      if (twice !== undefined) throw new ConfigError(`agent ${twice} is listed twice in -a; list each agent once (its answers would be graded twice)`);
       const configFile = resolve(ctx.cwd, opts.config);
       const needsProject = opts.runs === undefined || opts.recordedVerdicts === undefined;
       const project = needsProject ? await openProject(configFile) : undefined;
@@ -386,7 +388,7 @@ async function emitCalibration(ctx: CliContext, opts: CalibrateOptions, report: 
   ctx.stdout(calibrationText(report));
   const parsedBy = Object.entries(extras.rules).map(([rule, n]) => `${rule} ${n}`).join(', ');
   if (parsedBy) ctx.stdout(`verdicts read by rule: ${parsedBy}\n`);
-  if (extras.hint !== undefined) ctx.stdout(`hint: ${extras.hint}\n`);
+  if (extras.hint !== undefined) ctx.stderr(`hint: ${extras.hint}\n`);
   if (extras.skipped.length) ctx.stdout(`skipped answers: ${extras.skipped.length} (${extras.skipped.slice(0, 3).map((s) => `${s.questionId}: ${s.reason}`).join('; ')})\n`);
   const json: JudgeCalibrationJson = { schemaVersion: JUDGE_SCHEMA_VERSION, kind: 'judge-calibration', tool: TOOL_NAME, createdAt: new Date().toISOString(), ...extras, report };
   if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(json, null, 2)}\n`);
