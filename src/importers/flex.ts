@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { DataError } from '../util/errors.js';
+import { parseJsonLines, readTextFile } from '../util/json-lines.js';
 
 /**
  * One item of FLEX's agreement files (`fp_gpt-4o-2024-08-06.jsonl`: 100 BIRD dev answers with
@@ -29,29 +29,15 @@ export interface FlexItem {
  * @example (await readFlexFile('…/fp_gpt-4o-2024-08-06.jsonl')).length // 100
  */
 export async function readFlexFile(file: string): Promise<FlexItem[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new DataError(`cannot read FLEX labels (${(error as NodeJS.ErrnoException).code ?? String(error)})`, file);
-  }
   const out: FlexItem[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    const where = `${file}:${i + 1}`;
-    let v: Record<string, unknown>;
-    try {
-      v = JSON.parse(line) as Record<string, unknown>;
-    } catch (error) {
-      throw new DataError(`not valid JSON: ${(error as Error).message}`, where);
-    }
+  for (const { value: v, where, line } of parseJsonLines(await readTextFile(file, 'FLEX labels'), file)) {
     const ex = v['ex'];
     const human = v['human_judge'];
     if ((ex !== 0 && ex !== 1) || typeof human !== 'number') throw new DataError('line lacks ex (0 or 1) or human_judge (a number)', where);
     const str = (k: string): string => (typeof v[k] === 'string' ? (v[k] as string) : '');
     out.push({
-      line: i + 1,
-      evalIndex: typeof v['eval_index'] === 'number' ? v['eval_index'] : i,
+      line,
+      evalIndex: typeof v['eval_index'] === 'number' ? v['eval_index'] : line - 1,
       question: str('question'),
       predictedSql: str('pred_sql'),
       goldSql: str('gt_sql'),
@@ -62,7 +48,7 @@ export async function readFlexFile(file: string): Promise<FlexItem[]> {
       judgeModel: str('judge_model'),
       hardness: str('hardness'),
     });
-  });
+  }
   return out;
 }
 

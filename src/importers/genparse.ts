@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import type { GoldenQuestion } from '../golden/types.js';
 import { DataError } from '../util/errors.js';
+import { parseJsonLines, readTextFile } from '../util/json-lines.js';
 
 /** The end-of-sequence marker genparse's SMC particles end with (Llama-3's `<|eot_id|>`, id 128009). */
 const SMC_EOS = '▪';
@@ -39,23 +39,8 @@ function fail(message: string, file: string, line: number): never {
  * @example (await readGenparseSamples('llama-3-sampling-n10-1000.jsonl'))[0].samples[0] // 'SELECT count(*) FROM singer;'
  */
 export async function readGenparseSamples(file: string): Promise<GenparseQuestion[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new DataError(`cannot read genparse samples (${(error as NodeJS.ErrnoException).code ?? String(error)})`, file);
-  }
   const out: GenparseQuestion[] = [];
-  const lines = text.split('\n');
-  for (const [i, raw] of lines.entries()) {
-    if (raw.trim() === '') continue;
-    const line = i + 1;
-    let item: Record<string, unknown>;
-    try {
-      item = JSON.parse(raw) as Record<string, unknown>;
-    } catch (error) {
-      fail(`not valid JSON: ${(error as Error).message}`, file, line);
-    }
+  for (const { value: item, line } of parseJsonLines(await readTextFile(file, 'genparse samples'), file)) {
     const db = item['db_name'];
     const question = item['question'];
     const particles = item['particles'];

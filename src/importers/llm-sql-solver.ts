@@ -4,6 +4,7 @@ import type { RecordedCall } from '../recording/types.js';
 import { RecordingWriter } from '../recording/writer.js';
 import type { JudgeSettings } from '../judge/requests.js';
 import { DataError } from '../util/errors.js';
+import { parseJsonLines, readTextFile } from '../util/json-lines.js';
 import { TOOL_NAME } from '../version.js';
 
 /**
@@ -182,29 +183,15 @@ export interface HumanLabelledPair {
  * @throws DataError naming file and line for a malformed line or an unknown human label.
  */
 export async function readHumanLabels(file: string): Promise<HumanLabelledPair[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new DataError(`cannot read human labels (${(error as NodeJS.ErrnoException).code ?? String(error)})`, file);
-  }
   const out: HumanLabelledPair[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (line.trim() === '') return;
-    const where = `${file}:${i + 1}`;
-    let v: Record<string, unknown>;
-    try {
-      v = JSON.parse(line) as Record<string, unknown>;
-    } catch (error) {
-      throw new DataError(`not valid JSON: ${(error as Error).message}`, where);
-    }
+  for (const { value: v, where, line } of parseJsonLines(await readTextFile(file, 'human labels'), file)) {
     const human = v['human_preference'];
     if (human !== 'equivalent' && human !== 'inequivalent') throw new DataError(`human_preference must be equivalent or inequivalent, got ${JSON.stringify(human)}`, where);
     if (typeof v['gold_sql'] !== 'string' || typeof v['pred_sql'] !== 'string' || typeof v['database'] !== 'string') {
       throw new DataError('line lacks gold_sql, pred_sql or database', where);
     }
     out.push({
-      line: i + 1,
+      line,
       goldSql: v['gold_sql'],
       predictedSql: v['pred_sql'],
       db: v['database'],
@@ -212,7 +199,7 @@ export async function readHumanLabels(file: string): Promise<HumanLabelledPair[]
       executionMatch: v['execution_match'] === true,
       human: human === 'equivalent' ? 'correct' : 'incorrect',
     });
-  });
+  }
   return out;
 }
 
