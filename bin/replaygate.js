@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { main } from '../build/cli/index.js';
 
-// `replaygate score | head` closes the pipe early: stop quietly, as other command-line tools do.
+// `replaygate score | head` closes the pipe early: drop further output but finish the command,
+// so the exit code is still the verdict (a failed gate piped to head must not exit 0).
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    if (error.code !== 'EPIPE') throw error;
   });
 }
 

@@ -6,6 +6,7 @@ import { InvalidArgumentError } from 'commander';
  */
 export function parseSeeds(value: string): number[] {
   const text = value.trim();
+  if (!/^[\d,\s]+$/.test(text)) throw new InvalidArgumentError(`--seeds takes decimal whole numbers: a count (5) or a list (0,1,2; one seed: 7,); got "${value}"`);
   if (!text.includes(',')) {
     const n = Number(text);
     if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError(`--seeds must be a count from 1 to 1000, or a list like 0,1,2 (one seed: 7,); got "${value}"`);

@@ -48,12 +48,15 @@ export interface ImportSummary {
   readonly seeds: readonly number[];
 }
 
-/** The manifest's provenance: given text, else what the recording already said, else the file; appends add theirs. */
-function sourceOf(previous: string | undefined, options: ImportOptions): string {
-  const given = options.source ?? (previous === undefined ? options.file : undefined);
-  if (previous === undefined) return given ?? options.format;
-  if (given === undefined || previous.includes(given)) return previous;
-  return options.append ? `${previous}; ${given}` : given;
+/**
+ * The manifest's provenance: the given text, else what the recording already said, else the
+ * file; an append adds "seed(s) …: <source or file>" so every seed's origin stays on record.
+ */
+function sourceOf(previous: string | undefined, options: ImportOptions, seeds: readonly number[]): string {
+  const given = options.source ?? options.file ?? options.format;
+  if (previous === undefined) return given;
+  if (!options.append) return options.source ?? previous;
+  return `${previous}; seed${seeds.length === 1 ? '' : 's'} ${seeds.join(', ')}: ${given}`;
 }
 
 const squash = (s: string): string => s.normalize('NFC').replace(/\s+/g, ' ').trim();
@@ -80,6 +83,14 @@ export async function importRecording(project: Project, agentName: string, items
   }
   if (options.append && !exists) throw new DataError(`recording ${shown} does not exist yet; import without --append first`);
   const previous = exists ? await readManifest(config.recording) : undefined;
+  const promptRel = relative(project.config.root, config.prompt);
+  const promptHash = `sha256:${createHash('sha256').update(readFileSync(config.prompt)).digest('hex')}`;
+  const recordedHash = previous?.prompt_files[promptRel];
+  if (options.append && recordedHash !== undefined && recordedHash !== promptHash) {
+    throw new DataError(
+      `${promptRel} changed since ${shown} was recorded, so the calls already there no longer replay and the new ones would be keyed by another prompt; re-import every seed with --force instead of --append`,
+    );
+  }
   const existing = options.append ? await Recording.open(config.recording) : undefined;
   const recorded = existing?.seedsByQuestion() ?? new Map<string, Set<number>>();
   existing?.close();
@@ -134,14 +145,13 @@ export async function importRecording(project: Project, agentName: string, items
   }
   const seeds = [...new Set([...(previous?.seeds ?? []), ...checked.map((c) => c.item.seed)])].sort((a, b) => a - b);
   const now = new Date().toISOString();
-  const promptRel = relative(project.config.root, config.prompt);
   await writeManifest(config.recording, {
     name: agentName,
     agent: agentName,
     model: config.model,
     sampling: { temperature: config.temperature, top_p: config.topP, max_tokens: config.maxTokens },
     seeds,
-    prompt_files: { [promptRel]: `sha256:${createHash('sha256').update(readFileSync(config.prompt)).digest('hex')}` },
+    prompt_files: { [promptRel]: promptHash },
     recorder: `${TOOL_NAME} import ${options.format}`,
     created: previous?.created ?? now,
     updated: now,
@@ -150,7 +160,7 @@ export async function importRecording(project: Project, agentName: string, items
       ...Object.fromEntries([...new Set(checked.map((c) => byId.get(c.item.questionId)?.split ?? 'dev'))].map((s) => [s, previous?.recorded_splits[s] ?? 1])),
     },
     constructed: false,
-    source: sourceOf(previous?.source, options),
+    source: sourceOf(previous?.source, options, [...new Set(checked.map((c) => c.item.seed))].sort((a, b) => a - b)),
     extra: previous?.extra ?? {},
   });
   return {

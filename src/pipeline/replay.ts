@@ -33,6 +33,11 @@ export interface ReplayOptions {
   readonly recordingName?: string;
   /** Called after each run. */
   readonly onRun?: (run: RunRecord, done: number, total: number) => void;
+  /**
+   * Replay even when some golden SQL fails (their runs become `error` with the reason) instead of
+   * refusing: for recording, where calls matter and grades do not.
+   */
+  readonly allowBrokenGolden?: boolean;
 }
 
 /**
@@ -93,7 +98,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
   }
   // A golden question whose SQL fails is the golden set's fault: never charge it to an agent.
   const broken = (await goldenDone).filter(({ result }) => !result.ok);
-  if (broken.length > 0) {
+  if (broken.length > 0 && options.allowBrokenGolden !== true) {
     recording?.close();
     const list = broken.slice(0, 10).map(({ q, result }) => `  ${q.id} (${q.source}): ${result.ok ? '' : result.error}`);
     throw new DataError(
@@ -189,6 +194,22 @@ async function runOne(
           return { ...base, ...usage, outcome: 'wrong_number', sql: end.sql, detail: `as the Spider evaluator rewrites it (no DISTINCT), the query fails: ${(error as Error).message}` };
         }
       }
+    }
+    if (gold.result.truncated || predicted.truncated) {
+      // Past max_rows only the first rows are known: different truncation means different row
+      // counts; both truncated cannot be decided from the rows kept.
+      const both = gold.result.truncated && predicted.truncated;
+      return {
+        ...base,
+        ...usage,
+        outcome: both ? 'error' : 'wrong_number',
+        ...(end.sql !== undefined ? { sql: end.sql } : {}),
+        rowCount: end.result.rowCount,
+        truncated: end.result.truncated,
+        detail: both
+          ? `golden and answer both exceed warehouse.max_rows (${maxRows}): the comparison is undetermined; raise max_rows`
+          : `${gold.result.truncated ? 'the golden result' : 'the answer'} exceeds warehouse.max_rows (${maxRows}) and the other does not: row counts differ`,
+      };
     }
     const verdict = matchResults(gold.result, predicted, {
       mode: project.config.match,

@@ -217,6 +217,7 @@ export async function recordAgent(project: Project, agentName: string, options: 
   let runs: RunRecord[];
   try {
     runs = await replayAgent(project, agentName, {
+      allowBrokenGolden: true,
       model: client,
       recordingName: prev?.name ?? agentName,
       seeds,

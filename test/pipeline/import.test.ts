@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/index.js';
@@ -36,6 +36,18 @@ describe('import predictions', () => {
     const r = await run('import', 'predictions', 'seed1.txt', '-a', 'a', '--ids', 'q{i}', '--seed', '1', '--append');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/seed1\.txt:1: question 'q0' seed 1 is already in recordings\/a/);
+  });
+  it('refuses to append after the prompt changed, and names every seed\'s source', async () => {
+    const manifest = await readManifest(join(project.dir, 'recordings', 'a'));
+    expect(manifest.source).toBe('seed0.txt; seed 1: seed1.txt');
+    const prompt = join(project.dir, 'prompts', 'sql.md');
+    const original = readFileSync(prompt, 'utf8');
+    writeFileSync(prompt, `${original}Be brief.\n`);
+    writeFileSync(join(project.dir, 'seed2.txt'), 'SELECT 1\tconcert_singer\n');
+    const r = await run('import', 'predictions', 'seed2.txt', '-a', 'a', '--ids', 'q{i}', '--seed', '2', '--append');
+    writeFileSync(prompt, original);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/prompts\/sql\.md changed since recordings\/a was recorded/);
   });
   it('refuses a prediction whose database disagrees with its golden question', async () => {
     writeFileSync(join(project.dir, 'wrongdb.txt'), 'SELECT 1\tpets_1\n');

@@ -190,3 +190,32 @@ describe('oversized values', () => {
     }
   });
 });
+
+describe('results past max_rows', () => {
+  it('never calls two truncated results a match, and a truncated one never matches an untruncated one', async () => {
+    const big = tempProject(
+      `questions:
+  - {id: both, question: Many rows., db: concert_singer, golden_sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50) SELECT x FROM c"}
+  - {id: one, question: Many rows too., db: concert_singer, golden_sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50) SELECT x FROM c"}
+`,
+    );
+    try {
+      writeFileSync(big.config, readFileSync(big.config, 'utf8').replace('  timeout_ms: 2000\n', '  timeout_ms: 2000\n  max_rows: 20\n'));
+      await big.record('a', {
+        both: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 40) SELECT x FROM c',
+        one: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 20) SELECT x FROM c',
+      });
+      const p = await big.open();
+      try {
+        const runs = new Map((await replayAgent(p, 'a')).map((r) => [r.questionId, r]));
+        expect(runs.get('both')).toMatchObject({ outcome: 'error', truncated: true });
+        expect(runs.get('both')?.detail).toMatch(/undetermined/);
+        expect(runs.get('one')).toMatchObject({ outcome: 'wrong_number', truncated: false, rowCount: 20 });
+      } finally {
+        await p.close();
+      }
+    } finally {
+      big.remove();
+    }
+  });
+});

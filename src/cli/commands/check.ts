@@ -1,4 +1,5 @@
 import { writeOutput } from '../output.js';
+import { ConfigError } from '../../util/errors.js';
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { renderSchemaChecks, runSchemaChecks, type SchemaCheckReport } from '../../checks/index.js';
@@ -12,6 +13,7 @@ import { parseWhole } from '../options.js';
 interface CheckOptions {
   config: string;
   migration?: string;
+  database?: string;
   agent?: string[];
   json?: string;
   concurrency: number;
@@ -44,6 +46,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
     )
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
     .option('-m, --migration <file>', 'apply this SQL (DDL) to a temporary copy of the warehouse and check the copy; the original is never changed')
+    .option('--database <name>', 'with --migration and several databases: migrate only this one (default: every database)')
     .option('-a, --agent <names...>', "replay only these agents' recordings (default: every agent)")
     .option('--json <file>', 'write the check report as JSON here')
     .option('--concurrency <n>', 'replayed runs in flight at once', parseWhole(1, 64), 8)
@@ -59,7 +62,13 @@ export function registerCheck(program: Command, ctx: CliContext): void {
         const config = await loadConfig(configFile);
         const migration = resolve(ctx.cwd, opts.migration);
         // Throws DataError (exit 2) naming the migration file and line when a statement fails.
-        copy = await migratedCopy(config.warehouse.databases, { file: migration });
+        const all = config.warehouse.databases;
+        if (opts.database !== undefined && !all.has(opts.database)) {
+          throw new ConfigError(`--database: no database '${opts.database}' in ${relative(ctx.cwd, configFile) || configFile} (known: ${[...all.keys()].join(', ')})`);
+        }
+        const targets = opts.database === undefined ? all : new Map([[opts.database, all.get(opts.database) as string]]);
+        const migrated = await migratedCopy(targets, { file: migration });
+        copy = { ...migrated, databases: new Map([...all, ...migrated.databases]) };
         target = `a temporary copy of the warehouse migrated by ${relative(ctx.cwd, migration) || migration}`;
       }
       try {
