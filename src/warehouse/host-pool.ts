@@ -103,6 +103,11 @@ class SqliteHost {
 
   constructor(readonly driver: DriverName) {}
 
+  /** Statements sent and not yet answered. */
+  get pending(): number {
+    return this.#queue.length;
+  }
+
   run(request: HostRequest, timeoutMs: number): Promise<QueryResult> {
     if (this.#closed) return Promise.reject(new Error('the warehouse is closed'));
     return new Promise((resolve, reject) => {
@@ -227,8 +232,9 @@ export interface PoolQuery extends ReadOptions {
 }
 
 /**
- * A fixed set of lazily spawned hosts; each database file maps to one host by a stable hash,
- * so its connection is opened once and reused. Any number of queries may be in flight.
+ * A fixed set of lazily spawned hosts; each database file has a home host (stable hash) whose
+ * connection is reused, and a statement goes to a less busy host when its home host is busier.
+ * Any number of queries may be in flight.
  */
 export class SqliteHostPool {
   readonly #hosts: SqliteHost[];
@@ -240,7 +246,11 @@ export class SqliteHostPool {
 
   query(file: string, sql: string, options: PoolQuery): Promise<QueryResult> {
     const { maxRows, legacyStringLiterals, timeoutMs } = options;
-    const host = this.#hosts[fnv1a(file) % this.#hosts.length] as SqliteHost;
+    // The file's own host keeps its connection warm; a busier one hands over to the least busy
+    // host (which opens the file too), so replays that run one database at a time use every host.
+    const own = this.#hosts[fnv1a(file) % this.#hosts.length] as SqliteHost;
+    const idlest = this.#hosts.reduce((a, b) => (b.pending < a.pending ? b : a));
+    const host = own.pending <= idlest.pending + 1 ? own : idlest;
     return host.run({ id: this.#nextId++, file, sql, maxRows, legacyStringLiterals }, timeoutMs);
   }
 
