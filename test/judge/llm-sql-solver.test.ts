@@ -160,7 +160,7 @@ describe.skipIf(!present)('LLM-SQL-Solver verdicts calibrated against our execut
     }
     lines.push(...humanLines);
     mkdirSync(OUTPUTS, { recursive: true });
-    writeFileSync(join(OUTPUTS, 'judge-llm-sql-solver.md'), lines.join('\n'));
+    writeFileSync(join(OUTPUTS, 'judge-llm-sql-solver.md'), lines.join('\n').replaceAll(DATA, '../shared/data'));
     // printed for docs/judge.md
     for (const [key, json] of results) console.log(key, JSON.stringify({ ...summary(json.report.overall), rules: json.rules }));
     // Measured on this data (docs/judge.md): [cases, reference correct, judge correct, unparsed, observed, kappa, pi]
