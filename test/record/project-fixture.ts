@@ -1,6 +1,6 @@
 /**
  * A small temporary replaygate project for the `record` tests: two real Spider databases
- * (concert_singer, pets_1; CC BY-SA 4.0, see /work/shared/data/PROVENANCE.md) copied into a temp
+ * (concert_singer, pets_1; CC BY-SA 4.0, see ../shared/data/PROVENANCE.md) copied into a temp
  * folder, four golden questions (three dev, one test), a `sql` and a `tools` agent.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Candidates } from './fake-openai.js';
 
-const SPIDER = '/work/shared/data/spider/database';
+const SPIDER = join(import.meta.dirname, '../../../shared/data/spider/database');
 
 export const QUESTIONS = {
   singers: 'How many singers do we have?',
