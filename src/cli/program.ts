@@ -18,8 +18,8 @@ const COMMANDS: readonly RegisterCommand[] = [registerScore, registerImport, reg
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('replaygate')
     .description(
-      'Gate changes to a text-to-SQL / analytics agent on recorded model runs, offline.\n' +
-        'Replays each agent from its recordings (a request with no recording fails: MissingRecording),\n' +
+      'Gate changes to a text-to-SQL / analytics agent on recorded model runs, offline. ' +
+        'Replays each agent from its recordings (a request with no recording fails: MissingRecording), ' +
         'executes its SQL live against the warehouse, and scores the answers against golden questions.',
     )
     .version(VERSION)
@@ -29,7 +29,7 @@ export function buildProgram(ctx: CliContext): Command {
   for (const register of COMMANDS) register(program, ctx);
   program.addHelpText(
     'after',
-    '\nExit codes: 0 passed, 1 gate failed (or a run had no recording), 2 usage or input error.\nStart with: replaygate score --help',
+    '\nExit codes: 0 passed, 1 gate failed (or a run had no recording), 2 usage or input error, 3 internal error.\nStart with: replaygate score --help',
   );
   return program;
 }

@@ -79,7 +79,7 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
     .option('-a, --agent <name>', 'samples = the seeds of this agent\'s recording (seed order as given; the first seed is the shown answer)')
     .option('--agents <names>', 'samples = these agents\' runs (comma-separated; cross-system: different systems, not seeds); the first is the shown answer', parseAgentList)
-    .option('--seeds <seeds>', "with --agent: seed count (5 → 0..4) or list; with --agents: the one seed replayed (first of the list); default: the config's seeds", parseSeeds)
+    .option('--seeds <seeds>', "with --agent: seed count (5 → 0..4) or list (0,2; one seed: 7,); with --agents: the one seed replayed (first of the list); default: the config's seeds", parseSeeds)
     .addOption(new Option('--samples-kind <kind>', 'what the samples are, for the report (default: seeds with --agent, systems with --agents)').choices(['seeds', 'systems', 'candidates']))
     .option('--split <split>', 'only this split: dev or test', parseSplit)
     .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)

@@ -121,7 +121,7 @@ export function registerGate(program: Command, ctx: CliContext): void {
     .option('--base-runs <file>', 'take the base runs from a `replaygate score --json` report instead of replaying')
     .option('--candidate-runs <file>', 'take the candidate runs from a `replaygate score --json` report instead of replaying')
     .option('--split <split>', 'only this split: dev or test', parseSplit)
-    .option('--seeds <seeds>', "seed count (5 → 0..4) or list (0,2); default: the config's seeds (or every seed in the runs files)", parseSeeds)
+    .option('--seeds <seeds>', "seed count (5 → 0..4) or list (0,2; one seed: 7,); default: the config's seeds (or every seed in the runs files)", parseSeeds)
     .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
     .option('--json <file>', 'write the gate report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the gate report as Markdown (with Mermaid charts of the flips) here')

@@ -43,7 +43,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
     .option('--split <split>', 'only this split: dev or test', parseSplit)
     .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
-    .option('--seeds <seeds>', "seed count (5 → 0..4) or list (0,2); default: the config's seeds", parseSeeds)
+    .option('--seeds <seeds>', "seed count (5 → 0..4) or list (0,2; one seed: 7,); default: the config's seeds", parseSeeds)
     .option('--force', 'send every selected call again, even when recorded (the new call replaces the old line)')
     .option('--allow-rerecord-test', 're-record calls of the test split although it was recorded before')
     .option('--concurrency <n>', 'requests in flight at once', parseWhole(1, 64), DEFAULT_CONCURRENCY)

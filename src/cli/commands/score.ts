@@ -36,7 +36,7 @@ export function registerScore(program: Command, ctx: CliContext): void {
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
     .option('-a, --agent <names...>', 'agents to score (default: every agent in the config)')
     .option('--split <split>', 'only this split: dev or test', parseSplit)
-    .option('--seeds <seeds>', 'seed count (5 → 0..4) or list (0,2); default: the config\'s seeds', parseSeeds)
+    .option('--seeds <seeds>', 'seed count (5 → 0..4) or list (0,2; one seed: 7,); default: the config\'s seeds', parseSeeds)
     .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
     .addOption(new Option('--match <mode>', 'results match mode (default: the config\'s match)').choices(['exact', 'relaxed', 'spider']))
     .option('--json <file>', 'write the JSON report (with schemaVersion) here')
