@@ -134,7 +134,8 @@ function examples(ids: Iterable<string>): string {
  *
  * Questions in one side only are listed (`unpaired`), never silently dropped; expected seeds a
  * question lacks are listed per question (`missingSeeds`); `missing_recording` runs are listed
- * per side and count as not correct.
+ * per side and count as not correct in the shares, but a question with such a run is never a
+ * stable break (the missing-recording rule fails the gate for it).
  *
  * @param base - scored runs of the base configuration, one per question and seed
  * @param candidate - scored runs of the candidate configuration, one per question and seed
@@ -178,7 +179,11 @@ export function compareRuns(
     const cs = sideQuestion(cq, seedOrder);
     const difference = cs.share - bs.share;
     const movement = difference > 0 ? 'fixed' : difference < 0 ? 'broken' : 'unchanged';
+    // A run with no recording is not evidence of a break: the missing_recording rule fails the
+    // gate for it, and calling it a stable break too would bury that reason under artefacts.
+    const unrecorded = [...bs.outcomes, ...cs.outcomes].some((o) => o.outcome === 'missing_recording');
     const stableBreak =
+      !unrecorded &&
       difference < 0 &&
       bs.share >= rules.stableBreak.baseMin - SHARE_EPSILON &&
       cs.share <= rules.stableBreak.candidateMax + SHARE_EPSILON;

@@ -211,3 +211,18 @@ describe('edge cases', () => {
     expect(gateVerdict(c, rules).verdict).toBe('pass');
   });
 });
+
+describe('missing recordings', () => {
+  it('fail the gate by their own reason and are never counted as stable breaks', () => {
+    const base = ['q1', 'q2', 'q3'].map((q) => run('base', q, 0, 'correct'));
+    const candidate = [run('cand', 'q1', 0, 'missing_recording'), run('cand', 'q2', 0, 'missing_recording'), run('cand', 'q3', 0, 'wrong_number')];
+    const comparison = compareRuns(base, candidate);
+    expect(comparison.stableBreaks).toEqual(['q3']);
+    expect(comparison.broken).toEqual(['q1', 'q2', 'q3']);
+    const verdict = gateVerdict(comparison, DEFAULT_GATE_RULES);
+    expect(verdict.verdict).toBe('fail');
+    // The shares still count a missing run as not correct, so the interval rule may fire too.
+    expect(verdict.reasons.map((r) => r.code).sort()).toEqual(['interval_below_zero', 'missing_recording', 'stable_break']);
+    expect(verdict.reasons.find((r) => r.code === 'stable_break')?.questions).toEqual(['q3']);
+  });
+});
