@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 
 /**
  * Parses `--seeds`: a count `5` (seeds 0..4) or a list `0,3,7`; a trailing comma makes a
@@ -39,4 +39,24 @@ export function parseWhole(min: number, max: number): (value: string) => number 
     if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}; got "${value}"`);
     return n;
   };
+}
+
+/** `--split dev|test`, shared by every command that selects golden questions. */
+export function splitOption(): Option {
+  return new Option('--split <split>', 'only this split: dev or test').argParser(parseSplit);
+}
+
+/** `-q, --questions <ids>`, shared by every command that selects golden questions. */
+export function questionsOption(): Option {
+  return new Option('-q, --questions <ids>', 'only these golden question ids (comma-separated)').argParser(parseIdList);
+}
+
+/** `--base <agent>` / `--candidate <agent>`: a side replayed from its recording, or picked from its runs file. */
+export function sideOption(side: 'base' | 'candidate'): Option {
+  return new Option(`--${side} <agent>`, `${side} agent: replayed from its recording (or, with --${side}-runs, selects its runs)`);
+}
+
+/** `--base-runs <file>` / `--candidate-runs <file>`: a side's runs from a score report instead of replaying. */
+export function sideRunsOption(side: 'base' | 'candidate'): Option {
+  return new Option(`--${side}-runs <file>`, `take the ${side} runs from a \`replaygate score --json\` report instead of replaying`);
 }

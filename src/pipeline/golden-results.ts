@@ -1,10 +1,13 @@
 import type { GoldenQuestion } from '../golden/types.js';
 import type { MatchMode } from '../config/types.js';
 import { spiderExecutableSql } from '../matching/index.js';
-import type { QueryResult, SqlEngine } from '../warehouse/types.js';
+import { SqlError, type QueryResult, type SqlEngine } from '../warehouse/types.js';
 
 /** The golden result of a question, or why it could not be computed. */
-export type GoldenResult = { readonly ok: true; readonly result: QueryResult } | { readonly ok: false; readonly error: string };
+export type GoldenResult =
+  | { readonly ok: true; readonly result: QueryResult }
+  /** `error` is for run details; `sqlError` is SQLite's message alone when the SQL itself failed. */
+  | { readonly ok: false; readonly error: string; readonly sqlError?: string };
 
 /**
  * Computes each golden question's result once (golden SQL executed, or its `expected` rows)
@@ -38,7 +41,8 @@ export class GoldenResults {
     try {
       return { ok: true, result: await engine.query(sql, this.options) };
     } catch (error) {
-      return { ok: false, error: `golden SQL failed: ${(error as Error).message}` };
+      if (!(error instanceof SqlError)) throw error; // a bug or a broken warehouse, not the golden SQL
+      return { ok: false, error: `golden SQL failed: ${error.message}`, sqlError: error.message };
     }
   }
 }

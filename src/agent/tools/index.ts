@@ -1,7 +1,18 @@
 import type { ToolCall, ToolDefinition } from '../../model/types.js';
 import type { QueryResult } from '../../warehouse/types.js';
-import { BUILT_IN_TOOL_NAMES, TOOL_DEFINITIONS, type BuiltInToolName } from './definitions.js';
+import { TOOL_DEFINITIONS } from './definitions.js';
 import {
+  executeToolCall,
+  formatResultForModel,
+  listMetricsTool,
+  queryMetricTool,
+  runSqlTool,
+  type ToolEnvironment,
+  type ToolOutcome,
+} from './toolbox.js';
+
+export { BUILT_IN_TOOL_NAMES, TOOL_DEFINITIONS, type BuiltInToolName } from './definitions.js';
+export {
   DEFAULT_TOOL_ROWS,
   executeToolCall,
   formatResultForModel,
@@ -14,23 +25,6 @@ import {
   type ToolOutcome,
   type ToolQuery,
 } from './toolbox.js';
-
-export {
-  BUILT_IN_TOOL_NAMES,
-  TOOL_DEFINITIONS,
-  DEFAULT_TOOL_ROWS,
-  executeToolCall,
-  formatResultForModel,
-  listMetricsTool,
-  queryMetricTool,
-  runSqlTool,
-  sqlErrorMessage,
-  toolError,
-  type BuiltInToolName,
-  type ToolEnvironment,
-  type ToolOutcome,
-  type ToolQuery,
-};
 
 /**
  * The built-in tools as one object, handed to custom agents in `deps.tools` so that a module

@@ -17,7 +17,7 @@ import type { RunRecord } from '../../scoring/types.js';
 import { TOOL_NAME } from '../../version.js';
 import { ConfigError, DataError } from '../../util/errors.js';
 import { EXIT, type CliContext } from '../context.js';
-import { parseIdList, parseSeeds, parseSplit, parseWhole } from '../options.js';
+import { parseSeeds, parseWhole, questionsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
 
 interface ConfidenceOptions {
@@ -81,8 +81,8 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
     .option('--agents <names>', 'samples = these agents\' runs (comma-separated; cross-system: different systems, not seeds); the first is the shown answer', parseAgentList)
     .option('--seeds <seeds>', "with --agent: seed count (5 → 0..4) or list (0,2; one seed: 7,); with --agents: the one seed replayed (first of the list); default: the config's seeds", parseSeeds)
     .addOption(new Option('--samples-kind <kind>', 'what the samples are, for the report (default: seeds with --agent, systems with --agents)').choices(['seeds', 'systems', 'candidates']))
-    .option('--split <split>', 'only this split: dev or test', parseSplit)
-    .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
+    .addOption(splitOption())
+    .addOption(questionsOption())
     .option('--labels <file>', 'correctness labels (JSON {id: bool}, JSON/JSONL [{id, correct}], or CSV id,correct) instead of execution match')
     .option('--json <file>', 'write the report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the report as Markdown (tables and a Mermaid accuracy–coverage chart) here')

@@ -23,7 +23,7 @@ import { OUTCOMES, type RunRecord } from '../../scoring/types.js';
 import { TOOL_NAME } from '../../version.js';
 import { ConfigError, DataError } from '../../util/errors.js';
 import { EXIT, type CliContext } from '../context.js';
-import { parseIdList, parseSeeds, parseSplit, parseWhole } from '../options.js';
+import { parseSeeds, parseWhole, questionsOption, sideOption, sideRunsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
 
 interface GateOptions {
@@ -116,13 +116,13 @@ export function registerGate(program: Command, ctx: CliContext): void {
         'exit 0 pass, 1 fail, 2 usage or input error.',
     )
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
-    .option('--base <agent>', 'base agent: replayed from its recording (or, with --base-runs, selects its runs)')
-    .option('--candidate <agent>', 'candidate agent: replayed from its recording (or, with --candidate-runs, selects its runs)')
-    .option('--base-runs <file>', 'take the base runs from a `replaygate score --json` report instead of replaying')
-    .option('--candidate-runs <file>', 'take the candidate runs from a `replaygate score --json` report instead of replaying')
-    .option('--split <split>', 'only this split: dev or test', parseSplit)
+    .addOption(sideOption('base'))
+    .addOption(sideOption('candidate'))
+    .addOption(sideRunsOption('base'))
+    .addOption(sideRunsOption('candidate'))
+    .addOption(splitOption())
     .option('--seeds <seeds>', "seed count (5 → 0..4) or list (0,2; one seed: 7,); default: the config's seeds (or every seed in the runs files)", parseSeeds)
-    .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
+    .addOption(questionsOption())
     .option('--json <file>', 'write the gate report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the gate report as Markdown (with Mermaid charts of the flips) here')
     .option('--determinism', 'replay the base a second time and report any run that differs', false)

@@ -27,7 +27,7 @@ import type { RunRecord } from '../../scoring/types.js';
 import { ConfigError } from '../../util/errors.js';
 import { TOOL_NAME } from '../../version.js';
 import { EXIT, type CliContext } from '../context.js';
-import { parseIdList, parseSplit } from '../options.js';
+import { parseIdList, questionsOption, sideOption, sideRunsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
 import { readRunsFile } from './gate.js';
 
@@ -204,12 +204,12 @@ export function registerJudge(program: Command, ctx: CliContext): void {
   pairsCommand
     .description('Judge, in both orders, the texts of every question on which both the base and the candidate declined or asked back; report verdicts that change with the order (position bias), each side\'s consistent wins, and how often the longer text won.')
     .option('-c, --config <file>', 'project config (with a judge: section)', 'replaygate.yml')
-    .option('--base <agent>', 'base agent: replayed from its recording (or selects its runs in --base-runs)')
-    .option('--candidate <agent>', 'candidate agent: replayed from its recording (or selects its runs in --candidate-runs)')
-    .option('--base-runs <file>', 'base runs from a `replaygate score --json` report instead of replaying')
-    .option('--candidate-runs <file>', 'candidate runs from a `replaygate score --json` report instead of replaying')
-    .option('--split <split>', 'only this split: dev or test', parseSplit)
-    .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
+    .addOption(sideOption('base'))
+    .addOption(sideOption('candidate'))
+    .addOption(sideRunsOption('base'))
+    .addOption(sideRunsOption('candidate'))
+    .addOption(splitOption())
+    .addOption(questionsOption())
     .option('--json <file>', 'write the pairwise report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the pairwise report as Markdown here')
     .option('--no-progress', 'no progress bar')
@@ -266,8 +266,8 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     .option('--runs <file>', 'take scored runs (the reference labels) from a `replaygate score --json` report instead of replaying')
     .option('--recorded-verdicts <dir>', 'take the verdicts as recorded in this judge recording (call site question id `<question id> <agent>`), e.g. imported published verdicts, instead of replaying the grading prompt')
     .addOption(new Option('--verdict-format <format>', 'how the judge writes its verdict: json ({"verdict": "correct"|"incorrect"}) or equivalence (THE ANSWER IS [NOT] EQUIVALENT)').choices([...VERDICT_FORMATS]).default('json'))
-    .option('--split <split>', 'only this split: dev or test', parseSplit)
-    .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
+    .addOption(splitOption())
+    .addOption(questionsOption())
     .option('--json <file>', 'write the calibration as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the calibration as Markdown here')
     .option('--no-progress', 'no progress bar')

@@ -10,7 +10,7 @@ import { OUTCOMES } from '../../scoring/types.js';
 import { ConfigError, isUserError } from '../../util/errors.js';
 import { ConsoleLogger } from '../../util/logger.js';
 import { EXIT, type CliContext } from '../context.js';
-import { parseIdList, parseSeeds, parseSplit, parseWhole } from '../options.js';
+import { parseSeeds, parseWhole, questionsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
 
 interface RecordCliOptions {
@@ -41,8 +41,8 @@ export function registerRecord(program: Command, ctx: CliContext): void {
     )
     .requiredOption('-a, --agent <name>', 'agent (in replaygate.yml) to record')
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
-    .option('--split <split>', 'only this split: dev or test', parseSplit)
-    .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
+    .addOption(splitOption())
+    .addOption(questionsOption())
     .option('--seeds <seeds>', "seed count (5 → 0..4) or list (0,2; one seed: 7,); default: the config's seeds", parseSeeds)
     .option('--force', 'send every selected call again, even when recorded (the new call replaces the old line)')
     .option('--allow-rerecord-test', 're-record calls of the test split although it was recorded before')

@@ -12,7 +12,7 @@ import { scorecardText } from '../../report/scorecard-table.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { TOOL_NAME } from '../../version.js';
 import { EXIT, type CliContext } from '../context.js';
-import { parseIdList, parseSeeds, parseSplit, parseWhole } from '../options.js';
+import { parseSeeds, parseWhole, questionsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
 
 interface ScoreOptions {
@@ -35,9 +35,9 @@ export function registerScore(program: Command, ctx: CliContext): void {
     .description('Replay agents from their recordings over the golden questions, execute their SQL against the warehouse, and print a scorecard per agent (exit 1 when any run has no recording).')
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
     .option('-a, --agent <names...>', 'agents to score (default: every agent in the config)')
-    .option('--split <split>', 'only this split: dev or test', parseSplit)
+    .addOption(splitOption())
     .option('--seeds <seeds>', 'seed count (5 → 0..4) or list (0,2; one seed: 7,); default: the config\'s seeds', parseSeeds)
-    .option('-q, --questions <ids>', 'only these golden question ids (comma-separated)', parseIdList)
+    .addOption(questionsOption())
     .addOption(new Option('--match <mode>', 'results match mode (default: the config\'s match)').choices(['exact', 'relaxed', 'spider']))
     .option('--json <file>', 'write the JSON report (with schemaVersion) here')
     .option('--markdown <file>', 'write the Markdown scorecard here')
