@@ -2,7 +2,7 @@
 /**
  * Builds the GitHub Action's self-contained dist/ with esbuild:
  *   dist/index.js        the Action (src/action/index.ts)
- *   dist/sqlite-host.js  the SQLite host process the warehouse forks (src/warehouse/sqlite-host.ts);
+ *   dist/sqlite-host.js  the SQLite host process the warehouse forks (src/warehouse/sqlite/sqlite-host.ts);
  *                        host-pool.ts finds it next to the module that contains it.
  * ESM for the runner's Node 24, everything bundled (no install step at run time); only Node
  * built-ins stay external. Deterministic: no timestamps, no absolute paths, so a rebuild of
@@ -31,7 +31,7 @@ function parseArgs(argv) {
 export function buildOptions(outdir) {
   return {
     absWorkingDir: root,
-    entryPoints: { index: 'src/action/index.ts', 'sqlite-host': 'src/warehouse/sqlite-host.ts' },
+    entryPoints: { index: 'src/action/index.ts', 'sqlite-host': 'src/warehouse/sqlite/sqlite-host.ts' },
     outdir,
     bundle: true,
     splitting: false,

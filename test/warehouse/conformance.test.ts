@@ -42,7 +42,7 @@ beforeAll(async () => {
     entryPoints: {
       conformance: 'test/warehouse/conformance-runner.ts',
       'exit-mid-statement': 'test/warehouse/exit-mid-statement.ts',
-      'sqlite-host': 'src/warehouse/sqlite-host.ts',
+      'sqlite-host': 'src/warehouse/sqlite/sqlite-host.ts',
     },
     absWorkingDir: ROOT,
     outdir: folder,
