@@ -5,20 +5,22 @@ import { loadCustomAgent } from './load-custom-agent.js';
 import { SqlAgent } from './sql-agent.js';
 import { createToolsAgent } from './tools-agent.js';
 import type { Agent } from './types.js';
+import type { SqlDialect } from '../warehouse/types.js';
 
 /**
  * Builds the agent an `agents:` entry of replaygate.yml describes.
  * Kinds: `sql` (one call writes one query), `tools` (tool-calling loop), `module` (custom JS module).
+ * `semanticDialect`: the dialect of the database the semantic layer describes (default `sqlite`).
  * @throws ConfigError for an unknown kind; DataError when a prompt file, semantic layer file or module cannot be read.
  */
-export async function createAgent(config: AgentConfig, semanticFiles: readonly string[]): Promise<Agent> {
+export async function createAgent(config: AgentConfig, semanticFiles: readonly string[], semanticDialect: SqlDialect = 'sqlite'): Promise<Agent> {
   switch (config.kind) {
     case 'sql':
       return new SqlAgent(config);
     case 'tools':
-      return createToolsAgent(config, await agentDeps(semanticFiles));
+      return createToolsAgent(config, await agentDeps(semanticFiles, semanticDialect));
     case 'module':
-      return loadCustomAgent(config, await agentDeps(semanticFiles));
+      return loadCustomAgent(config, await agentDeps(semanticFiles, semanticDialect));
     default:
       throw new ConfigError(`agent '${config.name}': kind '${String(config.kind)}' is not available in this build`);
   }

@@ -10,7 +10,7 @@ import { availableDimensions } from '../semantic/graph.js';
 import { parseSemanticFiles } from '../semantic/load.js';
 import type { SemanticLayer } from '../semantic/types.js';
 import { ConfigError } from '../util/errors.js';
-import { SqlError, type SqlEngine } from '../warehouse/types.js';
+import { databaseLabel, SqlError, type DatabaseConfig, type SqlEngine } from '../warehouse/types.js';
 
 /** A golden question whose SQL does not run. */
 export interface GoldenFailure {
@@ -109,7 +109,7 @@ export async function runSchemaChecks(project: Project, options: SchemaCheckOpti
   const replays = await checkReplays(observed, options, goldenResults);
   const databases = [...project.config.warehouse.databases.values()];
   return {
-    target: options.target ?? (databases.length === 1 ? (databases[0] as string) : `${databases.length} databases`),
+    target: options.target ?? (databases.length === 1 ? databaseLabel(databases[0] as DatabaseConfig) : `${databases.length} databases`),
     golden,
     metrics,
     replays,
@@ -143,13 +143,13 @@ export function metricCheckQueries(layer: SemanticLayer): { metric: string; dime
 async function checkMetrics(project: Project): Promise<SchemaCheckReport['metrics']> {
   const files = project.config.semanticFiles;
   if (files.length === 0) return { queries: 0, metrics: 0, failures: [], failingMetrics: [] };
-  const layer = await parseSemanticFiles(files);
   const engine = semanticEngine(project);
+  const layer = await parseSemanticFiles(files, engine.dialect);
   const failures: MetricFailure[] = [];
   const queries = metricCheckQueries(layer);
   for (const query of queries) {
     try {
-      const { sql } = compileMetricQuery(layer, { metrics: [query.metric], ...(query.dimension ? { group_by: [query.dimension] } : {}) });
+      const { sql } = compileMetricQuery(layer, { metrics: [query.metric], ...(query.dimension ? { group_by: [query.dimension] } : {}) }, engine.dialect);
       // One row is enough to know the statement runs; the full result is not needed.
       await engine.query(sql, { maxRows: 1, timeoutMs: project.config.warehouse.timeoutMs });
     } catch (error) {

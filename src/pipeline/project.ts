@@ -5,8 +5,8 @@ import type { ProjectConfig } from '../config/types.js';
 import { loadGoldenQuestions } from '../golden/load.js';
 import type { GoldenQuestion } from '../golden/types.js';
 import { ConfigError } from '../util/errors.js';
-import { openWarehouse, type Warehouse } from '../warehouse/index.js';
-import type { SqlEngine } from '../warehouse/types.js';
+import { openWarehouse, type Migration, type Warehouse } from '../warehouse/index.js';
+import type { DatabaseConfig, SqlDialect, SqlEngine } from '../warehouse/types.js';
 
 /** A loaded project: config, golden questions, an open warehouse, agents built on demand. */
 export interface Project {
@@ -23,8 +23,14 @@ export interface Project {
 export interface OpenProjectOptions {
   /** SQLite driver: `auto` (better-sqlite3 when it loads, else node:sqlite). */
   readonly driver?: 'auto' | 'better-sqlite3' | 'node:sqlite';
-  /** Use these database files instead of the config's (e.g. a migrated copy). */
-  readonly databases?: ReadonlyMap<string, string>;
+  /** Use these databases instead of the config's (a SQLite file path, or any engine's settings). */
+  readonly databases?: ReadonlyMap<string, DatabaseConfig | string>;
+  /**
+   * Apply this migration before anything runs (`check --migration`): to a temporary copy of
+   * each embedded database file, or inside a PostgreSQL transaction that is always rolled
+   * back; `close()` discards it. `databases`: only these (default: every database).
+   */
+  readonly migration?: { readonly migration: Migration; readonly databases?: readonly string[] };
   /** Override `warehouse.isolation` (e.g. for benchmarks). */
   readonly isolation?: 'process' | 'inline';
 }
@@ -45,6 +51,8 @@ export async function openProject(configFile: string, options: OpenProjectOption
   warehouse.warm(); // host start-up overlaps loading the golden questions
   let golden: GoldenQuestion[];
   try {
+    // Throws DataError naming the migration file and line; the warehouse is closed (copies removed, transaction rolled back).
+    if (options.migration) await warehouse.migrate(options.migration.migration, options.migration.databases);
     golden = await loadGoldenQuestions(config.goldenFiles, new Set(databases.keys()));
   } catch (error) {
     await warehouse.close();
@@ -70,11 +78,21 @@ export async function openProject(configFile: string, options: OpenProjectOption
         if (!cfg) {
           throw new ConfigError(`no agent '${name}' in ${config.file} (known: ${[...config.agents.keys()].join(', ') || 'none'})`);
         }
-        agent = createAgent(cfg, config.semanticFiles);
+        agent = createAgent(cfg, config.semanticFiles, semanticDialect(databases));
         agents.set(name, agent);
       }
       return agent;
     },
     close: () => warehouse.close(),
   };
+}
+
+/**
+ * The dialect of the database a semantic layer describes: the only database, or the one named
+ * `main` (as `replaygate check` runs the metrics); SQLite when neither exists.
+ * @example semanticDialect(new Map([['main', { engine: 'postgres', urlEnv: 'DATABASE_URL' }]])) // 'postgres'
+ */
+export function semanticDialect(databases: ReadonlyMap<string, DatabaseConfig | string>): SqlDialect {
+  const only = databases.size === 1 ? [...databases.values()][0] : databases.get('main');
+  return only === undefined || typeof only === 'string' ? 'sqlite' : only.engine;
 }

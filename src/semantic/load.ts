@@ -1,7 +1,7 @@
 import { DataError } from '../util/errors.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
-import type { SqlEngine, TableInfo } from '../warehouse/types.js';
-import { isPlainIdentifier, parseExpression, quoteIdentifier, type ColumnRef } from './expression.js';
+import type { SqlDialect, SqlEngine, TableInfo } from '../warehouse/types.js';
+import { isPlainIdentifier, loadExpressionGrammar, parseExpression, quoteIdentifier, withExpressionDialect, type ColumnRef } from './expression.js';
 import { joinPath } from './graph.js';
 import {
   AGGREGATIONS,
@@ -47,16 +47,23 @@ export interface ParsedSemanticFile {
  * ```
  *
  * @param files absolute paths, merged in the given order.
+ * @param dialect the SQL dialect of the database the layer describes: its expressions are
+ *   parsed with that dialect's grammar and compiled for it (default `sqlite`).
  * @throws DataError naming `file:line` for malformed YAML, an unknown or mistyped key, a
  *   duplicate metric/dimension/join alias (naming the first place too), an expression that
  *   does not parse, an unqualified column in a compound expression, or a broken reference.
  * @example (await parseSemanticFiles(['/repo/semantic/metrics.yml'])).metrics.get('revenue')?.sql
  *   // 'SUM(InvoiceLine.UnitPrice * InvoiceLine.Quantity)'
  */
-export async function parseSemanticFiles(files: readonly string[]): Promise<SemanticLayer> {
+export async function parseSemanticFiles(files: readonly string[], dialect: SqlDialect = 'sqlite'): Promise<SemanticLayer> {
+  await loadExpressionGrammar(dialect);
   const parsed: ParsedSemanticFile[] = [];
-  for (const file of files) parsed.push(parseSemanticYaml(await loadYamlFile(file)));
-  return mergeLayers(parsed, files);
+  for (const file of files) {
+    const yaml = await loadYamlFile(file);
+    parsed.push(withExpressionDialect(dialect, () => parseSemanticYaml(yaml)));
+  }
+  const layer = withExpressionDialect(dialect, () => mergeLayers(parsed, files));
+  return dialect === 'sqlite' ? layer : { ...layer, dialect };
 }
 
 /**
@@ -66,7 +73,7 @@ export async function parseSemanticFiles(files: readonly string[]): Promise<Sema
  *   first unknown table or column.
  */
 export async function loadSemanticLayer(files: readonly string[], engine: SqlEngine): Promise<SemanticLayer> {
-  const layer = await parseSemanticFiles(files);
+  const layer = await parseSemanticFiles(files, engine.dialect);
   const problems = validateAgainstWarehouse(layer, await engine.listTables());
   const first = problems[0];
   if (first) {
@@ -92,6 +99,10 @@ export interface SemanticProblem {
  * @example validateAgainstWarehouse(layer, tables) // [{ where: 'semantic/metrics.yml:40', definition: 'revenue', message: "metric 'revenue': table 'InvoiceLine' has no column 'UnitPrice' ..." }]
  */
 export function validateAgainstWarehouse(layer: SemanticLayer, tables: readonly TableInfo[]): SemanticProblem[] {
+  return withExpressionDialect(layer.dialect ?? 'sqlite', () => problemsOf(layer, tables));
+}
+
+function problemsOf(layer: SemanticLayer, tables: readonly TableInfo[]): SemanticProblem[] {
   const byName = new Map(tables.map((t) => [t.name.toLowerCase(), t]));
   const tableNames = tables.map((t) => t.name).join(', ');
   const problems: SemanticProblem[] = [];

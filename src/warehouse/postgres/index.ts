@@ -336,7 +336,11 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
     if (url === undefined || url.trim() === '') {
       throw new ConfigError(`database "${name}" is PostgreSQL with url_env: ${urlEnv}, but the environment variable ${urlEnv} is not set; set it to a postgres:// URL (it is never printed)`);
     }
-    return url;
+    // Checked here so that a mistyped value is never handed to the driver (which would look its text up as a host name).
+    if (!/^postgres(?:ql)?:\/\/[^\s]*$/.test(url.trim())) {
+      throw new ConfigError(`database "${name}": the value of $${urlEnv} is not a postgres:// or postgresql:// URL (it is not printed here); set it to postgres://user:password@host:port/database`);
+    }
+    return url.trim();
   }
 
   #engine(label: string, read: (sql: string, options: Required<QueryOptions>) => Promise<QueryResult>): SqlEngine {
