@@ -102,7 +102,10 @@ export function parseExpression(expr: string, table: string, kind: 'column' | 'c
   const select = ast as Record<string, unknown>;
   const columns = select['columns'];
   // Any clause besides the one column (and the WHERE of a condition) means the text leaked out of the expression.
-  const extra = ['with', 'distinct', 'groupby', 'having', 'orderby', 'limit', '_next', 'set_op', 'window'].filter((k) => select[k] != null);
+  // The PostgreSQL grammar writes absent clauses as empty objects (`distinct: {type: null}`, `into: {position: null}`, `limit: {seperator: "", value: []}`).
+  const present = (value: unknown): boolean =>
+    value != null && !(typeof value === 'object' && !Array.isArray(value) && Object.values(value as object).every((v) => v == null || v === '' || (Array.isArray(v) && v.length === 0)));
+  const extra = ['with', 'distinct', 'groupby', 'having', 'orderby', 'limit', '_next', 'set_op', 'window', 'into'].filter((k) => present(select[k]));
   const fromList = select['from'];
   const oneColumn = Array.isArray(columns) && columns.length === 1 && (columns[0] as { as?: unknown }).as == null;
   const oneTable = Array.isArray(fromList) && fromList.length === 1;
