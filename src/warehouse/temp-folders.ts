@@ -11,6 +11,15 @@ import { join } from 'node:path';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const live = new Set<string>();
+const onSignalCleanups = new Set<() => void>();
+
+/**
+ * Registers synchronous work to do when a signal ends the process while a temporary folder is
+ * live (the SQLite host pool kills its host processes, which may be busy on a migrated copy).
+ */
+export function addSignalCleanup(cleanup: () => void): void {
+  onSignalCleanups.add(cleanup);
+}
 
 function removeAllSync(): void {
   for (const folder of live) rmSync(folder, { recursive: true, force: true });
@@ -18,6 +27,7 @@ function removeAllSync(): void {
 }
 
 function onSignal(signal: NodeJS.Signals): void {
+  for (const cleanup of onSignalCleanups) cleanup();
   removeAllSync();
   uninstall();
   // Nobody else listens: die of the signal as Node would have (exit code 128 + n for the shell).

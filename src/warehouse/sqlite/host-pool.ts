@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DataError } from '../../util/errors.js';
 import { wrongEngineHint } from '../files.js';
+import { addSignalCleanup } from '../temp-folders.js';
 import type { DriverName } from './drivers.js';
 import type { ReadOptions } from './read.js';
 import { SqlError, SqlRefusedError, SqlTimeoutError, type QueryResult } from '../types.js';
@@ -53,6 +54,8 @@ let hostScript: string | undefined;
 // gone, so they are killed when this process exits (even by `process.exit()` mid-statement).
 const liveHosts = new Set<ChildProcess>();
 const killLiveHosts = (): void => liveHosts.forEach((child) => child.kill('SIGKILL'));
+// A signal during a migration (temp-folders.ts handles it then) must not leave a busy host behind.
+addSignalCleanup(killLiveHosts);
 
 /**
  * Path of the host entry script: `sqlite-host.js` next to this module (tsc's `build/`, or a
