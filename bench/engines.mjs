@@ -97,43 +97,30 @@ try {
   execFileSync('bash', ['scripts/pg-local.sh', 'stop', pgDir]);
 }
 
+/** Runs every statement once through `runOne`, in order; a statement that fails (the agent's own bad SQL) fails here too. */
+async function timedLoop(statements, runOne) {
+  const t = performance.now();
+  const c = process.cpuUsage();
+  for (const sql of statements) {
+    try {
+      await runOne(sql);
+    } catch {
+      // counted like any other statement
+    }
+  }
+  return { ms: performance.now() - t, cpu: cpuMs(c) };
+}
+
 function sqliteFloor(file) {
   const db = new Database(file, { readonly: true });
-  return {
-    async run(statements) {
-      const t = performance.now();
-      const c = process.cpuUsage();
-      for (const sql of statements) {
-        try {
-          db.prepare(sql).raw(true).safeIntegers(true).all();
-        } catch {
-          // the agent's failing SQL fails here too
-        }
-      }
-      return { ms: performance.now() - t, cpu: cpuMs(c) };
-    },
-    async close() {
-      db.close();
-    },
-  };
+  return { run: (statements) => timedLoop(statements, (sql) => db.prepare(sql).raw(true).safeIntegers(true).all()), close: async () => db.close() };
 }
 
 async function duckdbFloor(file) {
   const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
   const connection = await instance.connect();
   return {
-    async run(statements) {
-      const t = performance.now();
-      const c = process.cpuUsage();
-      for (const sql of statements) {
-        try {
-          (await connection.runAndReadAll(sql)).getRows();
-        } catch {
-          // as above
-        }
-      }
-      return { ms: performance.now() - t, cpu: cpuMs(c) };
-    },
+    run: (statements) => timedLoop(statements, async (sql) => (await connection.runAndReadAll(sql)).getRows()),
     async close() {
       connection.closeSync();
       instance.closeSync();
@@ -144,21 +131,5 @@ async function duckdbFloor(file) {
 async function postgresFloor(url) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  return {
-    async run(statements) {
-      const t = performance.now();
-      const c = process.cpuUsage();
-      for (const sql of statements) {
-        try {
-          await client.query({ text: sql, rowMode: 'array' });
-        } catch {
-          // as above
-        }
-      }
-      return { ms: performance.now() - t, cpu: cpuMs(c) };
-    },
-    async close() {
-      await client.end();
-    },
-  };
+  return { run: (statements) => timedLoop(statements, (sql) => client.query({ text: sql, rowMode: 'array' })), close: () => client.end() };
 }

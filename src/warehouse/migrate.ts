@@ -6,7 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { ConfigError, DataError } from '../util/errors.js';
-import type { ScriptStatement } from './sql-text.js';
+import { splitStatements, type ScriptStatement } from './sql-text.js';
+import { checkMigrationStatement } from './statement-policy.js';
 import { DIALECT_NAMES, SqlRefusedError, SqlTimeoutError, type SqlDialect } from './types.js';
 
 /** DDL to apply: a migration file, or text with a label that names it in messages. */
@@ -43,4 +44,21 @@ export function migrationStatementError(database: string, dialect: SqlDialect, l
         ? `migration statement stopped on database "${database}" after the ${error.timeoutMs} ms time limit (warehouse.timeout_ms)`
         : `migration statement failed on database "${database}": ${error.message}`;
   return new DataError(`${what}\n  ${statement.text}\nFix the statement in the migration file; the original database was not changed.`, `${label}:${statement.line}`);
+}
+
+/**
+ * The migration's statements in `dialect`, each checked against the allow-list of DDL/DML
+ * kinds before any of them runs (an allow-list: a statement kind nobody listed is refused).
+ * @throws {DataError} at `<migration>:<line>` for the first refused statement, naming `databases`.
+ */
+export function checkedStatements(migration: LoadedMigration, dialect: SqlDialect, databases: Iterable<string>): ScriptStatement[] {
+  const statements = splitStatements(migration.text, dialect);
+  for (const statement of statements) {
+    try {
+      checkMigrationStatement(statement.text, dialect);
+    } catch (error) {
+      throw migrationStatementError([...databases].join(', '), dialect, migration.label, statement, error as Error);
+    }
+  }
+  return statements;
 }

@@ -181,6 +181,21 @@ export function quoteTableName(table: { readonly name: string; readonly schema?:
 }
 
 /**
+ * The statement `distinctValues` runs on engines that list schemas: `table` as
+ * `qualifiedTableName` spells it is looked up in `tables` (exactly, then case-insensitively),
+ * so `analytics.fct_orders` is quoted as `"analytics"."fct_orders"`; an unknown name is quoted
+ * whole and left to the engine to reject.
+ * @example distinctValuesSql([{ name: 'fct_orders', schema: 'analytics' }], 'analytics.fct_orders', 'region')
+ *   // 'SELECT DISTINCT "region" FROM "analytics"."fct_orders" WHERE "region" IS NOT NULL'
+ */
+export function distinctValuesSql(tables: readonly { readonly name: string; readonly schema?: string }[], table: string, column: string): string {
+  const spelled = (t: { readonly name: string; readonly schema?: string }): string => (t.schema === undefined ? t.name : `${t.schema}.${t.name}`);
+  const info = tables.find((t) => spelled(t) === table) ?? tables.find((t) => spelled(t).toLowerCase() === table.toLowerCase());
+  const c = quoteIdentifier(column);
+  return `SELECT DISTINCT ${c} FROM ${info === undefined ? quoteIdentifier(table) : quoteTableName(info)} WHERE ${c} IS NOT NULL`;
+}
+
+/**
  * SQLite's legacy rule for a double-quoted token that names no column ("DQS"): it is a string
  * literal. Both drivers are compiled with `SQLITE_DQS=0`, so the statement fails instead with
  * `no such column: "X" - should this be a string literal in single-quotes?`. Given that message,

@@ -14,9 +14,9 @@ import { ConfigError, DataError, ReplaygateError } from '../../util/errors.js';
 import { queryOptions, type BackendDefaults, type EngineBackend } from '../backend.js';
 import { ResultBuilder } from '../cells.js';
 import { assertDatabaseFile, wrongEngineHint } from '../files.js';
-import { migrationStatementError, type LoadedMigration } from '../migrate.js';
-import { quoteIdentifier, quoteTableName, splitStatements } from '../sql-text.js';
-import { checkMigrationStatement, checkReadStatement } from '../statement-policy.js';
+import { checkedStatements, migrationStatementError, type LoadedMigration } from '../migrate.js';
+import { distinctValuesSql } from '../sql-text.js';
+import { checkReadStatement } from '../statement-policy.js';
 import { makeTempFolder, type TempFolder } from '../temp-folders.js';
 import { qualifiedTableName, SqlError, SqlRefusedError, SqlTimeoutError, type Cell, type QueryOptions, type QueryResult, type SqlEngine, type TableInfo } from '../types.js';
 import { treeReads, treeRefusal } from './tree-policy.js';
@@ -307,14 +307,7 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
   }
 
   async migrate(targets: ReadonlyMap<string, { readonly file: string }>, migration: LoadedMigration): Promise<Map<string, SqlEngine>> {
-    const statements = splitStatements(migration.text, 'duckdb');
-    for (const statement of statements) {
-      try {
-        checkMigrationStatement(statement.text, 'duckdb');
-      } catch (error) {
-        throw migrationStatementError([...targets.keys()].join(', '), 'duckdb', migration.label, statement, error as Error);
-      }
-    }
+    const statements = checkedStatements(migration, 'duckdb', targets.keys());
     const folder = makeTempFolder('replaygate-migrated-');
     this.#folders.push(folder);
     const engines = new Map<string, SqlEngine>();
@@ -401,10 +394,7 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
       query: async (sql, options) => runRead(open, sql, queryOptions(options, defaults), known),
       listTables: tables,
       async distinctValues(table, column, limit = 100_000) {
-        const info = (await tables()).find((t) => qualifiedTableName(t) === table) ?? (await tables()).find((t) => qualifiedTableName(t).toLowerCase() === table.toLowerCase());
-        const from = info === undefined ? quoteIdentifier(table) : quoteTableName(info);
-        const c = quoteIdentifier(column);
-        const result = await internal(`SELECT DISTINCT ${c} FROM ${from} WHERE ${c} IS NOT NULL`, limit);
+        const result = await internal(distinctValuesSql(await tables(), table, column), limit);
         return result.rows.map((row) => row[0] as Cell);
       },
       close: async () => {},

@@ -12,10 +12,10 @@ import type PgCursor from 'pg-cursor';
 import { ConfigError, ReplaygateError } from '../../util/errors.js';
 import { queryOptions, type BackendDefaults, type EngineBackend } from '../backend.js';
 import { ResultBuilder } from '../cells.js';
-import { migrationStatementError, type LoadedMigration } from '../migrate.js';
-import { quoteIdentifier, quoteTableName, splitStatements } from '../sql-text.js';
-import { checkMigrationStatement, checkReadStatement } from '../statement-policy.js';
-import { qualifiedTableName, SqlError, SqlRefusedError, SqlTimeoutError, type Cell, type QueryOptions, type QueryResult, type SqlEngine, type TableInfo } from '../types.js';
+import { checkedStatements, migrationStatementError, type LoadedMigration } from '../migrate.js';
+import { distinctValuesSql } from '../sql-text.js';
+import { checkReadStatement } from '../statement-policy.js';
+import { SqlError, SqlRefusedError, SqlTimeoutError, type Cell, type QueryOptions, type QueryResult, type SqlEngine, type TableInfo } from '../types.js';
 import { connectionError, isConnectionError } from './connection-error.js';
 import { cellTypes } from './values.js';
 
@@ -306,14 +306,7 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
   }
 
   async migrate(targets: ReadonlyMap<string, PostgresConfig>, migration: LoadedMigration): Promise<Map<string, SqlEngine>> {
-    const statements = splitStatements(migration.text, 'postgres');
-    for (const statement of statements) {
-      try {
-        checkMigrationStatement(statement.text, 'postgres');
-      } catch (error) {
-        throw migrationStatementError([...targets.keys()].join(', '), 'postgres', migration.label, statement, error as Error);
-      }
-    }
+    const statements = checkedStatements(migration, 'postgres', targets.keys());
     const engines = new Map<string, SqlEngine>();
     for (const [name, config] of targets) {
       const urlEnv = config.migrationUrlEnv ?? config.urlEnv;
@@ -374,13 +367,7 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
       },
       listTables,
       async distinctValues(table, column, limit = 100_000) {
-        const all = await listTables();
-        const info = all.find((t) => qualifiedTableName(t) === table) ?? all.find((t) => qualifiedTableName(t).toLowerCase() === table.toLowerCase());
-        const c = quoteIdentifier(column);
-        const result = await read(`SELECT DISTINCT ${c} FROM ${info === undefined ? quoteIdentifier(table) : quoteTableName(info)} WHERE ${c} IS NOT NULL`, {
-          maxRows: limit,
-          timeoutMs: defaults.timeoutMs,
-        });
+        const result = await read(distinctValuesSql(await listTables(), table, column), { maxRows: limit, timeoutMs: defaults.timeoutMs });
         return result.rows.map((row) => row[0] as Cell);
       },
       close: async () => {},

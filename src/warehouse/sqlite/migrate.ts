@@ -1,9 +1,7 @@
 import { copyFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { assertDatabaseFile } from '../files.js';
-import { loadMigration, migrationStatementError, type LoadedMigration, type Migration } from '../migrate.js';
-import { splitStatements } from '../sql-text.js';
-import { checkMigrationStatement } from '../statement-policy.js';
+import { checkedStatements, loadMigration, migrationStatementError, type LoadedMigration, type Migration } from '../migrate.js';
 import { makeTempFolder, type TempFolder } from '../temp-folders.js';
 import { DEFAULT_QUERY_TIMEOUT_MS, SqlError } from '../types.js';
 import { loadDriver, type DriverChoice } from './drivers.js';
@@ -36,16 +34,9 @@ export async function migrateSqliteCopies(
   folder: string,
   timeoutMs: number,
 ): Promise<Map<string, string>> {
-  const statements = splitStatements(migration.text, 'sqlite');
-  const copies = new Map<string, string>();
   // Refuse before copying anything: an allow-list of DDL/DML kinds (docs/warehouse.md).
-  for (const statement of statements) {
-    try {
-      checkMigrationStatement(statement.text, 'sqlite');
-    } catch (error) {
-      throw migrationStatementError([...databases.keys()].join(', '), 'sqlite', migration.label, statement, error as Error);
-    }
-  }
+  const statements = checkedStatements(migration, 'sqlite', databases.keys());
+  const copies = new Map<string, string>();
   for (const [name, original] of databases) {
     assertDatabaseFile(name, original, 'sqlite');
     const copy = join(folder, `${copies.size}-${basename(original)}`);
