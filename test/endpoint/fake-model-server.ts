@@ -26,6 +26,8 @@ export interface FakeModelServer {
   readonly url: string;
   readonly requests: FakeRequest[];
   failNext(...failures: Failure[]): void;
+  /** Delay before answering, in ms. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -148,6 +150,7 @@ function embeddings(body: Json): Json {
 export async function startFakeModelServer(candidates: Candidates): Promise<FakeModelServer> {
   const requests: FakeRequest[] = [];
   const queue: Failure[] = [];
+  const state = { delayMs: 0 };
   const server: Server = createServer((req, res) => void handle(req, res));
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
@@ -161,6 +164,7 @@ export async function startFakeModelServer(candidates: Candidates): Promise<Fake
       requests.push({ method, path, body: {}, status: 400 });
       return send(res, 400, { error: { message: 'body is not JSON', type: 'invalid_request_error' } });
     }
+    if (state.delayMs > 0) await new Promise((r) => setTimeout(r, state.delayMs));
     const failure = queue.shift();
     if (failure) {
       const status = failure.kind === 'drop' ? 0 : Number(failure.kind);
@@ -190,6 +194,12 @@ export async function startFakeModelServer(candidates: Candidates): Promise<Fake
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     requests,
     failNext: (...failures) => void queue.push(...failures),
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(ms: number) {
+      state.delayMs = ms;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
