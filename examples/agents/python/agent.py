@@ -21,7 +21,7 @@ SYSTEM_PROMPT = (
     "reply with one SQLite SELECT statement in a ```sql block. If the data cannot answer the "
     "question, reply DECLINE: and the reason."
 )
-MODEL = os.environ.get("AGENT_MODEL", "gpt-4o-mini")
+MODEL = sys.argv[sys.argv.index("--model") + 1] if "--model" in sys.argv else os.environ.get("AGENT_MODEL", "gpt-4o-mini")
 MAX_STEPS = 6
 PROBE_ROWS = 5
 
