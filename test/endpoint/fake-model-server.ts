@@ -45,12 +45,12 @@ function conversationText(body: Json): string {
   return '';
 }
 
-/** The candidate chosen for a request: by question text found in the conversation and the request's seed. */
+/** The candidate chosen for a request: by question text found in the conversation, the request's seed and model. */
 export function candidateFor(body: Json, candidates: Candidates): string {
   const text = conversationText(body);
   const question = Object.keys(candidates).find((q) => text.includes(q));
   const list = question === undefined ? ['SELECT 1'] : candidates[question]!;
-  const digest = createHash('sha256').update(`${String(body['seed'] ?? 0)}\u0000${question ?? ''}`).digest();
+  const digest = createHash('sha256').update(`${String(body['seed'] ?? 0)}\u0000${String(body['model'] ?? '')}\u0000${question ?? ''}`).digest();
   return list[digest.readUInt32BE(0) % list.length]!;
 }
 
