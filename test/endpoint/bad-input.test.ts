@@ -11,7 +11,7 @@ import { cli } from '../record/helpers.js';
 import { copyExample, EXAMPLE_CANDIDATES, type ExampleCopy } from './example-project.js';
 import { startFakeModelServer, type FakeModelServer } from './fake-model-server.js';
 
-const BEHAVIOURS = ['silent', 'invalid-json', 'wrong-shape', 'flood', 'hang', 'exit3', 'unknown-path', 'not-json-body', 'bad-token', 'n2', 'catch-missing', 'answer'] as const;
+const BEHAVIOURS = ['silent', 'invalid-json', 'wrong-shape', 'flood', 'hang', 'exit3', 'unknown-path', 'not-json-body', 'bad-token', 'n2', 'catch-missing', 'answer', 'env'] as const;
 
 const agents = BEHAVIOURS.map(
   (b) => `  ${b}:
@@ -130,6 +130,22 @@ describe('a command agent that misbehaves gets an error outcome that says which'
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/agent 'missing-program': its command "no-such-program-replaygate" was not found on PATH/);
     expect(snapshot()).toEqual(before);
+  });
+});
+
+describe('secrets', () => {
+  it('the API key never reaches the agent, the recording or a report', async () => {
+    const key = 'sk-test-secret-9f8e7d6c5b4a';
+    const recorded = await cli(['record', '-a', 'env', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: key });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    process.env['OPENAI_ORG_ID'] = 'org-should-not-pass';
+    try {
+      const { run } = await scoreOne('env');
+      expect(run.text).toBe('key=replaygate-local-endpoint org=None');
+    } finally {
+      delete process.env['OPENAI_ORG_ID'];
+    }
+    for (const file of project.files()) expect(readFileSync(project.path(file), 'utf8')).not.toContain(key);
   });
 });
 
