@@ -97,6 +97,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   // A program that does not read its input (or has exited) must not fail the run with EPIPE.
   child.stdin.on('error', () => {});
   await spawned;
+  child.on('error', () => {}); // later errors (a failed kill) are not the run's outcome
   liveGroups.add(child.pid!);
   child.stdin.end(spec.stdin);
   const timer = setTimeout(() => {

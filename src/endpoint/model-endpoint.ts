@@ -152,7 +152,13 @@ export class ModelEndpoint {
   static async start(): Promise<ModelEndpoint> {
     let endpoint: ModelEndpoint | undefined;
     const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-      void endpoint?.handle(req, res);
+      // A client that goes away mid-request (reset, timeout) must not take replaygate down.
+      req.on('error', () => {});
+      res.on('error', () => {});
+      endpoint?.handle(req, res).catch(() => {
+        if (!res.headersSent && !res.destroyed) sendError(res, 500, "replaygate's model endpoint could not read the request", 'server_error', 'internal_error');
+        else res.destroy();
+      });
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -214,6 +220,7 @@ export class ModelEndpoint {
       const read = await readBody(req);
       if (read === 'too-large') {
         run.protocolErrors.push(`the agent sent ${endpoint} with a body over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`);
+        res.setHeader('connection', 'close'); // the rest of the body is not read: the connection cannot be reused
         sendError(res, 413, `the request body is over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`, 'invalid_request_error', 'body_too_large');
         return;
       }
@@ -276,18 +283,23 @@ function drain(req: IncomingMessage): void {
   req.resume();
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) {
-      req.resume();
-      return 'too-large';
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * The request body, or 'too-large' past {@link MAX_REQUEST_BYTES}: the rest is read and dropped
+ * (so that the client, done sending, reads the 413), never kept.
+ */
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+      else chunks.length = 0;
+    });
+    req.on('end', () => resolve(size > MAX_REQUEST_BYTES ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+    req.on('close', () => reject(new Error('the client closed the connection before sending the whole body')));
+  });
 }
 
 /**

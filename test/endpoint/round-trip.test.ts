@@ -246,3 +246,44 @@ describe('keys: retries, order, parallel requests, stream', () => {
     recording.close();
   });
 });
+
+describe('hostile clients', () => {
+  it('a client that resets mid-body, a body over 32 MiB, an unknown token, a path outside /run: clear errors, and the endpoint goes on', async () => {
+    const { connect } = await import('node:net');
+    const { run } = session(new ReplayClient(await openEmpty('hostile'), 'wire'), 'q-hostile');
+    const url = new URL(run.baseUrl);
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(url.port), '127.0.0.1', () => {
+        socket.write(`POST ${url.pathname}/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"model": "m", "mess`);
+        setTimeout(() => {
+          socket.resetAndDestroy();
+          resolve();
+        }, 50);
+      });
+    });
+    const big = await fetch(`${run.baseUrl}/chat/completions`, { method: 'POST', body: `{"x": "${'a'.repeat(33 * 1024 * 1024)}"}` });
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as { error: { code: string } }).error.code).toBe('body_too_large');
+    const unknown = await fetch(run.baseUrl.replace(run.token, 'f'.repeat(32)) + '/models');
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(/^unknown run token 'f{32}'/);
+    const outside = await fetch(`http://127.0.0.1:${url.port}/v1/chat/completions`, { method: 'POST', body: '{}' });
+    expect(outside.status).toBe(404);
+    expect(((await outside.json()) as { error: { message: string } }).error.message).toMatch(/is not a run URL of replaygate's model endpoint/);
+    const miss = await fetch(`${run.baseUrl}/embeddings`, { method: 'POST', body: '{"model": "e", "input": "x"}' });
+    expect(miss.status).toBe(400);
+    await run.settled();
+    expect(run.protocolErrors.filter((e) => !/over 32 MiB/.test(e))).toEqual([]);
+    expect(run.missing?.message).toMatch(/MissingRecording: recording 'wire' has no reply for question 'q-hostile', seed 0, call 0/);
+    endpoint.release(run);
+  });
+});
+
+async function openEmpty(name: string): Promise<Recording> {
+  const folder = join(dir, name);
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, 'calls.jsonl'), '');
+  await writeManifest(folder, { ...manifest, name: 'wire' });
+  return Recording.open(folder);
+}
