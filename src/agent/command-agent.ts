@@ -7,13 +7,13 @@ import { DEFAULT_IGNORED_FIELDS } from '../endpoint/wire-request.js';
 import { ConfigError } from '../util/errors.js';
 import { SqlError, type QueryResult } from '../warehouse/types.js';
 import { parseCommandAnswer } from './command-answer.js';
-import { MAX_STDERR_BYTES, MAX_STDOUT_BYTES, runProcess, type ProcessResult } from './command-process.js';
+import { MAX_STDOUT_BYTES, runProcess, type ProcessResult } from './command-process.js';
 import { COMMAND_AGENT_DEFAULTS } from '../config/command-agent.js';
 import type { Agent, AgentContext, AgentEnd, AgentRunResult, TraceStep } from './types.js';
 
 /** The API key a `command` agent is given: any client needs one; the endpoint ignores it, and the real key never reaches the agent. */
 export const PLACEHOLDER_API_KEY = 'replaygate-local-endpoint';
-/** Characters of standard error quoted in an error run's detail (the trace keeps up to {@link MAX_STDERR_BYTES} bytes). */
+/** Characters of standard error quoted in an error run's detail (the trace keeps the last 16 KiB). */
 const DETAIL_STDERR_CHARS = 2_000;
 /** Environment variables of replaygate's own process that never reach the agent: model credentials and endpoints. */
 const HIDDEN_ENV = /^(OPENAI_|AZURE_OPENAI_|REPLAYGATE_)/;
@@ -223,5 +223,3 @@ function findProgram(agent: string, program: string, cwd: string): void {
     throw new ConfigError(`agent '${agent}': its command ${JSON.stringify(program)} was not found on PATH; install it or give a path (argv, no shell), e.g. [python3, agents/my_agent.py]`);
   }
 }
-
-export { MAX_STDERR_BYTES };
