@@ -81,3 +81,31 @@ describe('editing one character of the Python agent\'s system prompt', () => {
     }
   }, 120_000);
 });
+
+describe('recording a command agent again', () => {
+  it('sends nothing when everything is recorded; after a torn last line, only that call is sent again', async () => {
+    const server = await startFakeModelServer(EXAMPLE_CANDIDATES);
+    try {
+      const env = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-test-examples-0000' };
+      const again = await cli(['record', '-a', 'python-agent', '--no-progress'], project.root, env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toMatch(/calls sent 0 · reused 15 · not recorded 0/);
+      expect(server.requests).toHaveLength(0);
+      const file = 'recordings/python-agent/calls.jsonl';
+      const text = project.read(file);
+      const lines = text.trimEnd().split('\n');
+      // A killed session's last write: half of the last line, no newline.
+      project.write(file, `${lines.slice(0, -1).join('\n')}\n${lines.at(-1)!.slice(0, 200)}`);
+      const resumed = await cli(['record', '-a', 'python-agent', '--no-progress'], project.root, env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toMatch(/removed a torn last line \(line 15, 200 bytes\)/);
+      expect(resumed.stdout).toMatch(/calls sent 1 · reused 14 · not recorded 0/);
+      expect(server.requests).toHaveLength(1);
+      expect(project.read(file).trimEnd().split('\n')).toHaveLength(15);
+    } finally {
+      await server.close();
+    }
+    const { code } = await score('python-agent');
+    expect(code).toBe(0);
+  }, 120_000);
+});
