@@ -34,9 +34,33 @@ export interface ProcessSpec {
   readonly timeoutMs: number;
 }
 
-/** Process groups of programs still running, killed if replaygate itself exits first. */
+/** Process groups of programs still running, killed if replaygate itself exits or is interrupted first. */
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * While programs run: on Ctrl-C (or SIGTERM, SIGHUP) their process groups — which do not get the
+ * terminal's signal, being groups of their own — are killed; then, when nothing else handles
+ * the signal (`record` does, to stop gracefully), it is raised again so replaygate stops as it would have.
+ */
+function onSignal(signal: NodeJS.Signals): void {
+  for (const pid of liveGroups) killGroup(pid);
+  liveGroups.clear();
+  watchSignals(false);
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+let watching = false;
+function watchSignals(on: boolean): void {
+  if (on === watching) return;
+  watching = on;
+  for (const signal of SIGNALS) {
+    // First in line: when another handler is registered (with `once`), it is still counted when this one runs.
+    if (on) process.prependListener(signal, onSignal);
+    else process.removeListener(signal, onSignal);
+  }
+}
 
 function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;
@@ -99,6 +123,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   await spawned;
   child.on('error', () => {}); // later errors (a failed kill) are not the run's outcome
   liveGroups.add(child.pid!);
+  watchSignals(true);
   child.stdin.end(spec.stdin);
   const timer = setTimeout(() => {
     timedOut = true;
@@ -114,6 +139,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   // Children it left behind (in its group) go too; a pipe one of them still holds is closed after a grace period.
   killGroup(child.pid);
   liveGroups.delete(child.pid!);
+  if (liveGroups.size === 0) watchSignals(false);
   let grace: NodeJS.Timeout | undefined;
   await Promise.race([
     closed,

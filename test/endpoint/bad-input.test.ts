@@ -26,7 +26,11 @@ let project: ExampleCopy;
 let fake: FakeModelServer;
 
 beforeAll(async () => {
-  project = copyExample(`${agents}  missing-program:
+  project = copyExample(`${agents}  hang-long:
+    kind: command
+    command: [python3, fixtures/behave.py, hang]
+    timeout_ms: 600000
+  missing-program:
     kind: command
     command: [no-such-program-replaygate, agent.py]
     prompt: golden/questions.yml
@@ -34,7 +38,7 @@ beforeAll(async () => {
   mkdirSync(project.path('fixtures'));
   copyFileSync(`${import.meta.dirname}/fixtures/behave.py`, project.path('fixtures/behave.py'));
   // Empty recordings, so that replay runs the agents (a recording with no calls: every call misses).
-  for (const b of BEHAVIOURS) {
+  for (const b of [...BEHAVIOURS, 'hang-long']) {
     const dir = project.path('recordings', b);
     mkdirSync(dir, { recursive: true });
     writeFileSync(`${dir}/calls.jsonl`, '');
@@ -113,6 +117,47 @@ describe('a command agent that misbehaves gets an error outcome that says which'
     } finally {
       delete process.env['PID_FILE'];
     }
+  });
+
+  it('Ctrl-C on replaygate kills the agents it runs, with their children', async () => {
+    const { spawn } = await import('node:child_process');
+    const pidFile = project.path('sigint.pid');
+    const cliProcess = spawn(process.execPath, [`${import.meta.dirname}/../../bin/replaygate.js`, 'score', '-a', 'hang-long', '-q', 'chq-015', '--no-progress'], {
+      cwd: project.root,
+      env: { ...process.env, PID_FILE: pidFile },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => cliProcess.once('exit', (code, signal) => resolve(code ?? (signal ? 130 : null))));
+    for (let i = 0; i < 200 && !existsSync(pidFile); i += 1) await new Promise((r) => setTimeout(r, 50));
+    const [agentPid, childPid] = readFileSync(pidFile, 'utf8').split(' ').map(Number);
+    expect(alive(agentPid!) && alive(childPid!)).toBe(true);
+    const interrupted = performance.now();
+    cliProcess.kill('SIGINT');
+    await exited;
+    expect(performance.now() - interrupted).toBeLessThan(20_000); // not the 600 s time limit
+    for (let i = 0; i < 50 && (alive(agentPid!) || alive(childPid!)); i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(agentPid!)).toBe(false);
+    expect(alive(childPid!)).toBe(false);
+  });
+
+  it('Ctrl-C on record: the agents are killed and record still stops gracefully (exit 1, interrupted)', async () => {
+    const { spawn } = await import('node:child_process');
+    const pidFile = project.path('sigint-record.pid');
+    let stderr = '';
+    const cliProcess = spawn(process.execPath, [`${import.meta.dirname}/../../bin/replaygate.js`, 'record', '-a', 'hang-long', '-q', 'chq-015', '--no-progress'], {
+      cwd: project.root,
+      env: { ...process.env, PID_FILE: pidFile, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-sigint-0000' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    cliProcess.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((resolve) => cliProcess.once('exit', (code) => resolve(code)));
+    for (let i = 0; i < 200 && !existsSync(pidFile); i += 1) await new Promise((r) => setTimeout(r, 50));
+    const [agentPid] = readFileSync(pidFile, 'utf8').split(' ').map(Number);
+    cliProcess.kill('SIGINT');
+    expect(await exited).toBe(1);
+    expect(stderr).toMatch(/interrupted: stopping; lines already written are kept/);
+    for (let i = 0; i < 50 && alive(agentPid!); i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(agentPid!)).toBe(false);
   });
 
   it('a miss decides the run even when the agent catches the error and answers anyway', async () => {
