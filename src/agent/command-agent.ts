@@ -15,8 +15,12 @@ import type { Agent, AgentContext, AgentEnd, AgentRunResult, TraceStep } from '.
 export const PLACEHOLDER_API_KEY = 'replaygate-local-endpoint';
 /** Characters of standard error quoted in an error run's detail (the trace keeps the last 16 KiB). */
 const DETAIL_STDERR_CHARS = 2_000;
-/** Environment variables of replaygate's own process that never reach the agent: model credentials and endpoints. */
-const HIDDEN_ENV = /^(OPENAI_|AZURE_OPENAI_|REPLAYGATE_)/;
+/**
+ * Environment variables of replaygate's own process that never reach the agent: the OpenAI and
+ * Azure OpenAI credentials, endpoints and account ids (which would take the agent past the
+ * endpoint or hand it the key), and replaygate's own. Others (`OPENAI_MODEL`, …) pass.
+ */
+const HIDDEN_ENV = /^(OPENAI_(API_KEY|BASE_URL|API_BASE|ORG_ID|ORGANIZATION|PROJECT_ID|PROJECT|ADMIN_KEY|WEBHOOK_SECRET|API_VERSION)|AZURE_OPENAI_\w*|REPLAYGATE_\w*)$/;
 
 /** Gives a `command` agent the URL of a question's database (`REPLAYGATE_DB`). */
 export type DatabaseUrl = (question: GoldenQuestion) => string;

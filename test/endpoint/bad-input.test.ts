@@ -183,12 +183,17 @@ describe('secrets', () => {
     const key = 'sk-test-secret-9f8e7d6c5b4a';
     const recorded = await cli(['record', '-a', 'env', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: key });
     expect(recorded.code, recorded.stderr).toBe(0);
+    // As in a shell where the key is exported: replaygate's own environment holds it.
+    process.env['OPENAI_API_KEY'] = key;
     process.env['OPENAI_ORG_ID'] = 'org-should-not-pass';
+    process.env['OPENAI_MODEL'] = 'passes-through';
     try {
       const { run } = await scoreOne('env');
-      expect(run.text).toBe('key=replaygate-local-endpoint org=None');
+      expect(run.text).toBe('key=replaygate-local-endpoint org=None model=passes-through');
     } finally {
+      delete process.env['OPENAI_API_KEY'];
       delete process.env['OPENAI_ORG_ID'];
+      delete process.env['OPENAI_MODEL'];
     }
     for (const file of project.files()) expect(readFileSync(project.path(file), 'utf8')).not.toContain(key);
   });
