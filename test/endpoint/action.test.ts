@@ -104,4 +104,9 @@ it('(b) prompt edited without re-recording: every head run misses, the base stil
   expect(text).toMatch(/MissingRecording: recording 'my-agent' has no reply for question/);
   expect(text).toMatch(/music shop/);
   expect(gh.commentsOn(REPO, PR).at(-1)?.body ?? '').toMatch(/missing/i);
+  // The agent's source is the command agent's prompt file: the Action names it on the annotation.
+  const missing = r.annotations.find((a) => a.properties.includes('title=MissingRecording: my-agent'));
+  expect(missing?.properties).toContain('file=agents/agent.py');
+  expect(missing?.message).toMatch(/agents\/agent\.py changed in this pull request/);
+  expect(missing?.message).toMatch(/\n\+body\.messages\[0\]\.content: "You are a careful data analyst for a music shop/);
 }, 240_000);
