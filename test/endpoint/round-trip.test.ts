@@ -7,7 +7,7 @@
  * SDK gets the same reply without a second upstream request, identical requests of one run are
  * told apart by their order, parallel requests keep their keys, and `stream` is not in the key.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -119,6 +119,14 @@ describe('round trip with the official openai client', () => {
     expect(rep.run.missing).toBeUndefined();
     expect(rep.run.calls).toHaveLength(rec.run.calls.length);
     recording.close();
+  });
+
+  it('writes what a client receives, for reviewers (test/__outputs__/endpoint/)', () => {
+    const out = join(import.meta.dirname, '../__outputs__/endpoint');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'chat-completions-stream.txt'), recorded.raw[1]!);
+    writeFileSync(join(out, 'responses-stream.txt'), recorded.raw[3]!);
+    writeFileSync(join(out, 'chat-completion-tool-calls.json'), `${JSON.stringify(JSON.parse(recorded.raw[0]!), null, 2)}\n`);
   });
 
   it('replays byte-identical bodies and the same parsed results, without the upstream', () => {
