@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { ChatRequest, Json, ModelClient, ModelResponse, Usage } from '../model/types.js';
 import { canonicalJson } from '../recording/canonical.js';
 import { MissingRecording } from '../recording/missing-recording.js';
+import { DataError } from '../util/errors.js';
 import { chatCompletionEvents, responseEvents } from './sse.js';
 import { isWireReply, type WireReply } from './wire-reply.js';
 import { keyedBody, routeOf, SERVED_ROUTES, type WireRequest, type WireSite } from './wire-request.js';
@@ -54,7 +55,7 @@ export class EndpointRun {
   private nextCallIndex = 0;
   /** Requests that broke the protocol, in arrival order, each a sentence naming the request. */
   readonly protocolErrors: string[] = [];
-  /** An error of replaygate itself while answering (a bug): rethrown by the agent. */
+  /** An error while answering that is not a miss (a corrupt recording, or a bug): rethrown by the agent. */
   bug: unknown;
 
   constructor(
@@ -102,7 +103,7 @@ export class EndpointRun {
     const answer = this.spec.model.complete(request as unknown as ChatRequest, site).then(
       (response) => {
         if (!isWireReply(response.reply)) {
-          throw new Error(`the recorded reply of ${endpoint} (key ${response.key}) has no wire body: it was not recorded by the model endpoint`);
+          throw new DataError(`the recorded reply of ${endpoint} (key ${response.key}) has no 'body': it was not recorded through the model endpoint, or was edited by hand; re-record it (replaygate record)`);
         }
         this.answered[site.callIndex] = { callIndex: site.callIndex, endpoint, key: response.key, usage: response.usage, reply: response.reply };
         return response;
@@ -258,7 +259,7 @@ export class ModelEndpoint {
       return;
     }
     if (answer instanceof Error) {
-      sendError(res, 500, `replaygate's model endpoint failed (a bug; the run is an error): ${answer.message}`, 'server_error', 'internal_error');
+      sendError(res, 500, `replaygate's model endpoint failed (replaygate stops with this error): ${answer.message}`, 'server_error', 'internal_error');
       return;
     }
     const stored = (answer.reply as WireReply).body;
