@@ -15,6 +15,13 @@ export interface Project {
   readonly warehouse: Warehouse;
   /** The engine for a question's database (`db`, or the only database). */
   engineFor(question: GoldenQuestion): SqlEngine;
+  /**
+   * The URL a `command` agent gets for a question's database (`REPLAYGATE_DB`): for SQLite a
+   * read-only `file:` URI (`file:///…/db.sqlite?mode=ro`) of the file in use (a migrated copy
+   * under `check --migration`), for DuckDB the file in use, for PostgreSQL the URL of its
+   * `url_env` (`Warehouse.databaseUrl`).
+   */
+  databaseUrl(question: GoldenQuestion): string;
   /** @throws ConfigError naming the agent and the known ones when it is not in the config. */
   agent(name: string): Promise<Agent>;
   close(): Promise<void>;
@@ -60,17 +67,22 @@ export async function openProject(configFile: string, options: OpenProjectOption
   }
   const only = databases.size === 1 ? [...databases.keys()][0] : undefined;
   const agents = new Map<string, Promise<Agent>>();
+  const databaseOf = (question: GoldenQuestion): string => {
+    const db = question.db ?? only;
+    if (db === undefined) {
+      throw new ConfigError(`golden question '${question.id}' has no 'db' and the warehouse has several databases`, question.source);
+    }
+    return db;
+  };
+  const databaseUrl = (question: GoldenQuestion): string => warehouse.databaseUrl(databaseOf(question));
   return {
     config,
     golden,
     warehouse,
     engineFor(question) {
-      const db = question.db ?? only;
-      if (db === undefined) {
-        throw new ConfigError(`golden question '${question.id}' has no 'db' and the warehouse has several databases`, question.source);
-      }
-      return warehouse.engine(db);
+      return warehouse.engine(databaseOf(question));
     },
+    databaseUrl,
     agent(name) {
       let agent = agents.get(name);
       if (!agent) {
@@ -78,14 +90,20 @@ export async function openProject(configFile: string, options: OpenProjectOption
         if (!cfg) {
           throw new ConfigError(`no agent '${name}' in ${config.file} (known: ${[...config.agents.keys()].join(', ') || 'none'})`);
         }
-        agent = createAgent(cfg, config.semanticFiles, semanticDialect(databases));
+        agent = createAgent(cfg, config.semanticFiles, databaseUrl, semanticDialect(databases));
         agents.set(name, agent);
       }
       return agent;
     },
-    close: () => warehouse.close(),
+    async close() {
+      const built = await Promise.allSettled(agents.values());
+      await Promise.all(built.map((b) => (b.status === 'fulfilled' ? b.value.close?.() : undefined)));
+      await warehouse.close();
+    },
   };
 }
+
+export { sqliteReadOnlyUri } from '../warehouse/index.js';
 
 /**
  * The dialect of the database a semantic layer describes: the only database, or the one named

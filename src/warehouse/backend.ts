@@ -13,6 +13,12 @@ export interface BackendDefaults {
   readonly timeoutMs: number;
 }
 
+/** An engine reading a migrated database, and the migrated copy's file (embedded engines). */
+export interface MigratedEngine {
+  readonly engine: SqlEngine;
+  readonly file?: string;
+}
+
 /** The adapter of one engine kind. */
 export interface EngineBackend<C extends DatabaseConfig = DatabaseConfig> {
   /** Engine name for reports, e.g. `better-sqlite3`, `duckdb`, `postgres`. */
@@ -27,7 +33,7 @@ export interface EngineBackend<C extends DatabaseConfig = DatabaseConfig> {
    * transaction that is always rolled back) and returns engines that read the migrated state.
    * @throws {DataError} at `<migration>:<line>` when a statement is refused, fails or runs out of time.
    */
-  migrate(targets: ReadonlyMap<string, C>, migration: LoadedMigration): Promise<Map<string, SqlEngine>>;
+  migrate(targets: ReadonlyMap<string, C>, migration: LoadedMigration): Promise<Map<string, MigratedEngine>>;
   /** Starts what can be started ahead of the first statement. */
   warm(): void;
   /** Ends every connection (and removes temporary copies, rolls back migrations). */

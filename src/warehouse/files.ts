@@ -3,6 +3,7 @@
  * its header), so that a file given to the wrong engine gets an error that says which one.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { DataError } from '../util/errors.js';
 import type { EngineKind } from './types.js';
 
@@ -58,4 +59,13 @@ export function assertDatabaseFile(name: string, file: string, engine: EngineKin
     const message = `the ${what} file of database "${name}" does not exist (check warehouse.databases in replaygate.yml)`;
     throw new DataError(message, file);
   }
+}
+
+/**
+ * A read-only SQLite URI for a database file, as SQLite's `sqlite3_open_v2` (and Python's
+ * `sqlite3.connect(url, uri=True)`) read it.
+ * @example sqliteReadOnlyUri('/repo/warehouse/chinook.sqlite') // 'file:///repo/warehouse/chinook.sqlite?mode=ro'
+ */
+export function sqliteReadOnlyUri(file: string): string {
+  return `${pathToFileURL(file).href}?mode=ro`;
 }

@@ -11,4 +11,4 @@ export type { PostgresOptions } from './postgres/index.js';
 export { loadMigration, type Migration, type LoadedMigration } from './migrate.js';
 export { checkReadStatement, checkMigrationStatement } from './statement-policy.js';
 export { MAX_CELL_BYTES, MAX_RESULT_BYTES } from './cells.js';
-export { fileKind, type FileKind } from './files.js';
+export { fileKind, sqliteReadOnlyUri, type FileKind } from './files.js';

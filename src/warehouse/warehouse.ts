@@ -1,6 +1,7 @@
 import { ConfigError } from '../util/errors.js';
 import type { EngineBackend } from './backend.js';
 import { DuckdbBackend, type DuckdbOptions } from './duckdb/index.js';
+import { sqliteReadOnlyUri } from './files.js';
 import { loadMigration, type Migration } from './migrate.js';
 import { PostgresBackend, type PostgresOptions } from './postgres/index.js';
 import { SqliteBackend, type SqliteOptions } from './sqlite/index.js';
@@ -30,6 +31,14 @@ export interface Warehouse {
    * @throws {DataError} at `<migration>:<line>`: a statement is refused, fails or runs out of time.
    */
   migrate(migration: Migration, databases?: readonly string[]): Promise<void>;
+  /**
+   * The connection a program of its own (a `command` agent's `REPLAYGATE_DB`) gets for
+   * `database`: SQLite a read-only `file:` URI and DuckDB the path of the file in use (the
+   * migrated copy after `migrate`), PostgreSQL the URL from its `url_env` (a migration's
+   * transaction is not visible to another connection).
+   * @throws {ConfigError} `database` is unknown, or its URL variable is not set.
+   */
+  databaseUrl(database: string): string;
   /** Starts the SQLite host processes now (they start on first use otherwise), so their start-up overlaps other work. */
   warm(): void;
   /** Ends every connection and host process; statements still in flight are rejected. */
@@ -67,6 +76,7 @@ export function openWarehouse(databases: ReadonlyMap<string, DatabaseConfig | st
   if ([...configs.values()].some((c) => c.engine === 'sqlite')) backend('sqlite');
   const kinds = [...new Set([...configs.values()].map((c) => c.engine))];
   const engines = new Map<string, SqlEngine>();
+  const migratedFiles = new Map<string, string>();
   const configOf = (database: string): DatabaseConfig => {
     const config = configs.get(database);
     if (config === undefined) {
@@ -100,8 +110,17 @@ export function openWarehouse(databases: ReadonlyMap<string, DatabaseConfig | st
         byKind.set(config.engine, group);
       }
       for (const [kind, targets] of byKind) {
-        for (const [name, engine] of await backend(kind).migrate(targets, loaded)) engines.set(name, engine);
+        for (const [name, migrated] of await backend(kind).migrate(targets, loaded)) {
+          engines.set(name, migrated.engine);
+          if (migrated.file !== undefined) migratedFiles.set(name, migrated.file);
+        }
       }
+    },
+    databaseUrl(database) {
+      const config = configOf(database);
+      if (config.engine === 'postgres') return (backend('postgres') as unknown as PostgresBackend).url(database, config);
+      const file = migratedFiles.get(database) ?? config.file;
+      return config.engine === 'sqlite' ? sqliteReadOnlyUri(file) : file;
     },
     warm: () => backends.sqlite?.warm(),
     async close() {

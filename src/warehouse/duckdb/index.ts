@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { ConfigError, DataError, ReplaygateError } from '../../util/errors.js';
-import { queryOptions, type BackendDefaults, type EngineBackend } from '../backend.js';
+import { queryOptions, type BackendDefaults, type EngineBackend, type MigratedEngine } from '../backend.js';
 import { ResultBuilder } from '../cells.js';
 import { assertDatabaseFile, wrongEngineHint } from '../files.js';
 import { checkedStatements, migrationStatementError, type LoadedMigration } from '../migrate.js';
@@ -306,11 +306,11 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
     return this.#engineOn(config.file, name);
   }
 
-  async migrate(targets: ReadonlyMap<string, { readonly file: string }>, migration: LoadedMigration): Promise<Map<string, SqlEngine>> {
+  async migrate(targets: ReadonlyMap<string, { readonly file: string }>, migration: LoadedMigration): Promise<Map<string, MigratedEngine>> {
     const statements = checkedStatements(migration, 'duckdb', targets.keys());
     const folder = makeTempFolder('replaygate-migrated-');
     this.#folders.push(folder);
-    const engines = new Map<string, SqlEngine>();
+    const engines = new Map<string, MigratedEngine>();
     try {
       for (const [name, config] of targets) {
         assertDatabaseFile(name, config.file, 'duckdb');
@@ -324,7 +324,7 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
         } finally {
           await writer.close();
         }
-        engines.set(name, this.#engineOn(copy, name));
+        engines.set(name, { engine: this.#engineOn(copy, name), file: copy });
       }
     } catch (error) {
       await folder.remove();

@@ -10,7 +10,7 @@ import { connect as netConnect } from 'node:net';
 import type { ClientBase, Pool, PoolClient, QueryResult as PgResult } from 'pg';
 import type PgCursor from 'pg-cursor';
 import { ConfigError, ReplaygateError } from '../../util/errors.js';
-import { queryOptions, type BackendDefaults, type EngineBackend } from '../backend.js';
+import { queryOptions, type BackendDefaults, type EngineBackend, type MigratedEngine } from '../backend.js';
 import { ResultBuilder } from '../cells.js';
 import { checkedStatements, migrationStatementError, type LoadedMigration } from '../migrate.js';
 import { distinctValuesSql } from '../sql-text.js';
@@ -305,9 +305,9 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
     });
   }
 
-  async migrate(targets: ReadonlyMap<string, PostgresConfig>, migration: LoadedMigration): Promise<Map<string, SqlEngine>> {
+  async migrate(targets: ReadonlyMap<string, PostgresConfig>, migration: LoadedMigration): Promise<Map<string, MigratedEngine>> {
     const statements = checkedStatements(migration, 'postgres', targets.keys());
-    const engines = new Map<string, SqlEngine>();
+    const engines = new Map<string, MigratedEngine>();
     for (const [name, config] of targets) {
       const urlEnv = config.migrationUrlEnv ?? config.urlEnv;
       const session = await MigratedSession.open(name, urlEnv, this.#url(name, urlEnv), this.defaults.timeoutMs);
@@ -321,7 +321,7 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
         }
       }
       await session.readOnly();
-      engines.set(name, this.#engine(name, (sql, options) => session.read(sql, options)));
+      engines.set(name, { engine: this.#engine(name, (sql, options) => session.read(sql, options)) });
     }
     return engines;
   }
@@ -331,6 +331,14 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
   async close(): Promise<void> {
     await Promise.all([...this.#sessions.splice(0).map((s) => s.close()), ...[...this.#databases.values()].map((d) => d.close())]);
     this.#databases.clear();
+  }
+
+  /**
+   * The URL of a database, from its `url_env` (for a command agent's own connection).
+   * @throws {ConfigError} the variable is not set or not a postgres:// URL.
+   */
+  url(name: string, config: PostgresConfig): string {
+    return this.#url(name, config.urlEnv);
   }
 
   #url(name: string, urlEnv: string): string {

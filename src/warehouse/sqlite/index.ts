@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../../util/errors.js';
-import { queryOptions, type BackendDefaults, type EngineBackend } from '../backend.js';
+import { queryOptions, type BackendDefaults, type EngineBackend, type MigratedEngine } from '../backend.js';
 import { assertDatabaseFile } from '../files.js';
 import type { LoadedMigration } from '../migrate.js';
 import { makeTempFolder, type TempFolder } from '../temp-folders.js';
@@ -59,7 +59,7 @@ export class SqliteBackend implements EngineBackend<{ readonly engine: 'sqlite';
     return this.#engineOn(config.file, name);
   }
 
-  async migrate(targets: ReadonlyMap<string, { readonly file: string }>, migration: LoadedMigration): Promise<Map<string, SqlEngine>> {
+  async migrate(targets: ReadonlyMap<string, { readonly file: string }>, migration: LoadedMigration): Promise<Map<string, MigratedEngine>> {
     const folder = makeTempFolder('replaygate-migrated-');
     this.#folders.push(folder);
     const files = new Map([...targets].map(([name, config]) => [name, config.file]));
@@ -70,7 +70,7 @@ export class SqliteBackend implements EngineBackend<{ readonly engine: 'sqlite';
       await folder.remove();
       throw error;
     }
-    return new Map([...copies].map(([name, copy]) => [name, this.#engineOn(copy, name)]));
+    return new Map([...copies].map(([name, copy]) => [name, { engine: this.#engineOn(copy, name), file: copy }]));
   }
 
   warm(): void {
