@@ -15,7 +15,8 @@
 // PostgreSQL names are folded to lower case (InvoiceLine → invoiceline), so SQL written for the
 // SQLite file with unquoted names runs unchanged; DuckDB keeps the names as they are. The
 // DuckDB file is written to a temporary name and renamed when complete.
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 
@@ -193,6 +194,7 @@ function sortedForInsert(tables) {
 /** Writes a new DuckDB file `duckdbFile` (replaced if it exists) with the tables of `sqliteFile`. */
 export async function copyToDuckdb(sqliteFile, duckdbFile) {
   const { DuckDBInstance } = await import('@duckdb/node-api');
+  mkdirSync(dirname(duckdbFile), { recursive: true });
   const partial = `${duckdbFile}.loading-${process.pid}`;
   rmSync(partial, { force: true });
   rmSync(`${partial}.wal`, { force: true });
