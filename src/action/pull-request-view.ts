@@ -49,9 +49,9 @@ export function changesOf(input: ViewInput): ChangesView {
       const dir = rel(a.recordingDir);
       const files = input.changed.filter((f) => inside(dir, f.path)).map((f) => ({ path: f.path, status: f.status }));
       const calls = result.recordingCalls?.find((c) => c.agent === a.name);
-      return { agent: a.name, files, callsAdded: calls?.added ?? 0, callsRemoved: calls?.removed ?? 0 };
+      return { agent: a.name, files, callsAdded: calls?.added ?? 0, callsRemoved: calls?.removed ?? 0, repliesChanged: calls?.repliesChanged ?? 0 };
     })
-    .filter((r) => r.files.length > 0 || r.callsAdded > 0 || r.callsRemoved > 0);
+    .filter((r) => r.files.length > 0 || r.callsAdded > 0 || r.callsRemoved > 0 || r.repliesChanged > 0);
   return { prompts, semantic, golden, recordings, config: byPath.has(rel(result.files.config)) };
 }
 

@@ -86,7 +86,7 @@ export interface GateRunResult {
   /** Golden files whose questions differ between base and head (`gate`). */
   readonly goldenChanges?: readonly GoldenFileChange[];
   /** Per gated agent, the recorded calls added and removed between base and head (`gate`). */
-  readonly recordingCalls?: readonly { readonly agent: string; readonly added: number; readonly removed: number; readonly questions: number }[];
+  readonly recordingCalls?: readonly { readonly agent: string; readonly added: number; readonly removed: number; readonly repliesChanged: number; readonly questions: number }[];
   /** Where each head golden question is defined (`file:line`, absolute), for annotations. */
   readonly goldenSources?: readonly { readonly id: string; readonly source: string }[];
   /** Files the head's configuration depends on, for changed-file notes and annotations. */

@@ -102,7 +102,7 @@ const changes = obj({
   prompts: list(obj({ ...changed, added: int, removed: int }), 1000),
   semantic: list(obj(changed), 1000),
   golden: list(obj({ ...changed, added: list(str), removed: list(str), edited: list(str) }), 1000),
-  recordings: list(obj({ agent: str, files: list(obj(changed), 1000), callsAdded: int, callsRemoved: int }), 1000),
+  recordings: list(obj({ agent: str, files: list(obj(changed), 1000), callsAdded: int, callsRemoved: int }, { repliesChanged: int }), 1000),
   config: bool,
 });
 const view = obj(

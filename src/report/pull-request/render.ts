@@ -50,6 +50,8 @@ export const MAX_GROUPS = 25;
 /** Answers shown per side of a stable break. */
 const MAX_VARIANTS = 3;
 const MAX_MISSING_LISTED = 10;
+/** Ids of the stable breaks shown without their evidence. */
+const MAX_IDS_LISTED = 30;
 
 /** The comment or summary in two parts: `head` is never cut, `body` is shed and cut to fit. */
 export interface RenderedPullRequest {
@@ -57,6 +59,7 @@ export interface RenderedPullRequest {
   readonly body: string;
 }
 
+const int = (n: number): string => n.toLocaleString('en-US');
 const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 const share = (x: number): string => x.toFixed(2);
 const wilson = (s: SideView): string => (s.runs === 0 ? '—' : `${share(s.correct / s.runs)} (${share(s.wilson[0])}–${share(s.wilson[1])})`);
@@ -94,7 +97,8 @@ function mainReason(a: AgentGateView): string {
   if (a.reasons.some((r) => r.code === 'interval_below_zero')) parts.push('worse on average');
   if (a.reasons.some((r) => r.code === 'unpaired_question')) parts.push(`${plural(a.base.unpaired.length + a.candidate.unpaired.length, 'question')} in one side only`);
   if (parts.length === 0) parts.push(a.verdict === 'pass' ? (a.stableBreakCount === 0 ? 'no stable break' : plural(a.stableBreakCount, 'stable break')) : 'see the reasons');
-  const avg = average(a);
+  // With runs missing, the average compares recorded runs with missing ones: not worth saying.
+  const avg = missing > 0 ? undefined : average(a);
   return avg === undefined || parts.includes('worse on average') ? parts.join(', ') : `${parts.join(', ')} (${avg})`;
 }
 
@@ -187,8 +191,8 @@ function gateTable(view: PullRequestView, a: AgentGateView): string[] {
     `| | ${sideLabel(view, a, 'base')} | ${sideLabel(view, a, 'candidate')} | paired change (${level}% t) |`,
     '|---|---:|---:|---:|',
     `| accuracy (95% Wilson) | ${wilson(a.base)} | ${better ? `**${cand.split(' ')[0]}** ${cand.split(' ').slice(1).join(' ')}` : cand} | ${change} |`,
-    `| fixed / broken (sign test) | | | ${a.fixed} / ${a.broken} (p = ${formatP(a.signTestP)}) |`,
-    `| stable breaks | | | ${a.stableBreakCount > 0 ? `❌ ${a.stableBreakCount}` : '✅ 0'} |`,
+    `| fixed / broken (sign test) | | | ${int(a.fixed)} / ${int(a.broken)} (p ${a.signTestP === 0 ? '< 1e-300' : `= ${formatP(a.signTestP)}`}) |`,
+    `| stable breaks | | | ${a.stableBreakCount > 0 ? `❌ ${int(a.stableBreakCount)}` : '✅ 0'} |`,
     `| missing recordings | ${a.base.missingRecordings} | ${a.candidate.missingRecordings} | ${missing > 0 ? '❌' : '✅'} |`,
   ];
 }
@@ -219,7 +223,9 @@ export function changesLine(changes: ChangesView): string {
     parts.push(`golden ${inlineCode(g.path, 80)}${what.length > 0 ? ` (${what.join(', ')} questions)` : g.status === 'D' ? ' (deleted)' : ''}`);
   }
   for (const r of changes.recordings) {
-    const calls = r.callsAdded === 0 && r.callsRemoved === 0 ? 'no call changed' : `+${r.callsAdded.toLocaleString('en-US')} −${r.callsRemoved.toLocaleString('en-US')} calls`;
+    const replies = (r.repliesChanged ?? 0) > 0 ? `${int(r.repliesChanged ?? 0)} replies changed` : '';
+    const added = r.callsAdded > 0 || r.callsRemoved > 0 ? `+${int(r.callsAdded)} −${int(r.callsRemoved)} calls` : '';
+    const calls = [added, replies].filter((x) => x !== '').join(', ') || 'no call changed';
     parts.push(`recordings of ${inlineCode(r.agent, 60)} (${calls}, ${plural(r.files.length, 'file')})`);
   }
   if (changes.config) parts.push('the config');
@@ -400,7 +406,7 @@ function movedSection(a: AgentGateView, h: string, full: boolean): string[] {
       ...shown.map(movedRow),
       '',
     );
-    if (shown.length < qs.length) out.push(`… ${qs.length - shown.length} more in the job summary.`, '');
+    if (shown.length < qs.length) out.push(`… ${int(qs.length - shown.length)} more in the job summary.`, '');
     out.push('</details>', '');
   }
   return out;
@@ -451,8 +457,9 @@ function agentBody(a: AgentGateView, several: boolean, full: boolean): string[] 
     for (const b of detailed) out.push(...breakDetails(b));
     const rest = a.stableBreakCount - detailed.length;
     if (rest > 0) {
-      const ids = a.stableBreaks.slice(detailed.length).map((b) => inlineCode(b.id, 60));
-      out.push(`… ${plural(rest, 'more stable break')}${ids.length > 0 ? `: ${ids.join(', ')}` : ''}${full ? '' : ' (each in full in the job summary)'}.`, '');
+      const ids = a.stableBreaks.slice(detailed.length, detailed.length + MAX_IDS_LISTED).map((b) => inlineCode(b.id, 60));
+      const more = rest > ids.length ? `, … (${int(rest - ids.length)} more in the JSON report)` : '';
+      out.push(`… ${plural(rest, 'more stable break')}${ids.length > 0 ? `: ${ids.join(', ')}${more}` : ''}${full ? '' : `; the job summary shows ${a.stableBreaks.length === a.stableBreakCount ? 'each' : `the first ${int(a.stableBreaks.length)}`} in full`}.`, '');
     }
   }
   out.push(...movedSection(a, h, full), ...perSeedSection(a, h), ...notesSection(a));

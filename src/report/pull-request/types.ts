@@ -157,6 +157,8 @@ export interface ChangesView {
     readonly files: readonly ChangedFileView[];
     readonly callsAdded: number;
     readonly callsRemoved: number;
+    /** Calls recorded for the same request whose reply differs (re-recorded, or edited by hand). */
+    readonly repliesChanged?: number;
   }[];
   /** The config file itself changed. */
   readonly config: boolean;
