@@ -85,26 +85,34 @@ function place(id: string, golden: ReadonlyMap<string, GoldenInfo> | undefined, 
   return { id, question: info?.question ?? '', ...(db === undefined ? {} : { db }), ...splitSource(info?.source) };
 }
 
-/** Groups one side's runs of a question by answer; most frequent first. */
+/**
+ * Groups one side's runs of a question by what they returned (outcome and result; an error by
+ * its message), most frequent first; each group shows its most frequent SQL.
+ */
 export function sideEvidence(runs: readonly RunRecord[]): SideEvidence {
   const sorted = [...runs].sort((a, b) => a.seed - b.seed);
-  const groups = new Map<string, { seeds: number[]; run: RunRecord }>();
+  const groups = new Map<string, RunRecord[]>();
   for (const r of sorted) {
-    const key = JSON.stringify([r.outcome, r.sql ?? null, r.text ?? null, r.resultDigest ?? null, r.rowCount ?? null]);
-    const g = groups.get(key);
-    if (g) g.seeds.push(r.seed);
-    else groups.set(key, { seeds: [r.seed], run: r });
+    const result = r.resultDigest ?? (r.sql === undefined ? (r.text ?? '') : `sql:${r.sql}`);
+    const key = JSON.stringify([r.outcome, result, r.rowCount ?? null, r.resultDigest === undefined ? (r.detail ?? '').split('\n')[0] : null]);
+    groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const answers: AnswerVariant[] = [...groups.values()]
-    .sort((a, b) => b.seeds.length - a.seeds.length || (a.seeds[0] ?? 0) - (b.seeds[0] ?? 0))
-    .map(({ seeds, run }) => ({
-      seeds,
-      outcome: run.outcome,
-      ...(run.sql === undefined ? {} : { sql: run.sql }),
-      ...(run.text === undefined || run.text === '' ? {} : { text: run.text.slice(0, 2000) }),
-      ...(run.preview === undefined ? {} : { result: previewOf(run.preview.columns, run.preview.rows, run.rowCount ?? run.preview.rows.length, run.truncated ?? false) }),
-      ...(run.detail === undefined || run.outcome === 'correct' ? {} : { detail: (run.detail.split('\n')[0] ?? '').slice(0, 500) }),
-    }));
+    .sort((a, b) => b.length - a.length || (a[0]?.seed ?? 0) - (b[0]?.seed ?? 0))
+    .map((members) => {
+      const counts = new Map<string, number>();
+      for (const m of members) if (m.sql !== undefined) counts.set(m.sql, (counts.get(m.sql) ?? 0) + 1);
+      const sql = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+      const run = members.find((m) => m.sql === sql) ?? (members[0] as RunRecord);
+      return {
+        seeds: members.map((m) => m.seed),
+        outcome: run.outcome,
+        ...(sql === undefined ? {} : { sql }),
+        ...(run.text === undefined || run.text === '' ? {} : { text: run.text.slice(0, 2000) }),
+        ...(run.preview === undefined ? {} : { result: previewOf(run.preview.columns, run.preview.rows, run.rowCount ?? run.preview.rows.length, run.truncated ?? false) }),
+        ...(run.detail === undefined || run.outcome === 'correct' ? {} : { detail: (run.detail.split('\n')[0] ?? '').slice(0, 500) }),
+      };
+    });
   return { outcomes: sorted.map((r) => ({ seed: r.seed, outcome: r.outcome })), answers };
 }
 

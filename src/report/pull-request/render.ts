@@ -292,10 +292,17 @@ function outcomeWord(o: Outcome): string {
   return `${OUTCOME_SYMBOLS[o]} ${o.replace(/_/g, ' ')}`;
 }
 
-/** `39 → 0` for single values, `1 row → 4 rows` otherwise, from the main answers. */
+/** The answer a side is shown by: the base's most frequent correct one, the candidate's most frequent wrong one. */
+function representative(b: StableBreakView, side: 'base' | 'candidate'): AnswerVariant | undefined {
+  const answers = b[side].answers;
+  const wanted = side === 'base' ? answers.find((v) => v.outcome === 'correct') : answers.find((v) => v.outcome !== 'correct');
+  return wanted ?? answers[0];
+}
+
+/** `39 → 0` for single values, `1 row → 4 rows` otherwise, from the representative answers. */
 function resultShift(b: StableBreakView): string {
-  const from = b.base.answers[0];
-  const to = b.candidate.answers[0];
+  const from = representative(b, 'base');
+  const to = representative(b, 'candidate');
   const single = (r: ResultPreview | undefined): string | undefined =>
     r !== undefined && r.rowCount === 1 && r.columns.length === 1 ? r.rows[0]?.[0] : undefined;
   const describe = (v: AnswerVariant | undefined): string => {
@@ -338,18 +345,18 @@ function breakDetails(b: StableBreakView): string[] {
     if (variants.length > MAX_VARIANTS) out.push(`| ${side} | … | ${variants.length - MAX_VARIANTS} more answers | | |`);
   }
   out.push('');
-  const details = [b.base.answers[0], b.candidate.answers[0]]
+  const details = [representative(b, 'base'), representative(b, 'candidate')]
     .map((v, i) => (v?.detail === undefined ? undefined : `${i === 0 ? 'base' : 'candidate'}: ${plainText(v.detail, 300)}`))
     .filter((x): x is string => x !== undefined);
   if (details.length > 0) out.push(`<sub>${details.join(' · ')}</sub>`, '');
-  const baseSql = b.base.answers.find((v) => v.sql !== undefined)?.sql;
-  const candSql = b.candidate.answers[0]?.sql;
-  if (baseSql !== undefined || candSql !== undefined) {
-    out.push(`SQL, base (−) → candidate (+), most frequent answer of each side, laid out one clause a line:`, '', fencedBlock(sqlDiff(baseSql, candSql), 'diff'), '');
+  const shownBase = representative(b, 'base');
+  const shownCand = representative(b, 'candidate');
+  if (shownBase?.sql !== undefined || shownCand?.sql !== undefined) {
+    const which = (v: AnswerVariant | undefined): string => (v === undefined ? 'none' : `seeds ${seedRanges(v.seeds)}, ${outcomeWord(v.outcome)}`);
+    out.push(`SQL, base (−, ${which(shownBase)}) → candidate (+, ${which(shownCand)}), laid out one clause a line:`, '', fencedBlock(sqlDiff(shownBase?.sql, shownCand?.sql), 'diff'), '');
   }
-  for (const [i, v] of b.candidate.answers.slice(1, MAX_VARIANTS).entries()) {
-    if (v.sql !== undefined) out.push(`Candidate answer ${i + 2} (seeds ${seedRanges(v.seeds)}, ${outcomeWord(v.outcome)}):`, '', fencedBlock(v.sql, 'sql'), '');
-  }
+  const others = b.candidate.answers.filter((v) => v !== shownCand && v.sql !== undefined && v.outcome !== 'correct').slice(0, MAX_VARIANTS - 1);
+  for (const v of others) out.push(`Another candidate answer (seeds ${seedRanges(v.seeds)}, ${outcomeWord(v.outcome)}):`, '', fencedBlock(v.sql ?? '', 'sql'), '');
   if (b.golden.sql !== undefined) out.push('Golden SQL:', '', fencedBlock(b.golden.sql, 'sql'), '');
   if (b.ambiguous !== undefined) out.push(`⚠️ The golden result is ambiguous: ${plainText(b.ambiguous, 300)}`, '');
   out.push('</details>', '');
