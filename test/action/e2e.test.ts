@@ -35,6 +35,7 @@ afterAll(async () => {
 beforeEach(() => {
   gh.comments.clear();
   gh.checkRuns.clear();
+  gh.pulls.clear();
   gh.requests.length = 0;
 });
 
@@ -316,6 +317,113 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     const golden = r.annotations.find((a) => a.properties.includes('golden/concert_singer.yml'));
     expect(golden?.properties.split(',').sort()).toEqual(['file=golden/concert_singer.yml', 'line=2', 'title=golden SQL fails']);
     expect(golden?.message).toMatch(/^golden SQL of 'spider-dev-0000' fails: no such table: singers/);
+  });
+
+  it('fail-on: never (adoption) → the gate reports its failure, the step passes, the check run is neutral', async () => {
+    const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 (not re-recorded), adoption mode');
+    const r = await runPr(pr, { inputs: { 'fail-on': 'never' } });
+    expect(r.exitCode, explain(r)).toBe(0);
+    expect(r.outputs['verdict']).toBe('fail');
+    const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
+    expect(body.split('\n')[1]).toBe('## ⚠️ replaygate gate: would fail — 4 missing recordings · `fail-on: never`: reported, not enforced');
+    expect((gh.checkRuns.get(REPO) ?? [])[0]?.conclusion).toBe('neutral');
+    expect(r.annotations.filter((a) => a.kind === 'warning').map((a) => a.message)).toEqual([expect.stringMatching(/^replaygate gate failed: .* — not enforced: 'fail-on: never'/)]);
+  });
+
+  describe('the fork pattern: gate on pull_request (read-only), comment from workflow_run (write)', () => {
+    /** The workflow_run event of the gate run that finished for `pr`'s head (forks: no pull_requests). */
+    function workflowRunEvent(pr: PullRequestRepo, pullRequests: number[] = []): object {
+      return {
+        action: 'completed',
+        workflow_run: {
+          id: 14123456000,
+          name: 'replaygate',
+          event: 'pull_request',
+          status: 'completed',
+          conclusion: 'failure',
+          head_sha: pr.head,
+          head_branch: 'prompt-v2',
+          html_url: `https://github.com/${REPO}/actions/runs/14123456000`,
+          pull_requests: pullRequests.map((n) => ({ number: n, head: { sha: pr.head } })),
+          head_repository: { full_name: 'outside-contributor/shop-analytics' },
+          repository: { full_name: REPO },
+        },
+        repository: { full_name: REPO },
+      };
+    }
+
+    /** The default branch checkout of the commenting workflow, with the downloaded artifact. */
+    function commentWorkspace(report: string): string {
+      const ws = new TempRepo('rg-action-comment-');
+      repos.push(ws);
+      ws.write('README.md', '# Shop analytics agent\n');
+      ws.write('replaygate-report/report.json', report);
+      return ws.dir;
+    }
+
+    function runComment(workspace: string, event: object, inputs: Record<string, string> = {}): Promise<RunnerResult> {
+      return runAction({ workspace, eventName: 'workflow_run', event, repository: REPO, apiUrl: gh.url, inputs: { command: 'comment', 'github-token': 'ghs_write', ...inputs } });
+    }
+
+    it('the fork\'s gate fails without comment; the workflow_run step posts the comment and the check run from its report', async () => {
+      const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 from a fork, not re-recorded');
+      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head }]);
+      const gate = await runPr(pr, { fork: true });
+      expect(gate.exitCode, explain(gate)).toBe(1);
+      expect(gh.commentsOn(REPO, PR)).toHaveLength(0);
+      const report = readFileSync(gate.outputs['report-path'] ?? '', 'utf8');
+      gh.requests.length = 0;
+      const r = await runComment(commentWorkspace(report), workflowRunEvent(pr));
+      expect(r.exitCode, explain(r)).toBe(0);
+      const comments = gh.commentsOn(REPO, PR);
+      expect(comments).toHaveLength(1);
+      const body = comments[0]?.body ?? '';
+      expect(body.split('\n').slice(0, 2)).toEqual([MARKER, gate.summary.split('\n')[1]]);
+      expect(body).toContain('[full report](https://github.com/acme/shop-analytics/actions/runs/14123456000)');
+      expect(r.outputs).toMatchObject({ verdict: 'fail', 'missing-recordings': '4', 'comment-url': comments[0]?.html_url, 'recordings-changed': 'false' });
+      const check = (gh.checkRuns.get(REPO) ?? [])[0];
+      expect(check).toMatchObject({ name: 'replaygate gate (replaygate.yml)', head_sha: pr.head, conclusion: 'failure' });
+      expect(check?.annotations.map((a) => a['path'])).toEqual(['prompts/sql.md', 'prompts/sql.md']);
+      expect(gh.requests.map((q) => `${q.method} ${q.path}`)).toContain(`GET /repos/${REPO}/pulls/42`);
+      // A second run (re-run, or the next push) updates the same comment.
+      await runComment(commentWorkspace(report), workflowRunEvent(pr));
+      expect(gh.commentsOn(REPO, PR)).toHaveLength(1);
+      writeOutput('action-e2e-fork-comment.md', body);
+    });
+
+    it('a report that names another pull request is refused: nothing is posted', async () => {
+      const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 from a fork');
+      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head }, { number: 7, headSha: pr.base }]);
+      const gate = await runPr(pr, { fork: true });
+      const report = JSON.parse(readFileSync(gate.outputs['report-path'] ?? '', 'utf8')) as { comment: { number: number } };
+      report.comment.number = 7;
+      const other = { ...pr, head: 'a'.repeat(40) };
+      const r = await runComment(commentWorkspace(JSON.stringify(report)), workflowRunEvent(other));
+      expect(r.exitCode, explain(r)).toBe(1);
+      expect(r.annotations.filter((a) => a.kind === 'error').map((a) => a.message)).toEqual([
+        expect.stringMatching(/no pull request of acme\/shop-analytics among #7 has the head commit a{40} of the run that wrote the report; nothing was posted/),
+      ]);
+      expect(gh.commentsOn(REPO, 7)).toHaveLength(0);
+      expect(gh.commentsOn(REPO, PR)).toHaveLength(0);
+      expect(gh.checkRuns.get(REPO) ?? []).toEqual([]);
+    });
+
+    it('hostile text in the report is posted inert; a malformed report is a clear error', async () => {
+      const pr = await pullRequestRepo(reRecorded, 'Prompt v2 from a fork, re-recorded');
+      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head }]);
+      const gate = await runPr(pr, { fork: true });
+      const report = JSON.parse(readFileSync(gate.outputs['report-path'] ?? '', 'utf8')) as { pullRequest: { notes: string[]; config: string } };
+      report.pullRequest.notes = ['@octocat <img src=x onerror=alert(1)> [x](https://evil.example) ```'];
+      const r = await runComment(commentWorkspace(JSON.stringify(report)), workflowRunEvent(pr, [PR]));
+      expect(r.exitCode, explain(r)).toBe(0);
+      const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
+      expect(body).toContain('> ⚠️ @\u2060octocat \\<img src=x onerror=alert(1)\\> \\[x\\](https:\u2060//evil.example) \\`\\`\\`');
+      const bad = await runComment(commentWorkspace(JSON.stringify({ ...report, pullRequest: { ...report.pullRequest, agents: [{ agent: 1 }] } })), workflowRunEvent(pr, [PR]));
+      expect(bad.exitCode).toBe(1);
+      expect(bad.annotations[0]?.message).toMatch(/report\.json: pullRequest\.agents\[0\]\.agent: expected a string, got number/);
+      const missing = await runComment(commentWorkspace(''), workflowRunEvent(pr), { report: 'nowhere/report.json' });
+      expect(missing.annotations[0]?.message).toMatch(/^Input 'report': "nowhere\/report.json" not found/);
+    });
   });
 
   describe('bad input: a clear error, a short job summary, verdict fail and the other outputs empty', () => {
