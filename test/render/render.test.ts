@@ -7,13 +7,13 @@
  * under 4,000 px with every list collapsed. Screenshots are kept next to this file
  * (test/render/screenshots/), rewritten only when the rendering changed.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SUMMARY_BYTES, fitComment } from '../../src/report/fit-comment.js';
 import { renderPullRequest } from '../../src/report/pull-request/render.js';
 import type { PullRequestView } from '../../src/report/pull-request/types.js';
-import { Browser, CHROMIUM, type Theme } from './browser.js';
+import { Browser, type Theme } from './browser.js';
 import { githubAutolinks, renderGitHubMarkdown } from './github-markdown.js';
 import { REPO_ROOT, exampleView, genparseView } from './views.js';
 
@@ -38,7 +38,7 @@ const cases: { name: string; view: () => Promise<PullRequestView>; seeds: number
   { name: 'genparse-k10', view: genparseView, seeds: 10 },
 ];
 
-describe.runIf(existsSync(CHROMIUM))('the PR comment in a real browser (Chromium, 900 px)', () => {
+describe('the PR comment in a real browser (Chromium, 900 px)', () => {
   beforeAll(async () => {
     browser = await Browser.launch();
     mkdirSync(SCREENSHOTS, { recursive: true });
