@@ -79,6 +79,11 @@ export function seedRanges(seeds: readonly number[]): string {
   return parts.join(', ');
 }
 
+/** `seed 3` or `seeds 0–7, 9`. */
+function seedWord(seeds: readonly number[]): string {
+  return `${seeds.length === 1 ? 'seed' : 'seeds'} ${seedRanges(seeds)}`;
+}
+
 /** Where the change lies on average, from the interval: better, worse or no clear change. */
 function average(a: AgentGateView): string | undefined {
   const { low, high } = a.change;
@@ -352,11 +357,11 @@ function breakDetails(b: StableBreakView): string[] {
   const shownBase = representative(b, 'base');
   const shownCand = representative(b, 'candidate');
   if (shownBase?.sql !== undefined || shownCand?.sql !== undefined) {
-    const which = (v: AnswerVariant | undefined): string => (v === undefined ? 'none' : `seeds ${seedRanges(v.seeds)}, ${outcomeWord(v.outcome)}`);
+    const which = (v: AnswerVariant | undefined): string => (v === undefined ? 'none' : `${seedWord(v.seeds)}, ${outcomeWord(v.outcome)}`);
     out.push(`SQL, base (−, ${which(shownBase)}) → candidate (+, ${which(shownCand)}), laid out one clause a line:`, '', fencedBlock(sqlDiff(shownBase?.sql, shownCand?.sql), 'diff'), '');
   }
   const others = b.candidate.answers.filter((v) => v !== shownCand && v.sql !== undefined && v.outcome !== 'correct').slice(0, MAX_VARIANTS - 1);
-  for (const v of others) out.push(`Another candidate answer (seeds ${seedRanges(v.seeds)}, ${outcomeWord(v.outcome)}):`, '', fencedBlock(v.sql ?? '', 'sql'), '');
+  for (const v of others) out.push(`Another candidate answer (${seedWord(v.seeds)}, ${outcomeWord(v.outcome)}):`, '', fencedBlock(v.sql ?? '', 'sql'), '');
   if (b.golden.sql !== undefined) out.push('Golden SQL:', '', fencedBlock(b.golden.sql, 'sql'), '');
   if (b.ambiguous !== undefined) out.push(`⚠️ The golden result is ambiguous: ${plainText(b.ambiguous, 300)}`, '');
   out.push('</details>', '');
