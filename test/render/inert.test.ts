@@ -5,6 +5,7 @@
  * its own. Rendered with GFM and GitHub's sanitizer (test/render/github-markdown.ts).
  */
 import { describe, expect, it } from 'vitest';
+import { fitComment, MAX_COMMENT_CHARS } from '../../src/report/fit-comment.js';
 import { fencedBlock, htmlCode, htmlText, inlineCode, inlineCodeCell, plainText } from '../../src/report/inert-markdown.js';
 import { renderPullRequest } from '../../src/report/pull-request/render.js';
 import type { AgentGateView, PullRequestView, StableBreakView } from '../../src/report/pull-request/types.js';
@@ -158,3 +159,30 @@ describe('untrusted text renders inert', () => {
     }
   });
 });
+
+describe('a comment over 65,536 characters', () => {
+  it('sheds the collapsed lists first, then cuts at a whole line, with a note that links the job summary; the head stays whole', () => {
+    const base = hostileView();
+    const longSql = `SELECT ${Array.from({ length: 400 }, (_, i) => `c${i}`).join(', ')} FROM t`;
+    const agents = Array.from({ length: 8 }, (_, k) => {
+      const a = base.agents[0] as AgentGateView;
+      const breaks = Array.from({ length: 12 }, (_, i) => {
+        const b = hostileBreak(`q-${k}-${i}`);
+        return { ...b, golden: { ...b.golden, sql: longSql } };
+      });
+      return { ...a, agent: `agent-${k}`, stableBreaks: breaks, stableBreakCount: breaks.length, moved: [...a.moved, ...breaks.map((b) => ({ ...(a.moved[0] as AgentGateView['moved'][number]), id: b.id }))] };
+    });
+    const view: PullRequestView = { ...base, agents };
+    const r = renderPullRequest(view, { marker: '<!-- m -->', full: false, summaryUrl: SUMMARY_URL });
+    expect(r.head.length + r.body.length).toBeGreaterThan(MAX_COMMENT_CHARS);
+    const fitted = fitComment({ head: r.head, body: r.body, pointer: `Full report: [job summary](${SUMMARY_URL}).` });
+    expect(fitted.size).toBeLessThanOrEqual(MAX_COMMENT_CHARS);
+    expect(fitted.text.startsWith(r.head)).toBe(true);
+    expect(fitted.shedDetails).toBeGreaterThan(0);
+    expect(fitted.text.trimEnd()).toMatch(/> ✂️ \*\*Shortened to fit GitHub's limit of 65,536 characters\*\*: .* left out\. Full report: \[job summary\]\(https:\/\/github\.com\/acme\/shop\/actions\/runs\/1\)\.$/);
+    const html = renderGitHubMarkdown(fitted.text);
+    expectInert(html);
+    expect(html.match(/<details>/g)?.length).toBe(html.match(/<\/details>/g)?.length);
+  });
+});
+
