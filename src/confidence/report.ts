@@ -2,6 +2,7 @@ import { auroc } from '../stats/auroc.js';
 import type { AnswerAssessment } from './assess.js';
 import { evaluateRules, type Evaluation, type EvaluationOptions, type LabelledAnswer } from './evaluate.js';
 import type { PlantReport } from './plant-report.js';
+import type { LabelPolicy, MatchPolicy } from './policy.js';
 import type { GateThresholds, ThinEvidencePolicy } from './rules.js';
 import type { CheckStatus, GateState, Reason, RuleName } from './types.js';
 
@@ -16,8 +17,10 @@ export interface AnswerRow {
   readonly questionId: string;
   readonly question: string;
   readonly db?: string;
-  /** The correctness label, when labels are known. */
+  /** The correctness label under the report's (first) label policy, when labels are known. */
   readonly label?: boolean;
+  /** The label under each label policy of the report, when it has more than one (policy → label). */
+  readonly labels?: Readonly<Record<string, boolean>>;
   /** A (undetermined pairs agreeing), its bound (them disagreeing), agreeing count, K; null when undefined (K = 1). */
   readonly agreement: { readonly value: number; readonly lowerBound: number; readonly agreeing: number; readonly k: number } | null;
   readonly entropy: { readonly designed: number | null; readonly strict: number | null; readonly relaxed: number | null };
@@ -36,6 +39,14 @@ export interface ConfidenceReport {
   readonly sampleLabels: readonly string[];
   readonly k: number;
   readonly labelsSource: string | null;
+  /** Where the labels of `evaluation` come from: execution match under a matching policy, or a labels file; null without labels. */
+  readonly labelPolicy: LabelPolicy | null;
+  /** The matching policy of agreement between samples. */
+  readonly agreementPolicy: MatchPolicy;
+  /** Where the gate thresholds come from: the paper's design, the command line, or a thresholds file written by `confidence calibrate`. */
+  readonly gateSource: string;
+  /** The evaluation under every label policy asked for, side by side; the first is `evaluation`. Empty without labels. */
+  readonly byLabelPolicy: readonly LabelPolicyEvaluation[];
   readonly gate: GateThresholds;
   readonly thinEvidence: ThinEvidencePolicy;
   /** Statements about what is measured here and what is not (unmeasured terms, K = 1, samples kind). */
@@ -56,6 +67,24 @@ export interface ConfidenceReport {
   readonly timingMs: Readonly<Record<string, number>>;
 }
 
+/** The evaluation of the rules under one label policy. */
+export interface LabelPolicyEvaluation {
+  readonly labelPolicy: LabelPolicy;
+  readonly labelsSource: string;
+  readonly evaluation: Evaluation | null;
+  readonly unlabelled: readonly string[];
+  readonly emptyResult: ConfidenceReport['emptyResult'];
+  /** Agreement-first's AUROC with undetermined pairs counted as disagreeing. */
+  readonly agreementFirstAurocBound: number | null;
+}
+
+/** One set of labels: its policy, a description of its source, the labels. */
+export interface LabelSet {
+  readonly policy: LabelPolicy;
+  readonly source: string;
+  readonly labels: ReadonlyMap<string, boolean>;
+}
+
 export interface BuildReportOptions {
   readonly title: string;
   readonly samplesKind: SamplesKind;
@@ -63,6 +92,14 @@ export interface BuildReportOptions {
   /** Question id → label; answers without a label are left out of the evaluation. */
   readonly labels?: ReadonlyMap<string, boolean>;
   readonly labelsSource?: string;
+  /** The policy of `labels` (default: `relaxed` execution match). */
+  readonly labelPolicy?: LabelPolicy;
+  /** Further label sets evaluated side by side with `labels`. */
+  readonly moreLabelSets?: readonly LabelSet[];
+  /** Matching policy of agreement (default `relaxed`, the paper's). */
+  readonly agreementPolicy?: MatchPolicy;
+  /** Where the gate thresholds come from (default: the paper's design thresholds). */
+  readonly gateSource?: string;
   readonly gate: GateThresholds;
   readonly thinEvidence: ThinEvidencePolicy;
   readonly judgeRecordings: boolean;
@@ -81,8 +118,17 @@ export interface BuildReportOptions {
 export function buildConfidenceReport(assessments: readonly AnswerAssessment[], options: BuildReportOptions): ConfidenceReport {
   const k = assessments[0]?.k ?? options.sampleLabels.length;
   const labels = options.labels;
+  const sets: LabelSet[] =
+    labels === undefined
+      ? []
+      : [{ policy: options.labelPolicy ?? 'relaxed', source: options.labelsSource ?? 'labels', labels }, ...(options.moreLabelSets ?? [])];
   const rows: AnswerRow[] = assessments.map((a) => {
     const label = labels?.get(a.questionId);
+    const perPolicy: Record<string, boolean> = {};
+    for (const set of sets) {
+      const y = set.labels.get(a.questionId);
+      if (y !== undefined) perPolicy[set.policy] = y;
+    }
     const scores: Partial<Record<RuleName, { score: number; gate: GateState; reasons: readonly Reason[] }>> = {};
     for (const s of a.rules.scores) scores[s.rule] = { score: s.score, gate: s.gate, reasons: s.reasons };
     const c = a.checks;
@@ -91,6 +137,7 @@ export function buildConfidenceReport(assessments: readonly AnswerAssessment[], 
       question: a.question,
       ...(a.db !== undefined ? { db: a.db } : {}),
       ...(label !== undefined ? { label } : {}),
+      ...(sets.length > 1 ? { labels: perPolicy } : {}),
       agreement: a.agreement.defined
         ? { value: a.agreement.value, lowerBound: a.agreement.lowerBound, agreeing: a.agreement.agreeing, k: a.agreement.k }
         : null,
@@ -107,11 +154,51 @@ export function buildConfidenceReport(assessments: readonly AnswerAssessment[], 
     };
   });
 
+  const byLabelPolicy = sets.map((set) => evaluateLabelSet(assessments, set, options.evaluation ?? {}));
+  const primary = byLabelPolicy[0];
+  const undeterminedPairs = assessments.reduce((s, a) => s + (a.agreement.defined ? a.agreement.undetermined : 0), 0);
+  const emptyFired = assessments.filter((a) => a.checks.emptyResult.status === 'fired').length;
+  const unlabelled = primary?.unlabelled ?? [];
+
+  return {
+    schemaVersion: CONFIDENCE_SCHEMA_VERSION,
+    kind: 'confidence',
+    title: options.title,
+    samplesKind: options.samplesKind,
+    sampleLabels: options.sampleLabels,
+    k,
+    labelsSource: labels === undefined ? null : (options.labelsSource ?? null),
+    labelPolicy: sets[0]?.policy ?? null,
+    agreementPolicy: options.agreementPolicy ?? 'relaxed',
+    gateSource: options.gateSource ?? DESIGN_GATE_SOURCE,
+    byLabelPolicy,
+    gate: options.gate,
+    thinEvidence: options.thinEvidence,
+    notes: [...notesFor(assessments, options, k), ...(labels === undefined ? [] : [unlabelledNote(unlabelled, assessments.length)].filter((n): n is string => n !== undefined))],
+    answers: rows,
+    evaluation: primary?.evaluation ?? null,
+    truncation: {
+      undeterminedPairs,
+      answersAffected: assessments.filter((a) => a.agreement.defined && a.agreement.undetermined > 0).length,
+      agreementFirstAurocBound: primary?.agreementFirstAurocBound ?? null,
+    },
+    emptyResult: primary?.emptyResult ?? { fired: emptyFired, labelled: 0, right: null },
+    unlabelled,
+    plant: options.plant ?? null,
+    timingMs: options.timingMs ?? {},
+  };
+}
+
+/** The gate source of a report whose thresholds are the paper's. */
+export const DESIGN_GATE_SOURCE = "the paper's design thresholds (pass ≥ 0.80, flag ≥ 0.60; not fitted)";
+
+/** The evaluation, truncation bound and empty-result signal of the rules under one label set. */
+function evaluateLabelSet(assessments: readonly AnswerAssessment[], set: LabelSet, evaluationOptions: EvaluationOptions): LabelPolicyEvaluation {
   const labelled: LabelledAnswer[] = [];
   const boundScores: number[] = [];
   const boundLabels: boolean[] = [];
   for (const a of assessments) {
-    const label = labels?.get(a.questionId);
+    const label = set.labels.get(a.questionId);
     if (label === undefined) continue;
     labelled.push({ questionId: a.questionId, label, scores: a.rules.scores });
     const af = a.rules.scores.find((s) => s.rule === 'agreement-first');
@@ -121,39 +208,17 @@ export function buildConfidenceReport(assessments: readonly AnswerAssessment[], 
     }
   }
   // No labelled answer: nothing to evaluate (stated in the notes), never an evaluation of zero answers.
-  const evaluation = labels === undefined || labelled.length === 0 ? null : evaluateRules(labelled, options.evaluation ?? {});
-  const unlabelled = labels === undefined ? [] : assessments.filter((a) => !labels.has(a.questionId)).map((a) => a.questionId);
-  const undeterminedPairs = assessments.reduce((s, a) => s + (a.agreement.defined ? a.agreement.undetermined : 0), 0);
+  const evaluation = labelled.length === 0 ? null : evaluateRules(labelled, evaluationOptions);
   const bound = auroc(boundScores, boundLabels);
   const emptyFired = assessments.filter((a) => a.checks.emptyResult.status === 'fired');
-  const emptyLabelled = emptyFired.map((a) => labels?.get(a.questionId)).filter((y): y is boolean => y !== undefined);
-
+  const emptyLabelled = emptyFired.map((a) => set.labels.get(a.questionId)).filter((y): y is boolean => y !== undefined);
   return {
-    schemaVersion: CONFIDENCE_SCHEMA_VERSION,
-    kind: 'confidence',
-    title: options.title,
-    samplesKind: options.samplesKind,
-    sampleLabels: options.sampleLabels,
-    k,
-    labelsSource: options.labelsSource ?? null,
-    gate: options.gate,
-    thinEvidence: options.thinEvidence,
-    notes: [...notesFor(assessments, options, k), ...(labels === undefined ? [] : [unlabelledNote(unlabelled, assessments.length)].filter((n): n is string => n !== undefined))],
-    answers: rows,
+    labelPolicy: set.policy,
+    labelsSource: set.source,
     evaluation,
-    truncation: {
-      undeterminedPairs,
-      answersAffected: assessments.filter((a) => a.agreement.defined && a.agreement.undetermined > 0).length,
-      agreementFirstAurocBound: bound.defined ? bound.value : null,
-    },
-    emptyResult: {
-      fired: emptyFired.length,
-      labelled: emptyLabelled.length,
-      right: emptyLabelled.length === 0 ? null : emptyLabelled.filter((y) => y).length,
-    },
-    unlabelled,
-    plant: options.plant ?? null,
-    timingMs: options.timingMs ?? {},
+    unlabelled: assessments.filter((a) => !set.labels.has(a.questionId)).map((a) => a.questionId),
+    emptyResult: { fired: emptyFired.length, labelled: emptyLabelled.length, right: emptyLabelled.length === 0 ? null : emptyLabelled.filter((y) => y).length },
+    agreementFirstAurocBound: bound.defined ? bound.value : null,
   };
 }
 

@@ -42,6 +42,14 @@ export function runSample(run: RunRecord, label: string): Sample {
   };
 }
 
+/**
+ * True when a run has no label because its golden question could not be scored (golden SQL
+ * failed, or there is none); the replay says so in `detail`.
+ */
+export function goldenFailed(run: RunRecord): boolean {
+  return run.outcome === 'error' && /^(golden SQL failed|no golden SQL)/.test(run.detail ?? '');
+}
+
 /** What the sample sets are, for messages: seeds of one recording, or systems (agents). */
 export type SampleUnit = 'seed' | 'system';
 
@@ -97,10 +105,7 @@ export function alignSamples(golden: readonly GoldenQuestion[], sets: readonly S
       samples,
     });
     const shown = runs[0] as RunRecord;
-    // A golden question whose golden SQL failed has no label (the replay says so in `detail`).
-    if (!(shown.outcome === 'error' && /^(golden SQL failed|no golden SQL)/.test(shown.detail ?? ''))) {
-      labels.set(g.id, shown.outcome === 'correct');
-    }
+    if (!goldenFailed(shown)) labels.set(g.id, shown.outcome === 'correct');
   }
   if (partial > 0) throw new DataError(partialCoverageMessage(missingIn, partial, unit, sets));
   return { questions, labels, unrecorded };

@@ -11,6 +11,7 @@ import type { RunRecord } from '../scoring/types.js';
 import { DataError } from '../util/errors.js';
 import type { ModelClient } from '../model/types.js';
 import type { Cell, QueryResult } from '../warehouse/types.js';
+import type { MatchMode } from '../config/types.js';
 import { GoldenResults } from './golden-results.js';
 import type { Project } from './project.js';
 
@@ -38,6 +39,12 @@ export interface ReplayOptions {
    * refusing: for recording, where calls matter and grades do not.
    */
   readonly allowBrokenGolden?: boolean;
+  /**
+   * Results match mode for the runs' outcomes (default: the config's `match`): e.g. the
+   * confidence report's labels under another matching policy. `goldenResults`, when given, must
+   * have been made for the same mode (spider mode rewrites the golden SQL).
+   */
+  readonly match?: MatchMode;
 }
 
 /**
@@ -85,7 +92,8 @@ export async function replayAgent(project: Project, agentName: string, options: 
   const agentConfig = project.config.agents.get(agentName);
   const questions = selectQuestions(project, options);
   const seeds = options.seeds ?? project.config.seeds;
-  const golden = options.goldenResults ?? new GoldenResults(project.config.match, project.config.warehouse);
+  const match = options.match ?? project.config.match;
+  const golden = options.goldenResults ?? new GoldenResults(match, project.config.warehouse);
   // Start every golden query now: with host processes they run while the recording is read.
   const goldenDone = Promise.all(questions.filter((q) => q.kind === 'answer').map(async (q) => ({ q, result: await golden.get(q, project.engineFor(q)) })));
   goldenDone.catch(() => {}); // awaited below; a failure before then must not be an unhandled rejection
@@ -114,7 +122,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
-      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden);
+      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match);
       out[index] = run;
       done += 1;
       options.onRun?.(run, done, jobs.length);
@@ -136,6 +144,7 @@ async function runOne(
   question: GoldenQuestion,
   seed: number,
   golden: GoldenResults,
+  match: MatchMode,
 ): Promise<RunRecord> {
   const engine = project.engineFor(question);
   const { maxRows, timeoutMs } = project.config.warehouse;
@@ -185,7 +194,7 @@ async function runOne(
       return { ...base, ...usage, outcome: 'error', sql: end.sql ?? '', detail: gold.error };
     }
     let predicted = end.result;
-    if (project.config.match === 'spider' && end.sql !== undefined) {
+    if (match === 'spider' && end.sql !== undefined) {
       const stripped = spiderExecutableSql(end.sql, 'prediction');
       if (stripped !== end.sql) {
         try {
@@ -212,7 +221,7 @@ async function runOne(
       };
     }
     const verdict = matchResults(gold.result, predicted, {
-      mode: project.config.match,
+      mode: match,
       ordered: question.ordered,
       set: question.set,
       // spider mode decides row order as the official evaluator does: 'order by' anywhere in the gold SQL.

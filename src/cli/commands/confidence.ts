@@ -8,8 +8,10 @@ import type { PlantReport } from '../../confidence/plant-report.js';
 import { confidenceSvg, renderConfidenceMarkdown, renderConfidenceText } from '../../confidence/render.js';
 import { buildConfidenceReport, unlabelledNote, type SamplesKind } from '../../confidence/report.js';
 import { DEFAULT_GATE, type ThinEvidencePolicy } from '../../confidence/rules.js';
-import { alignSamples, parseLabels, type SampleSet } from '../../confidence/samples.js';
+import { alignSamples, goldenFailed, parseLabels, type AlignedSamples, type SampleSet } from '../../confidence/samples.js';
 import { WarehouseProfile } from '../../confidence/warehouse-profile.js';
+import { agreementMatcher, MATCH_POLICIES, parsePolicyList, type MatchPolicy } from '../../confidence/policy.js';
+import type { LabelSet } from '../../confidence/report.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
 import { openProject, type Project } from '../../pipeline/project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
@@ -29,6 +31,8 @@ interface ConfidenceOptions {
   split?: 'dev' | 'test';
   questions?: Set<string>;
   labels?: string;
+  labelPolicy?: MatchPolicy[];
+  agreementPolicy: MatchPolicy;
   json?: string;
   markdown?: string;
   svg?: string;
@@ -48,6 +52,14 @@ function parseShare(value: string): number {
   const n = Number(value);
   if (!(n > 0 && n <= 1)) throw new InvalidArgumentError(`must be a number in (0, 1]; got "${value}"`);
   return n;
+}
+
+function policyListOption(value: string): MatchPolicy[] {
+  try {
+    return parsePolicyList(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 function parseAgentList(value: string): string[] {
@@ -84,6 +96,8 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
     .addOption(splitOption())
     .addOption(questionsOption())
     .option('--labels <file>', 'correctness labels (JSON {id: bool}, JSON/JSONL [{id, correct}], or CSV id,correct) instead of execution match')
+    .option('--label-policy <policies>', `labels = execution match of the shown answer under these matching policies (${MATCH_POLICIES.join(', ')}; comma-separated: evaluated side by side, the first leads); default: the config's match`, policyListOption)
+    .addOption(new Option('--agreement-policy <policy>', 'matching policy of agreement between samples').choices([...MATCH_POLICIES]).default('relaxed'))
     .option('--json <file>', 'write the report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the report as Markdown (tables and a Mermaid accuracy–coverage chart) here')
     .option('--svg <file>', 'write the accuracy–coverage chart as a standalone SVG file here')
@@ -107,6 +121,7 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
         '  replaygate confidence -a llama3-genparse --seeds 5 --markdown out/confidence.md --svg out/coverage.svg\n' +
         '  replaygate confidence --agents din-sql-gpt4,dail-sql-gpt4,graphix-t5,chatgpt-zero-shot,gpt4-few-shot --json out/cross.json\n' +
         '  replaygate confidence -a llama3-genparse --seeds 5 --plant 60\n' +
+        '  replaygate confidence -a llama3-genparse --seeds 5 --label-policy exact,relaxed,spider --agreement-policy relaxed\n' +
         '\nNo judge recordings are read: COMPLETE and the judge tags are unmeasured, and the report says so.',
     )
     .action(async (opts: ConfidenceOptions) => {
@@ -133,10 +148,11 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   const golden = selectQuestions(project, selection);
   const goldenResults = new GoldenResults(project.config.match, project.config.warehouse);
   const progress = progressFor(ctx, opts.progress);
-  const replay = async (agent: string, seeds: readonly number[]): Promise<RunRecord[]> => {
-    progress.start(golden.length * seeds.length, agent);
+  const replay = async (agent: string, seeds: readonly number[], match?: MatchPolicy): Promise<RunRecord[]> => {
+    progress.start(golden.length * seeds.length, match === undefined ? agent : `${agent} (${match} labels)`);
     try {
-      return await replayAgent(project, agent, { ...selection, seeds, goldenResults, concurrency: opts.concurrency, onRun: (_r, done) => progress.tick(done) });
+      const options = match === undefined ? { goldenResults } : { match, goldenResults: new GoldenResults(match, project.config.warehouse) };
+      return await replayAgent(project, agent, { ...selection, seeds, ...options, concurrency: opts.concurrency, onRun: (_r, done) => progress.tick(done) });
     } finally {
       progress.stop();
     }
@@ -146,8 +162,10 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   let sets: SampleSet[];
   let kind: SamplesKind;
   let title: string;
+  let shown: { agent: string; seed: number };
   if (opts.agent !== undefined) {
     const seeds = opts.seeds ?? project.config.seeds;
+    shown = { agent: opts.agent, seed: seeds[0] ?? 0 };
     const runs = await replay(opts.agent, seeds);
     sets = seeds.map((seed) => ({ label: String(seed), runs: runs.filter((r) => r.seed === seed) }));
     kind = opts.samplesKind ?? 'seeds';
@@ -155,6 +173,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   } else {
     const agents = opts.agents ?? [];
     const seed = (opts.seeds ?? project.config.seeds)[0] ?? 0;
+    shown = { agent: agents[0] ?? '', seed };
     sets = [];
     for (const agent of agents) sets.push({ label: agent, runs: await replay(agent, [seed]) });
     kind = opts.samplesKind ?? 'systems';
@@ -163,22 +182,8 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   timing['replay'] = performance.now() - t;
 
   const aligned = alignSamples(golden, sets, opts.agent !== undefined ? 'seed' : 'system');
-  let labels: ReadonlyMap<string, boolean> = aligned.labels;
-  let labelsSource = `execution match (${project.config.match}) of the shown answer against the golden answer`;
-  if (opts.labels !== undefined) {
-    const file = resolve(ctx.cwd, opts.labels);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      throw new ConfigError(`cannot read the labels file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, opts.labels);
-    }
-    labels = parseLabels(text, opts.labels, new Set(aligned.questions.map((q) => q.questionId)));
-    if (labels.size === 0) {
-      throw new DataError(`the labels file labels none of the ${aligned.questions.length} answers, so there is nothing to evaluate; give one label per golden question id (JSON {"<id>": true}, JSONL, or CSV id,correct)`, opts.labels);
-    }
-    labelsSource = `labels file ${opts.labels} (${labels.size} labels)`;
-  }
+  const labelSets = await collectLabelSets(project, opts, ctx, aligned, (match) => replay(shown.agent, [shown.seed], match));
+  const [first, ...more] = labelSets;
 
   t = performance.now();
   const profiles = new Map<string, WarehouseProfile>();
@@ -196,13 +201,14 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   };
   const gate = { passAt: opts.passAt, flagAt: opts.flagAt };
   const rules = { gate, thinEvidence: opts.thinEvidence };
+  const match = agreementMatcher(opts.agreementPolicy);
   const assessments: AnswerAssessment[] = new Array(aligned.questions.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < aligned.questions.length) {
       const i = next++;
       const q = aligned.questions[i]!;
-      assessments[i] = await assessAnswer(q, { profile: profileFor(q.questionId), rules });
+      assessments[i] = await assessAnswer(q, { profile: profileFor(q.questionId), rules, match });
     }
   };
   await Promise.all(Array.from({ length: Math.min(4, Math.max(1, aligned.questions.length)) }, worker));
@@ -212,9 +218,9 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   if (opts.plant !== undefined) {
     t = performance.now();
     const candidates: PlantCandidate[] = aligned.questions
-      .filter((q) => labels.get(q.questionId) === true)
+      .filter((q) => first?.labels.get(q.questionId) === true)
       .map((q) => ({ question: q, ordered: byId.get(q.questionId)?.ordered ?? false, profile: profileFor(q.questionId) }));
-    plant = await plantErrors(candidates, { perKind: opts.plant === true ? 60 : opts.plant, seed: opts.plantSeed, rules });
+    plant = await plantErrors(candidates, { perKind: opts.plant === true ? 60 : opts.plant, seed: opts.plantSeed, rules, match });
     timing['plant'] = performance.now() - t;
   }
 
@@ -223,8 +229,9 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     title,
     samplesKind: kind,
     sampleLabels: sets.map((s) => s.label),
-    labels,
-    labelsSource,
+    ...(first !== undefined ? { labels: first.labels, labelsSource: first.source, labelPolicy: first.policy } : {}),
+    moreLabelSets: more,
+    agreementPolicy: opts.agreementPolicy,
     gate,
     thinEvidence: opts.thinEvidence,
     judgeRecordings: false,
@@ -245,6 +252,54 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   if (opts.markdown) await writeOutput(ctx, opts.markdown, renderConfidenceMarkdown(finalReport, render));
   if (opts.svg) await writeOutput(ctx, opts.svg, confidenceSvg(finalReport));
   ctx.exitCode = EXIT.pass;
+}
+
+/**
+ * The label sets of a confidence run, the first leading: the labels file (when given), then
+ * execution match of the shown answer under each `--label-policy` (default: the config's
+ * `match`, from the runs already replayed; another policy replays the shown answer again with
+ * that match mode, so spider mode's SQL rewriting and the truncation rules apply as in `score`).
+ */
+async function collectLabelSets(
+  project: Project,
+  opts: ConfidenceOptions,
+  ctx: CliContext,
+  aligned: AlignedSamples,
+  replayShown: (match: MatchPolicy) => Promise<RunRecord[]>,
+): Promise<LabelSet[]> {
+  const sets: LabelSet[] = [];
+  if (opts.labels !== undefined) {
+    const file = resolve(ctx.cwd, opts.labels);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`cannot read the labels file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, opts.labels);
+    }
+    const labels = parseLabels(text, opts.labels, new Set(aligned.questions.map((q) => q.questionId)));
+    if (labels.size === 0) {
+      throw new DataError(`the labels file labels none of the ${aligned.questions.length} answers, so there is nothing to evaluate; give one label per golden question id (JSON {"<id>": true}, JSONL, or CSV id,correct)`, opts.labels);
+    }
+    sets.push({ policy: 'file', source: `labels file ${opts.labels} (${labels.size} labels)`, labels });
+  }
+  const policies = opts.labelPolicy ?? (opts.labels === undefined ? [project.config.match] : []);
+  for (const policy of policies) {
+    const labels = policy === project.config.match ? aligned.labels : shownLabels(await replayShown(policy), aligned);
+    sets.push({ policy, source: `execution match (${policy}) of the shown answer against the golden answer`, labels });
+  }
+  return sets;
+}
+
+/** Labels from the shown answer's runs (outcome `correct`), for the questions aligned; golden SQL failures have none. */
+function shownLabels(runs: readonly RunRecord[], aligned: AlignedSamples): Map<string, boolean> {
+  const wanted = new Set(aligned.questions.map((q) => q.questionId));
+  const labels = new Map<string, boolean>();
+  for (const run of runs) {
+    if (!wanted.has(run.questionId) || run.outcome === 'missing_recording') continue;
+    if (goldenFailed(run)) continue;
+    labels.set(run.questionId, run.outcome === 'correct');
+  }
+  return labels;
 }
 
 /** JSON.stringify replacer: bigint cells as decimal strings. */
