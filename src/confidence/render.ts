@@ -122,6 +122,7 @@ export function renderConfidenceMarkdown(report: ConfidenceReport, options: Rend
     out.push('### Evaluation', '', 'Nothing to evaluate: no answer has a label.', '');
   }
   if (report.plant !== null) out.push(...plantMarkdown(report.plant), '');
+  if (report.definitions !== null) out.push(...definitionsMarkdown(report.definitions), '');
   out.push(...answersMarkdown(report, options.maxAnswers));
   return `${out.join('\n')}\n`;
 }
@@ -197,6 +198,37 @@ function sideBySideMarkdown(sets: readonly LabelPolicyEvaluation[]): string[] {
 function gateRow(r: RuleEvaluation): string {
   const g = r.gate;
   return `| ${RULE_LABELS[r.rule]} | ${g.pass.right} / ${g.pass.wrong} | ${g.flag.right} / ${g.flag.wrong} | ${g.abstain.right} / ${g.abstain.wrong} |`;
+}
+
+/** The approved definitions' table and the checking-only experiment (before / after). */
+function definitionsMarkdown(d: NonNullable<ConfidenceReport['definitions']>): string[] {
+  const out = [
+    `### Approved definitions (${d.rules.length} rules from ${d.sources.join(', ')}; SQL read as ${d.dialect})`,
+    '',
+    '| rule | effect | approved by | on | applies to | kept | broken (right / wrong) | unmeasured |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of d.rules) {
+    out.push(`| ${cell(r.id)} | ${r.effect} | ${cell(r.approver)} | ${r.approved} | ${r.applied} | ${r.kept} | ${r.broken} (${r.brokenRight} / ${r.brokenWrong}) | ${r.unmeasured} |`);
+  }
+  const e = d.experiment;
+  if (e !== null) {
+    const g = (t: typeof e.before): string => `${t.pass.right} / ${t.pass.wrong} | ${t.flag.right} / ${t.flag.wrong} | ${t.abstain.right} / ${t.abstain.wrong}`;
+    out.push(
+      '',
+      `Checking only (answers and traces fixed, definitions only in the checker), ${RULE_LABELS[e.rule]}, right / wrong:`,
+      '',
+      '| | pass | flag | abstain |',
+      '|---|---|---|---|',
+      `| without definitions | ${g(e.before)} |`,
+      `| with definitions | ${g(e.after)} |`,
+      '',
+      `Wrong answers moved out of pass: ${e.wrongMovedFromPass}; newly withheld: ${e.wrongNewlyWithheld}. ` +
+        `Correct answers moved out of pass: ${e.correctMovedFromPass}; newly withheld: ${e.correctNewlyWithheld}. ` +
+        `Wrong answers with full agreement: ${e.fullAgreementWrong}, passed ${e.fullAgreementWrongPassedBefore} before and ${e.fullAgreementWrongPassedAfter} after.`,
+    );
+  }
+  return out;
 }
 
 function plantMarkdown(plant: PlantReport): string[] {
@@ -287,6 +319,20 @@ export function renderConfidenceText(report: ConfidenceReport, options: RenderOp
     }
   } else if (report.labelsSource !== null) {
     out.push('', 'Evaluation: nothing to evaluate (no answer has a label).');
+  }
+  if (report.definitions !== null) {
+    const d = report.definitions;
+    out.push('', `Approved definitions (${d.rules.length} rules from ${d.sources.join(', ')}; SQL read as ${d.dialect}): applies / kept / broken (right, wrong) / unmeasured`);
+    for (const r of d.rules) out.push(`  ${r.id.padEnd(36)} ${r.effect.padEnd(4)}  ${r.applied} / ${r.kept} / ${r.broken} (${r.brokenRight}, ${r.brokenWrong}) / ${r.unmeasured}   approved by ${r.approver} on ${r.approved}`);
+    const e = d.experiment;
+    if (e !== null) {
+      const g = (t: typeof e.before): string => `pass ${t.pass.right}/${t.pass.wrong} flag ${t.flag.right}/${t.flag.wrong} abstain ${t.abstain.right}/${t.abstain.wrong}`;
+      out.push(
+        `  checking only, ${e.rule}: without definitions ${g(e.before)}; with ${g(e.after)}`,
+        `  wrong moved out of pass ${e.wrongMovedFromPass}, newly withheld ${e.wrongNewlyWithheld}; correct moved out of pass ${e.correctMovedFromPass}, newly withheld ${e.correctNewlyWithheld}; ` +
+          `wrong with full agreement ${e.fullAgreementWrong}: passed ${e.fullAgreementWrongPassedBefore} before, ${e.fullAgreementWrongPassedAfter} after`,
+      );
+    }
   }
   if (report.plant !== null) {
     out.push('', 'Planted errors (effective plants; agreement-first withheld / not passed; own check fired):');

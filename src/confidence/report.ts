@@ -4,6 +4,8 @@ import { evaluateRules, type Evaluation, type EvaluationOptions, type LabelledAn
 import type { PlantReport } from './plant-report.js';
 import type { LabelPolicy, MatchPolicy } from './policy.js';
 import type { GateThresholds, ThinEvidencePolicy } from './rules.js';
+import type { DefinitionFinding } from '../definitions/types.js';
+import { gateTable, type GateTable } from './gate-table.js';
 import type { CheckStatus, GateState, Reason, RuleName } from './types.js';
 
 /** Version of the JSON written by `replaygate confidence --json`. */
@@ -26,7 +28,56 @@ export interface AnswerRow {
   readonly entropy: { readonly designed: number | null; readonly strict: number | null; readonly relaxed: number | null };
   readonly checks: Readonly<Record<'missingTable' | 'badJoin' | 'standIn' | 'uncitedNumber' | 'emptyResult', { readonly status: CheckStatus; readonly detail: string }>>;
   readonly scores: Readonly<Partial<Record<RuleName, { readonly score: number; readonly gate: GateState; readonly reasons: readonly Reason[] }>>>;
+  /** Approved definitions that apply to the answer, with their findings. */
+  readonly definitions?: readonly DefinitionFinding[];
   readonly sql?: string;
+}
+
+/** One approved definition over the report's answers. */
+export interface DefinitionSummary {
+  readonly id: string;
+  readonly effect: 'veto' | 'cap';
+  readonly approver: string;
+  readonly approved: string;
+  /** Answers it applies to. */
+  readonly applied: number;
+  readonly kept: number;
+  readonly broken: number;
+  readonly unmeasured: number;
+  /** Broken on answers labelled right / wrong (under the first label policy). */
+  readonly brokenRight: number;
+  readonly brokenWrong: number;
+}
+
+/**
+ * The checking-only experiment (paper §10): the same answers and traces, the definitions only
+ * in the checker; agreement-first's gate before (no definitions) and after.
+ */
+export interface DefinitionsExperiment {
+  readonly rule: RuleName;
+  readonly before: GateTable;
+  readonly after: GateTable;
+  /** Wrong answers passed before and flagged or withheld after. */
+  readonly wrongMovedFromPass: number;
+  /** Wrong answers not withheld before and withheld after. */
+  readonly wrongNewlyWithheld: number;
+  /** Right answers passed before and not after. */
+  readonly correctMovedFromPass: number;
+  /** Right answers not withheld before and withheld after. */
+  readonly correctNewlyWithheld: number;
+  /** Wrong answers with full agreement (every sample agrees), and how many of them pass before and after. */
+  readonly fullAgreementWrong: number;
+  readonly fullAgreementWrongPassedBefore: number;
+  readonly fullAgreementWrongPassedAfter: number;
+}
+
+/** Approved definitions in a report. */
+export interface DefinitionsReport {
+  readonly sources: readonly string[];
+  readonly dialect: string;
+  readonly rules: readonly DefinitionSummary[];
+  /** Null without labels or without the baseline assessment. */
+  readonly experiment: DefinitionsExperiment | null;
 }
 
 /** The `replaygate confidence` report (JSON and the source of every rendering). */
@@ -63,6 +114,8 @@ export interface ConfidenceReport {
   /** Answers left out of the evaluation because they have no label (labels given but not for them); empty without labels. */
   readonly unlabelled: readonly string[];
   readonly plant: PlantReport | null;
+  /** Approved definitions checked, their findings and the checking-only experiment; null without definitions. */
+  readonly definitions: DefinitionsReport | null;
   /** Wall-clock milliseconds of the stages, when measured. */
   readonly timingMs: Readonly<Record<string, number>>;
 }
@@ -106,6 +159,13 @@ export interface BuildReportOptions {
   readonly evaluation?: EvaluationOptions;
   readonly plant?: PlantReport;
   readonly timingMs?: Readonly<Record<string, number>>;
+  /** Approved definitions checked (their list, sources and dialect), and the same answers assessed without them (the experiment's "before"). */
+  readonly definitions?: {
+    readonly list: readonly { readonly id: string; readonly effect: 'veto' | 'cap'; readonly approver: string; readonly approved: string }[];
+    readonly sources: readonly string[];
+    readonly dialect: string;
+    readonly baseline?: readonly AnswerAssessment[];
+  };
 }
 
 /**
@@ -150,6 +210,7 @@ export function buildConfidenceReport(assessments: readonly AnswerAssessment[], 
         emptyResult: pick(c.emptyResult),
       },
       scores,
+      ...(a.definitions.length > 0 ? { definitions: a.definitions } : {}),
       ...(a.shownSql !== undefined ? { sql: a.shownSql } : {}),
     };
   });
@@ -185,8 +246,56 @@ export function buildConfidenceReport(assessments: readonly AnswerAssessment[], 
     emptyResult: primary?.emptyResult ?? { fired: emptyFired, labelled: 0, right: null },
     unlabelled,
     plant: options.plant ?? null,
+    definitions: options.definitions === undefined ? null : definitionsReport(assessments, options.definitions, sets[0]?.labels),
     timingMs: options.timingMs ?? {},
   };
+}
+
+/** The definitions' findings over the answers, and the checking-only experiment when labels and the baseline are known. */
+function definitionsReport(
+  assessments: readonly AnswerAssessment[],
+  definitions: NonNullable<BuildReportOptions['definitions']>,
+  labels: ReadonlyMap<string, boolean> | undefined,
+): DefinitionsReport {
+  const rules = definitions.list.map((d): DefinitionSummary => {
+    const findings = assessments.flatMap((a) => a.definitions.filter((f) => f.id === d.id).map((f) => ({ f, label: labels?.get(a.questionId) })));
+    const broken = findings.filter((x) => x.f.status === 'broken');
+    return {
+      ...d,
+      applied: findings.length,
+      kept: findings.filter((x) => x.f.status === 'kept').length,
+      broken: broken.length,
+      unmeasured: findings.filter((x) => x.f.status === 'unmeasured').length,
+      brokenRight: broken.filter((x) => x.label === true).length,
+      brokenWrong: broken.filter((x) => x.label === false).length,
+    };
+  });
+  let experiment: DefinitionsExperiment | null = null;
+  const baseline = definitions.baseline;
+  if (labels !== undefined && baseline !== undefined) {
+    const rule: RuleName = 'agreement-first';
+    const before = new Map(baseline.map((a) => [a.questionId, a.rules.scores.find((s) => s.rule === rule)?.gate]));
+    const rows = assessments.flatMap((a) => {
+      const label = labels.get(a.questionId);
+      const after = a.rules.scores.find((s) => s.rule === rule)?.gate;
+      const was = before.get(a.questionId);
+      return label === undefined || after === undefined || was === undefined ? [] : [{ label, was, after, full: a.agreement.defined && a.agreement.agreeing === a.agreement.k }];
+    });
+    const count = (f: (r: (typeof rows)[number]) => boolean): number => rows.filter(f).length;
+    experiment = {
+      rule,
+      before: gateTable(rows.map((r) => r.was), rows.map((r) => r.label)),
+      after: gateTable(rows.map((r) => r.after), rows.map((r) => r.label)),
+      wrongMovedFromPass: count((r) => !r.label && r.was === 'pass' && r.after !== 'pass'),
+      wrongNewlyWithheld: count((r) => !r.label && r.was !== 'abstain' && r.after === 'abstain'),
+      correctMovedFromPass: count((r) => r.label && r.was === 'pass' && r.after !== 'pass'),
+      correctNewlyWithheld: count((r) => r.label && r.was !== 'abstain' && r.after === 'abstain'),
+      fullAgreementWrong: count((r) => !r.label && r.full),
+      fullAgreementWrongPassedBefore: count((r) => !r.label && r.full && r.was === 'pass'),
+      fullAgreementWrongPassedAfter: count((r) => !r.label && r.full && r.after === 'pass'),
+    };
+  }
+  return { sources: definitions.sources, dialect: definitions.dialect, rules, experiment };
 }
 
 /** The gate source of a report whose thresholds are the paper's. */

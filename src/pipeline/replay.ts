@@ -175,6 +175,7 @@ async function runOne(
     completionTokens: calls.reduce((s, c) => s + c.usage.completion_tokens, 0),
   };
   const end = run.end;
+  const traced = traceReads(run);
   if (end.status !== 'answered') {
     // The last statement tried, so that checks and reviewers see the SQL of a failed run too.
     const lastSql = run.trace.findLast((s) => s.type === 'sql');
@@ -183,6 +184,7 @@ async function runOne(
       ...usage,
       outcome: outcomeOf(question.kind, end, undefined),
       ...(lastSql?.type === 'sql' ? { sql: lastSql.sql } : {}),
+      ...traced,
       ...endText(end),
     };
   }
@@ -235,6 +237,7 @@ async function runOne(
     ...usage,
     outcome: outcomeOf(question.kind, end, matched),
     ...(end.sql !== undefined ? { sql: end.sql } : {}),
+    ...traced,
     resultDigest: resultDigest(end.result, { ordered: question.ordered }),
     rowCount: end.result.rowCount,
     truncated: end.result.truncated,
@@ -242,6 +245,24 @@ async function runOne(
     ...(end.text !== undefined ? { text: end.text } : {}),
     ...(detail !== undefined ? { detail } : {}),
   };
+}
+
+/**
+ * What a run's trace read besides its final SQL: every statement when there is more than one,
+ * and the metrics it queried, for checks that read the whole trace (approved definitions).
+ */
+function traceReads(run: AgentRunResult): { queries?: string[]; metrics?: string[] } {
+  const queries = run.trace.flatMap((s) => (s.type === 'sql' ? [s.sql] : []));
+  const metrics = run.trace.flatMap((s) => {
+    if (s.type !== 'tool_call' || s.tool !== 'query_metric') return [];
+    try {
+      const metric = (JSON.parse(s.arguments) as { metric?: unknown } | null)?.metric;
+      return typeof metric === 'string' ? [metric] : [];
+    } catch {
+      return []; // malformed arguments: the tool already refused them
+    }
+  });
+  return { ...(queries.length > 1 ? { queries } : {}), ...(metrics.length > 0 ? { metrics } : {}) };
 }
 
 function endText(end: Exclude<AgentEnd, { status: 'answered' }>): { text?: string; detail?: string } {

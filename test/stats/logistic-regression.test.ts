@@ -40,7 +40,7 @@ describe('logisticRegression (IRLS)', () => {
     expect(fit.coefficients[1]).toBeCloseTo(0.00968391333486693, 11);
     expect(fit.coefficients[2]).toBeCloseTo(-2.41867285124925413, 9);
     const b = fit.coefficients;
-    const grad = [0, 0, 0];
+    const grad: [number, number, number] = [0, 0, 0];
     rows.forEach((row, i) => {
       const r = (AM[i] as number) - logisticPredict(b, row);
       grad[0] += r;
