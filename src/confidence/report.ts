@@ -51,7 +51,8 @@ export interface DefinitionSummary {
 
 /**
  * The checking-only experiment (paper §10): the same answers and traces, the definitions only
- * in the checker; agreement-first's gate before (no definitions) and after.
+ * in the checker; agreement-first's gate (the designed score's when K = 1) before (no
+ * definitions) and after.
  */
 export interface DefinitionsExperiment {
   readonly rule: RuleName;
@@ -273,7 +274,8 @@ function definitionsReport(
   let experiment: DefinitionsExperiment | null = null;
   const baseline = definitions.baseline;
   if (labels !== undefined && baseline !== undefined) {
-    const rule: RuleName = 'agreement-first';
+    // Agreement-first is the primary rule; with K = 1 it is undefined and the designed score stands in.
+    const rule: RuleName = assessments.some((a) => a.rules.scores.some((s) => s.rule === 'agreement-first')) ? 'agreement-first' : 'designed';
     const before = new Map(baseline.map((a) => [a.questionId, a.rules.scores.find((s) => s.rule === rule)?.gate]));
     const rows = assessments.flatMap((a) => {
       const label = labels.get(a.questionId);
