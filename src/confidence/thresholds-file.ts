@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import { ConfigError } from '../util/errors.js';
-import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
+import { loadYamlFileAs, type LoadedYaml } from '../util/yaml.js';
 import type { CalibrationResult, CalibrationVariant } from './calibrate.js';
 import { MATCH_POLICIES, type LabelPolicy, type MatchPolicy } from './policy.js';
 import { RULE_NAMES, type RuleName } from './types.js';
@@ -210,8 +210,8 @@ const DATA_KEYS = ['created', 'samples', 'answers', 'right', 'databases', 'answe
  * @example (await readThresholdsFile('/repo/confidence-thresholds.yml', 'confidence-thresholds.yml')).passAt // 0.8
  */
 export async function readThresholdsFile(file: string, shown: string): Promise<ThresholdsFile> {
-  const yaml = await loadYamlFile(file);
-  return parseThresholds({ ...yaml, where: (path) => yaml.where(path).replace(file, shown) });
+  const yaml = await loadYamlFileAs(file, shown);
+  return parseThresholds(yaml);
 }
 
 function parseThresholds(yaml: LoadedYaml): ThresholdsFile {

@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
-import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
+import { loadYamlFileAs, type LoadedYaml } from '../util/yaml.js';
 import type { TableInfo } from '../warehouse/types.js';
 import type { ColumnName, Definition, DefinitionEffect, SignRule } from './types.js';
 
@@ -58,8 +58,8 @@ export async function loadDefinitions(paths: readonly string[], context: Definit
   const seen = new Map<string, string>();
   for (const file of files) {
     const shown = relative(context.root ?? process.cwd(), file) || file;
-    const yaml = await loadYamlFile(file);
-    for (const d of parseFile({ ...yaml, where: (p) => yaml.where(p).replace(file, shown) }, context)) {
+    const yaml = await loadYamlFileAs(file, shown);
+    for (const d of parseFile(yaml, context)) {
       const first = seen.get(d.id);
       if (first !== undefined) throw new DataError(`two rules have the id '${d.id}' (the first at ${first}); give each rule its own id`, d.where);
       seen.set(d.id, d.where);
