@@ -1,6 +1,7 @@
 import { renderSchemaChecks, runSchemaChecks } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
 import { gateResult, parseGateRules, compareRuns, type GateResult } from '../gate/index.js';
+import { confidenceThresholdsNote } from '../confidence/settings.js';
 import { describeAgent } from '../pipeline/describe.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
 import { openProject, type Project } from '../pipeline/project.js';
@@ -131,6 +132,8 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     .map((r) => (several ? `### Agent \`${r.agent}\`\n\n` : '') + renderGateMarkdown(r.gate, { maxMovedRows: MAX_MOVED_ROWS_IN_REPORT, headingLevel: several ? 4 : 3 }))
     .join('\n');
   const newNote = newAgents.length === 0 ? '' : `\n> New agents in this pull request (scored, not gated: no base to compare): ${newAgents.map((a) => `\`${a}\``).join(', ')}\n`;
+  const thresholds = await confidenceThresholdsNote(head.config);
+  const thresholdsNote = thresholds === undefined ? '' : `\n> ${thresholds}\n`;
   const first = results[0]?.gate;
   const verdict = results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail';
   const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt: now().toISOString(), verdict, agents: results, newAgents };
@@ -144,7 +147,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
         : { meanDifference: first.meanDifference, low: first.interval?.low, high: first.interval?.high, questions: first.n },
     stableBreaks: results.flatMap((r) => r.gate.stableBreaks.map((id) => label(r.agent, id))),
     missingRecordings: missing,
-    markdown: `${markdown}${newNote}`,
+    markdown: `${markdown}${newNote}${thresholdsNote}`,
     report,
     files: filesOf(head.config),
   };

@@ -2,7 +2,7 @@ import { relative, resolve } from 'node:path';
 import type { ProjectConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
 import { loadYamlFile } from '../util/yaml.js';
-import { readThresholdsFile, type ThresholdsFile } from './thresholds-file.js';
+import { readThresholdsFile, thresholdsLine, type ThresholdsFile } from './thresholds-file.js';
 
 /** The `confidence:` section of replaygate.yml, validated. */
 export interface ConfidenceSettings {
@@ -54,4 +54,18 @@ export async function confidenceSettings(config: ProjectConfig): Promise<Confide
     definitions = (list as string[]).map((x) => resolve(config.root, x));
   }
   return { ...(thresholds !== undefined ? { thresholds } : {}), definitions };
+}
+
+/**
+ * The one line the gate and the Action print about the confidence thresholds a project uses
+ * (`confidence: thresholds:`), after validating the `confidence:` section and the file; undefined
+ * when none is configured.
+ *
+ * @throws ConfigError / DataError naming file and line for a bad section or thresholds file.
+ * @example await confidenceThresholdsNote(project.config)
+ * // 'Confidence thresholds: confidence-thresholds.yml: agreement-first, pass ≥ 0.80, flag ≥ 0.60 (fitted 2026-12-01… on 656 answers …)'
+ */
+export async function confidenceThresholdsNote(config: ProjectConfig): Promise<string | undefined> {
+  const t = (await confidenceSettings(config)).thresholds;
+  return t === undefined ? undefined : `Confidence thresholds: ${thresholdsLine(t.value, t.name)}`;
 }
