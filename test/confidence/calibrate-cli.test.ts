@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { readThresholdsFile } from '../../src/confidence/thresholds-file.js';
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CHINOOK = join(REPO, 'examples/chinook/replaygate.yml');
 const AGENTS = 'din-sql-gpt4,dail-sql-gpt4,gpt4-zero-shot';
+const OUTPUTS = join(REPO, 'test/__outputs__/confidence');
 
 async function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -52,7 +53,11 @@ describe('replaygate confidence calibrate', () => {
     expect(json.kind).toBe('confidence-calibration');
     expect(json.result.splits).toHaveLength(20);
     for (const s of json.result.splits) expect(s.databasesA.filter((d) => s.databasesB.includes(d))).toEqual([]);
-    expect(readFileSync(join(dir, 'cal.md'), 'utf8')).toMatch(/^## Confidence calibration\n/);
+    const md = readFileSync(join(dir, 'cal.md'), 'utf8');
+    expect(md).toMatch(/^## Confidence calibration\n/);
+    // the rendered output, for a reviewer to read in the diff
+    mkdirSync(OUTPUTS, { recursive: true });
+    writeFileSync(join(OUTPUTS, 'calibration-bundled.md'), md);
   }, 120_000);
 
   it('the fitted variant writes its coefficients', async () => {
@@ -110,6 +115,7 @@ describe('replaygate confidence --definitions (the checking-only condition on th
     const chq005 = json.answers.find((a) => a.questionId === 'chq-005');
     expect(chq005?.definitions).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'tracks-sold-is-quantity', status: 'broken' }), expect.objectContaining({ id: 'year-filters-use-invoice-date', status: 'kept' })]));
     expect(chq005?.scores.designed.reasons.map((x) => x.code)).toContain('definition:tracks-sold-is-quantity');
+    writeFileSync(join(OUTPUTS, 'definitions-chinook.md'), readFileSync(join(dir, 'defs.md'), 'utf8'));
     expect(readFileSync(join(dir, 'defs.md'), 'utf8')).toContain('| tracks-sold-is-quantity | veto | Sales data owner (example role) | 2026-12-01 | 3 | 2 | 1 (0 / 1) | 0 |');
     writeFileSync(join(dir, 'bad-defs.yml'), 'definitions:\n  - id: x\n    approver: a\n    approved: 2026-12-01\n    applies_to: {words: [revenue]}\n    effect: veto\n    must_read: {tables: [Invoices]}\n');
     const bad = await cli(['confidence', '-c', CHINOOK, '-a', 'tools-metrics-first', '--seeds', '1', '--definitions', 'bad-defs.yml', '--no-progress'], dir);
