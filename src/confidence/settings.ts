@@ -1,4 +1,4 @@
-import { relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { ProjectConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
 import { loadYamlFile } from '../util/yaml.js';
@@ -41,7 +41,7 @@ export async function confidenceSettings(config: ProjectConfig): Promise<Confide
   const t = raw['thresholds'];
   if (t !== undefined) {
     if (typeof t !== 'string' || t.trim() === '') throw new ConfigError("'confidence.thresholds' must be the path of a thresholds file (written by `replaygate confidence calibrate`)", at('thresholds'));
-    const file = resolve(config.root, t);
+    const file = inside(config.root, t, 'confidence.thresholds', at('thresholds'));
     thresholds = { file, name: t, value: await readThresholdsFile(file, t) };
   }
   const d = raw['definitions'];
@@ -51,9 +51,19 @@ export async function confidenceSettings(config: ProjectConfig): Promise<Confide
     if (!Array.isArray(list) || list.length === 0 || !list.every((x) => typeof x === 'string' && x.trim() !== '')) {
       throw new ConfigError("'confidence.definitions' must be a file or folder of approved definitions, or a list of them", at('definitions'));
     }
-    definitions = (list as string[]).map((x) => resolve(config.root, x));
+    definitions = (list as string[]).map((x) => inside(config.root, x, 'confidence.definitions', at('definitions')));
   }
   return { ...(thresholds !== undefined ? { thresholds } : {}), definitions };
+}
+
+/** A path of the config resolved against its folder; it must stay inside the project (the product reads nothing outside it). */
+function inside(root: string, path: string, key: string, where: string): string {
+  const file = resolve(root, path);
+  const rel = relative(root, file);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+    throw new ConfigError(`'${key}' must name a file or folder inside the project (${root}), got ${JSON.stringify(path)}`, where);
+  }
+  return file;
 }
 
 /**

@@ -91,6 +91,14 @@ describe('replaygate confidence calibrate', () => {
     const missing = await cli(['gate', '--base', 'din-sql-gpt4', '--candidate', 'dail-sql-gpt4', '--no-progress'], dir);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('nope.yml: cannot read file (ENOENT)');
+    config('confidence:\n  thresholds: ../outside.yml\n');
+    const outside = await cli(['confidence', '--agents', AGENTS, '--no-progress'], dir);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toMatch(/replaygate\.yml:\d+: 'confidence\.thresholds' must name a file or folder inside the project/);
+    config('confidence:\n  definitions: [definitions, 7]\n');
+    const types = await cli(['confidence', '--agents', AGENTS, '--no-progress'], dir);
+    expect(types.code).toBe(2);
+    expect(types.stderr).toMatch(/replaygate\.yml:\d+: 'confidence\.definitions' must be a file or folder of approved definitions, or a list of them/);
     config();
     const one = await cli(['confidence', 'calibrate', '--agents', AGENTS, '-q', 'spider-dev-0000,spider-dev-0001,spider-dev-0002', '--no-progress'], dir);
     expect(one.code).toBe(2);
