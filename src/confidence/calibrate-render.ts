@@ -1,6 +1,7 @@
 import type { WilsonInterval } from '../stats/wilson-interval.js';
 import type { AnswerAssessment } from './assess.js';
-import type { CalibrationResult, GateCounts } from './calibrate.js';
+import { fittedScore, thresholdGate, type CalibrationResult, type GateCounts } from './calibrate.js';
+import type { ThresholdsFile } from './thresholds-file.js';
 import type { RuleName } from './types.js';
 
 /** The terms of each calibrated rule, in feature order (the fitted variant's regressors). */
@@ -78,4 +79,42 @@ export function renderCalibrationMarkdownReport(result: CalibrationResult, rule:
     );
   });
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * What the thresholds of a thresholds file decide on a report's answers, as one note: the
+ * file's rule scored (for the fitted variant, the fitted probability σ(β · terms) with the
+ * file's coefficients), gated at its pass / flag thresholds, and counted by label.
+ *
+ * @param assessments - the report's answers.
+ * @param labels - question id → label (the report's first label policy), when known.
+ * @param file - the thresholds file.
+ * @param name - its name, for the note.
+ * @example calibratedGateNote(assessments, labels, file, 'confidence-thresholds.yml')
+ * // 'Calibrated gate (confidence-thresholds.yml: agreement-first, thresholds): pass 393 right / 39 wrong, flag 37 / 16, abstain 28 / 143; pass accuracy 91.0%.'
+ */
+export function calibratedGateNote(
+  assessments: readonly AnswerAssessment[],
+  labels: ReadonlyMap<string, boolean> | undefined,
+  file: ThresholdsFile,
+  name: string,
+): string {
+  const terms = RULE_TERMS[file.rule] ?? ['agreement'];
+  const coefficients = file.coefficients === null ? undefined : [file.coefficients['intercept'] ?? 0, ...terms.map((t) => file.coefficients?.[t] ?? 0)];
+  const counts = { pass: { right: 0, wrong: 0, unlabelled: 0 }, flag: { right: 0, wrong: 0, unlabelled: 0 }, abstain: { right: 0, wrong: 0, unlabelled: 0 } };
+  let scored = 0;
+  for (const a of assessments) {
+    const s = a.rules.scores.find((x) => x.rule === file.rule);
+    if (s === undefined) continue;
+    scored += 1;
+    const score = fittedScore({ variant: file.variant, ...(coefficients !== undefined ? { coefficients } : {}) }, { score: s.score, terms: ruleTerms(a, file.rule) });
+    const gate = thresholdGate(score, file);
+    const y = labels?.get(a.questionId);
+    counts[gate][y === undefined ? 'unlabelled' : y ? 'right' : 'wrong'] += 1;
+  }
+  const head = `Calibrated gate (${name}: ${file.rule}, ${file.variant === 'fitted' ? 'fitted variant' : 'thresholds'}, pass ≥ ${file.passAt ?? 'none'}, flag ≥ ${file.flagAt ?? 'none'})`;
+  if (scored === 0) return `${head}: the rule is undefined for every answer here (K = 1), nothing to gate.`;
+  const c = (g: keyof typeof counts): string => `${counts[g].right} / ${counts[g].wrong}${counts[g].unlabelled > 0 ? ` (+${counts[g].unlabelled} unlabelled)` : ''}`;
+  const passed = counts.pass.right + counts.pass.wrong;
+  return `${head}: pass ${c('pass')}, flag ${c('flag')}, abstain ${c('abstain')} (right / wrong); pass accuracy ${pct(passed === 0 ? null : counts.pass.right / passed)}.`;
 }

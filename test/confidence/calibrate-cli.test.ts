@@ -77,8 +77,15 @@ describe('replaygate confidence calibrate', () => {
     // the command line still wins, and says so
     const cmd = await cli(['confidence', '--agents', AGENTS, '--resamples', '200', '--pass-at', '0.7', '--no-progress'], dir);
     expect(cmd.stdout).toContain('gate thresholds: the command line (pass ≥ 0.70, flag ≥ 0.60)');
+    expect(r.stdout).toMatch(/note: Calibrated gate \(th\.yml: agreement-first, thresholds, pass ≥ \S+, flag ≥ \S+\): pass \d+ \/ \d+, flag \d+ \/ \d+, abstain \d+ \/ \d+ \(right \/ wrong\); pass accuracy \d+\.\d%\./);
     const gate = await cli(['gate', '--base', 'din-sql-gpt4', '--candidate', 'dail-sql-gpt4', '--no-progress'], dir);
     expect(gate.stdout).toMatch(/Confidence thresholds: th\.yml: agreement-first, pass ≥/);
+    // a fitted file gates its fitted probability, in a note; the rules keep the design thresholds
+    config('confidence:\n  thresholds: fitted.yml\n');
+    const fitted = await cli(['confidence', '--agents', AGENTS, '--resamples', '200', '--no-progress'], dir);
+    expect(fitted.code, fitted.stderr).toBe(0);
+    expect(fitted.stdout).toContain('fitted.yml is the fitted variant, which gates its fitted probability');
+    expect(fitted.stdout).toMatch(/note: Calibrated gate \(fitted\.yml: agreement-first, fitted variant, pass ≥ \S+, flag ≥ \S+\): pass \d+/);
     config();
   }, 120_000);
 

@@ -9,7 +9,7 @@ import { confidenceSvg, renderConfidenceMarkdown, renderConfidenceText } from '.
 import { buildConfidenceReport, DESIGN_GATE_SOURCE, unlabelledNote, type SamplesKind } from '../../confidence/report.js';
 import { DEFAULT_GATE, type GateThresholds, type RuleOptions, type ThinEvidencePolicy } from '../../confidence/rules.js';
 import { calibrateConfidence, DEFAULT_SPLITS, DEFAULT_TARGET_FLAG_ACCURACY, type CalibrationAnswer, type CalibrationVariant } from '../../confidence/calibrate.js';
-import { renderCalibrationMarkdownReport, renderCalibrationText, RULE_TERMS, ruleTerms } from '../../confidence/calibrate-render.js';
+import { calibratedGateNote, renderCalibrationMarkdownReport, renderCalibrationText, RULE_TERMS, ruleTerms } from '../../confidence/calibrate-render.js';
 import { confidenceSettings, type ConfidenceSettings } from '../../confidence/settings.js';
 import { renderThresholdsFile, sha256Text, thresholdsFile, thresholdsLine } from '../../confidence/thresholds-file.js';
 import { agreementPolicyText, labelPolicyText } from '../../confidence/policy.js';
@@ -158,6 +158,9 @@ function gateOf(opts: SampleOptions, settings: ConfidenceSettings): { gate: Gate
     const passAt = t.value.passAt ?? Number.POSITIVE_INFINITY;
     const flagAt = Math.min(t.value.flagAt ?? passAt, passAt);
     return { gate: { passAt, flagAt }, gateSource: thresholdsLine(t.value, t.name) };
+  }
+  if (t !== undefined) {
+    return { gate: DEFAULT_GATE, gateSource: `${DESIGN_GATE_SOURCE}; ${t.name} is the fitted variant, which gates its fitted probability: see the calibrated gate note` };
   }
   return { gate: DEFAULT_GATE, gateSource: DESIGN_GATE_SOURCE };
 }
@@ -444,6 +447,8 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   });
   timing['evaluate'] = performance.now() - t;
   const notes = aligned.unrecorded.length > 0 ? [`${aligned.unrecorded.length} selected golden questions have no recording in any sample set and are left out.`] : [];
+  const thresholds = prepared.settings.thresholds;
+  if (thresholds !== undefined) notes.push(calibratedGateNote(assessments, first?.labels, thresholds.value, thresholds.name));
   const finalReport = { ...report, notes: [...report.notes, ...notes], tool: TOOL_NAME, createdAt: new Date().toISOString(), timingMs: { ...timing } };
 
   const unlabelled = unlabelledNote(report.unlabelled, report.answers.length);
