@@ -250,7 +250,7 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
         'and their intervals; writes the thresholds, with the data they came from, to a file replaygate.yml names as confidence.thresholds.',
     )
     .option('--target-pass-accuracy <share>', 'the pass accuracy the thresholds must reach', parseShare, 0.95)
-    .option('--target-flag-accuracy <share>', 'the accuracy the flagged band must reach (a flagged answer is shown with a warning)', parseFraction, DEFAULT_TARGET_FLAG_ACCURACY)
+    .option('--target-flag-accuracy <share>', 'the accuracy each flagged score level (pooled to at least 10 answers) must reach: a flagged answer is shown with a warning', parseFraction, DEFAULT_TARGET_FLAG_ACCURACY)
     .addOption(new Option('--rule <rule>', 'the rule whose score is calibrated').choices([...CALIBRATED_RULES]).default('agreement-first'))
     .addOption(new Option('--variant <variant>', "thresholds on the rule's score, or fitted: on a logistic regression of the label on the rule's terms (the paper's fitted variant)").choices(['thresholds', 'fitted']).default('thresholds'))
     .option('--splits <n>', 'random database splits of the cross-fitting', parseWhole(1, 1000), DEFAULT_SPLITS)
