@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.js';
-import { join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { assessAnswer, type AnswerAssessment } from '../../confidence/assess.js';
 import { plantErrors, type PlantCandidate } from '../../confidence/plant.js';
@@ -183,7 +183,8 @@ async function loadProjectDefinitions(
   }
   const metrics = project.config.semanticFiles.length === 0 ? new Set<string>() : new Set((await parseSemanticFiles(project.config.semanticFiles)).metrics.keys());
   const list = await loadDefinitions(paths, { databases, metrics, root: ctx.cwd });
-  return { list, sources: paths.map((p) => relative(ctx.cwd, p) || p), dialect: [...dialects].join(', ') };
+  // Sources relative to the project (what a report reader knows), not to where the command ran.
+  return { list, sources: paths.map((p) => relative(project.config.root, p) || p), dialect: [...dialects].join(', ') };
 }
 
 function parseAgentList(value: string): string[] {
@@ -570,7 +571,13 @@ async function runCalibrate(project: Project, opts: CalibrateOptions, ctx: CliCo
   ];
   ctx.stdout(renderCalibrationText(result, opts.rule, header));
   await writeOutput(ctx, opts.out, renderThresholdsFile(file));
-  ctx.stdout(`wrote ${opts.out}; use it with\n  confidence:\n    thresholds: ${relative(project.config.root, resolve(ctx.cwd, opts.out)) || opts.out}\nin ${relative(ctx.cwd, project.config.file) || project.config.file}\n`);
+  const inProject = relative(project.config.root, resolve(ctx.cwd, opts.out));
+  const configName = relative(ctx.cwd, project.config.file) || project.config.file;
+  ctx.stdout(
+    inProject.startsWith('..') || isAbsolute(inProject)
+      ? `wrote ${opts.out}; it is outside the project: copy it into the project and name it as confidence.thresholds in ${configName}\n`
+      : `wrote ${opts.out}; use it with\n  confidence:\n    thresholds: ${inProject}\nin ${configName}\n`,
+  );
   if (opts.json) {
     const json = { schemaVersion: 1, kind: 'confidence-calibration', tool: TOOL_NAME, createdAt: created, rule: opts.rule, labelPolicy: set.policy, agreementPolicy: opts.agreementPolicy, thresholds: file, result };
     await writeOutput(ctx, opts.json, `${JSON.stringify(json, null, 2)}\n`);
