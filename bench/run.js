@@ -107,3 +107,6 @@ const lines = [
 console.log(lines.join('\n'));
 mkdirSync('out/bench', { recursive: true });
 writeFileSync('out/bench/result.txt', `${lines.join('\n')}\n`);
+
+// The model endpoint of command agents: overhead per replayed call, process start per run (bench/endpoint.js).
+execFileSync(process.execPath, ['bench/endpoint.js'], { stdio: 'inherit' });
