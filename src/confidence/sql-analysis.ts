@@ -19,7 +19,20 @@ const sqlParser = (): InstanceType<typeof NodeSqlParser.Parser> => {
  * tree, and those mean the same in every grammar. (On Spider dev gold SQL: SQLite alone reads
  * 961 of 1,034, the chain all 1,034.)
  */
-const GRAMMARS = ['sqlite', 'postgresql', 'mysql', 'bigquery', 'snowflake'] as const;
+const GRAMMARS: readonly string[] = ['sqlite', 'postgresql', 'mysql', 'bigquery', 'snowflake'];
+
+/**
+ * node-sql-parser's grammar for an engine's SQL dialect, first, then the others of the chain
+ * (the grammars differ in what they can read, not in what table and column names mean).
+ * DuckDB has no grammar of its own in node-sql-parser; its SQL is closest to PostgreSQL's.
+ *
+ * @example grammarsFor('duckdb') // ['postgresql', 'sqlite', 'mysql', 'bigquery', 'snowflake']
+ */
+export function grammarsFor(dialect: string): string[] {
+  const lower = dialect.toLowerCase();
+  const first = lower === 'duckdb' || lower === 'postgres' ? 'postgresql' : lower;
+  return [first, ...GRAMMARS.filter((g) => g !== first)];
+}
 
 /** SQLite's catalogue tables: never "missing" (paper Appendix C). */
 const CATALOGUE = new Set(['sqlite_master', 'sqlite_schema', 'sqlite_temp_master', 'sqlite_temp_schema']);
@@ -131,15 +144,16 @@ export function analyzeSql(sql: string, schema: readonly TableInfo[]): SqlAnalys
 }
 
 /**
- * Parses with the grammar chain; the tree(s) and the grammar that read them, or the SQLite
- * grammar's message. Exported for the planted-error rewriter, which edits the tree.
+ * Parses with the grammar chain (default SQLite first; see {@link grammarsFor}); the tree(s)
+ * and the grammar that read them, or the first grammar's message. Exported for the
+ * planted-error rewriter, which edits the tree, and the approved-definitions checker.
  *
  * @example parseSql('SELECT 1').ok // true
  */
-export function parseSql(sql: string): { ok: true; grammar: string; ast: unknown[] } | { ok: false; reason: string } {
+export function parseSql(sql: string, grammars: readonly string[] = GRAMMARS): { ok: true; grammar: string; ast: unknown[] } | { ok: false; reason: string } {
   const text = sql.trim().replace(/;\s*$/, '');
   let first: string | undefined;
-  for (const grammar of GRAMMARS) {
+  for (const grammar of grammars) {
     try {
       const ast = sqlParser().astify(text, { database: grammar });
       return { ok: true, grammar, ast: Array.isArray(ast) ? ast : [ast] };
