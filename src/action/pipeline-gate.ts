@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { renderSchemaChecks, runSchemaChecks } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
 import { gateResult, parseGateRules, compareRuns, type GateResult } from '../gate/index.js';
+import { confidenceThresholdsNote } from '../confidence/settings.js';
 import type { GoldenQuestion } from '../golden/types.js';
 import { goldenAmbiguities } from '../pipeline/ambiguity.js';
 import { describeAgent } from '../pipeline/describe.js';
@@ -148,6 +149,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
   for (const agent of gated) {
     missing.push(...missingOf(baseRuns.get(agent) ?? [], 'base'), ...missingOf(headRuns.get(agent) ?? [], 'candidate'));
   }
+  const thresholds = await confidenceThresholdsNote(head.config);
   const first = results[0]?.gate;
   const verdict = results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail';
   const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt: now().toISOString(), verdict, agents: results, newAgents };
@@ -168,6 +170,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     stableBreaks: results.flatMap((r) => r.gate.stableBreaks.map((id) => label(r.agent, id))),
     missingRecordings: missing,
     markdown: '',
+    ...(thresholds !== undefined ? { notes: [thresholds] } : {}),
     report,
     gateViews: views,
     newAgents,

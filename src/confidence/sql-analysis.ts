@@ -19,10 +19,20 @@ const sqlParser = (): InstanceType<typeof NodeSqlParser.Parser> => {
  * tree, and those mean the same in every grammar. (On Spider dev gold SQL: SQLite alone reads
  * 961 of 1,034, the chain all 1,034.)
  */
-const GRAMMARS = ['sqlite', 'postgresql', 'mysql', 'bigquery', 'snowflake'] as const;
-/** PostgreSQL and DuckDB (whose grammar derives from PostgreSQL's) try the PostgreSQL grammar first. */
-const POSTGRES_GRAMMARS = ['postgresql', 'sqlite', 'mysql', 'bigquery', 'snowflake'] as const;
-const grammarsOf = (dialect: SqlDialect): readonly string[] => (dialect === 'sqlite' ? GRAMMARS : POSTGRES_GRAMMARS);
+const GRAMMARS: readonly string[] = ['sqlite', 'postgresql', 'mysql', 'bigquery', 'snowflake'];
+
+/**
+ * node-sql-parser's grammar for an engine's SQL dialect, first, then the others of the chain
+ * (the grammars differ in what they can read, not in what table and column names mean).
+ * DuckDB has no grammar of its own in node-sql-parser; its SQL is closest to PostgreSQL's.
+ *
+ * @example grammarsFor('duckdb') // ['postgresql', 'sqlite', 'mysql', 'bigquery', 'snowflake']
+ */
+export function grammarsFor(dialect: string): string[] {
+  const lower = dialect.toLowerCase();
+  const first = lower === 'duckdb' || lower === 'postgres' ? 'postgresql' : lower;
+  return [first, ...GRAMMARS.filter((g) => g !== first)];
+}
 
 /** Schemas whose tables are the engine's catalogue, never "missing": PostgreSQL's and DuckDB's system schemas. */
 const CATALOGUE_SCHEMAS = new Set(['pg_catalog', 'information_schema']);
@@ -111,7 +121,7 @@ interface Context {
  * //   joins: [{ left: { table: 'concert', column: 'Stadium_ID' }, right: { table: 'stadium', column: 'Stadium_ID' }, ... }], ... }
  */
 export function analyzeSql(sql: string, schema: readonly TableInfo[], dialect: SqlDialect = 'sqlite'): SqlAnalysis {
-  const parsed = parseSql(sql, dialect);
+  const parsed = parseSql(sql, grammarsFor(dialect));
   if (!parsed.ok) return { parsed: false, reason: parsed.reason };
   const statements = parsed.ast;
   if (statements.length !== 1 || !isSelect(statements[0])) {
@@ -142,15 +152,16 @@ export function analyzeSql(sql: string, schema: readonly TableInfo[], dialect: S
 }
 
 /**
- * Parses with the grammar chain; the tree(s) and the grammar that read them, or the SQLite
- * grammar's message. Exported for the planted-error rewriter, which edits the tree.
+ * Parses with the grammar chain (default SQLite first; see {@link grammarsFor}); the tree(s)
+ * and the grammar that read them, or the first grammar's message. Exported for the
+ * planted-error rewriter, which edits the tree, and the approved-definitions checker.
  *
  * @example parseSql('SELECT 1').ok // true
  */
-export function parseSql(sql: string, dialect: SqlDialect = 'sqlite'): { ok: true; grammar: string; ast: unknown[] } | { ok: false; reason: string } {
+export function parseSql(sql: string, grammars: readonly string[] = GRAMMARS): { ok: true; grammar: string; ast: unknown[] } | { ok: false; reason: string } {
   const text = sql.trim().replace(/;\s*$/, '');
   let first: string | undefined;
-  for (const grammar of grammarsOf(dialect)) {
+  for (const grammar of grammars) {
     try {
       const ast = sqlParser().astify(text, { database: grammar });
       return { ok: true, grammar, ast: Array.isArray(ast) ? ast : [ast] };
