@@ -39,7 +39,7 @@ describe('the npm package', () => {
     const [result] = JSON.parse(out) as PackResult[];
     tarball = join(work, result?.filename ?? '');
     files = (result?.files ?? []).map((f) => f.path).sort();
-    for (const needed of ['bin/replaygate.js', 'build/cli/index.js', 'build/warehouse/sqlite-host.js', 'package.json', 'LICENSE', 'NOTICE.md', 'README.md', 'prompts/judge-answer.md', 'prompts/judge-pair.md']) {
+    for (const needed of ['bin/replaygate.js', 'build/cli/index.js', 'build/warehouse/sqlite/sqlite-host.js', 'package.json', 'LICENSE', 'NOTICE.md', 'README.md', 'prompts/judge-answer.md', 'prompts/judge-pair.md']) {
       expect(files, needed).toContain(needed);
     }
     const unwanted = files.filter((f) => /^(test|examples|recordings|golden|warehouse|tools|dist|src|scripts|bench|docs|\.github|\.ci|build\/action)\//.test(f) || /\.test\.|\.tsbuildinfo$|replaygate\.yml$/.test(f));
