@@ -1,5 +1,5 @@
 import { formatSigned } from '../gate/format.js';
-import type { ChangedFile } from './git.js';
+import type { ChangedFile } from '../base-side/index.js';
 import type { GateRunResult } from './types.js';
 
 /** Changed recording files listed in the comment before "… and N more". */

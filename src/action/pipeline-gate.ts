@@ -1,6 +1,6 @@
 import { renderSchemaChecks, runSchemaChecks } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
-import { gateResult, parseGateRules, compareRuns, type GateResult } from '../gate/index.js';
+import type { GateResult } from '../gate/index.js';
 import { describeAgent } from '../pipeline/describe.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
 import { openProject, type Project } from '../pipeline/project.js';
@@ -9,10 +9,9 @@ import { renderGateMarkdown } from '../report/gate-markdown.js';
 import { buildScoreReport } from '../report/score-report.js';
 import { scoreMarkdown } from '../report/score-markdown.js';
 import type { RunRecord } from '../scoring/types.js';
-import { ConfigError, isUserError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { TOOL_NAME } from '../version.js';
-import { BaseLoadError } from './base-side.js';
+import { gateAgainstBase, onBase } from '../base-side/index.js';
 import type { Finding, GateRunRequest, GateRunResult, MissingRecordingNote, RunGate, VerdictReason } from './types.js';
 
 /** Moved questions listed per agent in the Markdown report (the comment is cut to fit later). */
@@ -79,16 +78,6 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
   };
 }
 
-/** Runs a base-side step; a user error there becomes a {@link BaseLoadError}. */
-async function onBase<T>(step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (isUserError(error) && !(error instanceof BaseLoadError)) throw new BaseLoadError(error);
-    throw error;
-  }
-}
-
 async function replayAll(project: Project, agents: readonly string[], logger: Logger, side: string, concurrency: number): Promise<Map<string, RunRecord[]>> {
   const golden = new GoldenResults(project.config.match, project.config.warehouse);
   const out = new Map<string, RunRecord[]>();
@@ -104,36 +93,29 @@ async function replayAll(project: Project, agents: readonly string[], logger: Lo
 }
 
 async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date): Promise<GateRunResult> {
-  const headAgents = [...head.config.agents.keys()];
-  const gated = headAgents.filter((a) => base.config.agents.has(a));
-  const newAgents = headAgents.filter((a) => !base.config.agents.has(a));
-  if (gated.length === 0) {
-    throw new ConfigError(
-      `no agent of ${head.config.file} is defined in the base commit's config (head: ${headAgents.join(', ') || 'none'}; base: ${[...base.config.agents.keys()].join(', ') || 'none'}). ` +
-        'The gate compares agents of the same name; for a renamed or new agent use command: score.',
-    );
-  }
-  const rules = await onBase(async () => parseGateRules(base.config.gate, base.config.file));
-  const baseRuns = await onBase(() => replayAll(base, gated, logger, 'base', concurrency));
-  const headRuns = await replayAll(head, [...gated, ...newAgents], logger, 'head', concurrency);
-  const results = gated.map((agent) => ({
-    agent,
-    gate: gateResult(compareRuns(baseRuns.get(agent) ?? [], headRuns.get(agent) ?? [], rules), rules),
-  }));
+  const { results, newAgents } = await gateAgainstBase(base, head, { logger, concurrency });
+  // New agents are scored, not gated: there is no base to compare them with.
+  await replayAll(head, newAgents, logger, 'head', concurrency);
   const several = results.length > 1;
   const label = (agent: string, text: string): string => (several ? `${agent}: ${text}` : text);
   const reasons: VerdictReason[] = results.flatMap((r) => r.gate.reasons.map((x) => ({ code: x.code, message: label(r.agent, x.message) })));
   const missing: MissingRecordingNote[] = [];
-  for (const agent of gated) {
-    missing.push(...missingOf(baseRuns.get(agent) ?? [], 'base'), ...missingOf(headRuns.get(agent) ?? [], 'candidate'));
-  }
+  for (const r of results) missing.push(...missingOf(r.baseRuns, 'base'), ...missingOf(r.headRuns, 'candidate'));
   const markdown = results
     .map((r) => (several ? `### Agent \`${r.agent}\`\n\n` : '') + renderGateMarkdown(r.gate, { maxMovedRows: MAX_MOVED_ROWS_IN_REPORT, headingLevel: several ? 4 : 3 }))
     .join('\n');
   const newNote = newAgents.length === 0 ? '' : `\n> New agents in this pull request (scored, not gated: no base to compare): ${newAgents.map((a) => `\`${a}\``).join(', ')}\n`;
   const first = results[0]?.gate;
   const verdict = results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail';
-  const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt: now().toISOString(), verdict, agents: results, newAgents };
+  const report: ActionGateReport = {
+    schemaVersion: 1,
+    kind: 'action-gate',
+    tool: TOOL_NAME,
+    createdAt: now().toISOString(),
+    verdict,
+    agents: results.map((r) => ({ agent: r.agent, gate: r.gate })),
+    newAgents,
+  };
   return {
     command: 'gate',
     verdict,
