@@ -1,12 +1,12 @@
 import { readdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ConfigError } from '../util/errors.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
 import type { AgentConfig, MatchMode, ProjectConfig } from './types.js';
 import { DEFAULT_MAX_ROWS, DEFAULT_QUERY_TIMEOUT_MS } from '../warehouse/types.js';
 
 const TOP_KEYS = new Set(['warehouse', 'golden', 'semantic', 'match', 'seeds', 'agents', 'gate', 'confidence', 'judge', 'report']);
-const AGENT_KEYS = new Set(['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'module']);
+const AGENT_KEYS = new Set(['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'module', 'golden']);
 const MATCH_MODES: readonly MatchMode[] = ['exact', 'relaxed', 'spider'];
 
 /** Defaults an agent applies when its YAML block leaves them out (written into every request). */
@@ -78,8 +78,22 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
   const agents = new Map<string, AgentConfig>();
   const agentsRaw = cfg['agents'] ?? {};
   if (agentsRaw === null || typeof agentsRaw !== 'object' || Array.isArray(agentsRaw)) throw new ConfigError("'agents' must map agent names to settings", at('agents'));
+  const goldenFiles = await expandFiles(cfg['golden'] ?? 'golden', root, 'golden', at('golden'));
   for (const [name, value] of Object.entries(agentsRaw)) {
-    agents.set(name, parseAgent(name, value, root, (...k) => at('agents', name, ...k)));
+    const agent = parseAgent(name, value, root, (...k) => at('agents', name, ...k));
+    const scope = (value as Record<string, unknown>)['golden'];
+    if (scope === undefined) {
+      agents.set(name, agent);
+      continue;
+    }
+    const where = at('agents', name, 'golden');
+    const files = await expandFiles(scope, root, `agents.${name}.golden`, where);
+    const known = new Set(goldenFiles);
+    const outside = files.find((f) => !known.has(f));
+    if (outside !== undefined) {
+      throw new ConfigError(`'agents.${name}.golden' names ${relative(root, outside) || outside}, which is not one of the project's golden files (the top-level 'golden:'); an agent answers a part of them`, where);
+    }
+    agents.set(name, { ...agent, golden: files });
   }
 
   const section = (key: string): Record<string, unknown> => {
@@ -97,7 +111,7 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
       timeoutMs: positive(wh['timeout_ms'], 'warehouse.timeout_ms', DEFAULT_QUERY_TIMEOUT_MS, 'warehouse', 'timeout_ms'),
       isolation,
     },
-    goldenFiles: await expandFiles(cfg['golden'] ?? 'golden', root, 'golden', at('golden')),
+    goldenFiles,
     semanticFiles: cfg['semantic'] === undefined ? [] : await expandFiles(cfg['semantic'], root, 'semantic', at('semantic')),
     match,
     seeds: seeds as number[],

@@ -25,6 +25,7 @@
  *     max_tokens: 1024
  *     max_calls: 8                  # tools agents: call limit
  *     module: agents/my-agent.js    # kind: module
+ *     golden: [golden/car_1.yml]    # only these golden files (default: all)
  * gate: { ... }                     # see src/gate
  * ```
  */
@@ -75,6 +76,12 @@ export interface AgentConfig {
   readonly maxCalls: number;
   /** Absolute module path for `kind: module`. */
   readonly module?: string;
+  /**
+   * The golden files this agent answers (absolute, a subset of the project's `golden:`), when
+   * its YAML block sets `golden:`; undefined: every golden question. For recordings that cover
+   * part of the golden set, e.g. published samples for some of the databases.
+   */
+  readonly golden?: readonly string[];
   /** Extra keys of the agent's YAML block, for custom agents. */
   readonly options: Readonly<Record<string, unknown>>;
 }

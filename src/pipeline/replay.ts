@@ -53,8 +53,12 @@ export async function openRecording(dir: string, root: string, agent: string): P
   return Recording.open(dir);
 }
 
-/** Questions selected by split and ids, in golden order. */
-export function selectQuestions(project: Project, options: Pick<ReplayOptions, 'questions' | 'split'>): GoldenQuestion[] {
+/**
+ * Questions selected by split and ids, in golden order; with `agent`, only those of the golden
+ * files the agent answers (its `golden:`), which may leave none.
+ * @throws DataError for unknown ids, or when split and ids select no question of the project.
+ */
+export function selectQuestions(project: Project, options: Pick<ReplayOptions, 'questions' | 'split'> & { readonly agent?: string }): GoldenQuestion[] {
   if (options.questions) {
     const known = new Set(project.golden.map((q) => q.id));
     const unknown = [...options.questions].filter((id) => !known.has(id));
@@ -70,7 +74,15 @@ export function selectQuestions(project: Project, options: Pick<ReplayOptions, '
         : `no golden question is in split '${options.split}'${options.questions ? ' among the ids given' : ''}`,
     );
   }
-  return selected;
+  const scope = options.agent === undefined ? undefined : project.config.agents.get(options.agent)?.golden;
+  if (scope === undefined) return selected;
+  const files = new Set(scope);
+  return selected.filter((q) => files.has(goldenFileOf(q)));
+}
+
+/** The golden file a question was loaded from (its `source` without `:line`). */
+function goldenFileOf(question: GoldenQuestion): string {
+  return question.source.replace(/:\d+(?::\d+)?$/, '');
 }
 
 /**
@@ -83,7 +95,7 @@ export function selectQuestions(project: Project, options: Pick<ReplayOptions, '
 export async function replayAgent(project: Project, agentName: string, options: ReplayOptions = {}): Promise<RunRecord[]> {
   const agent = await project.agent(agentName);
   const agentConfig = project.config.agents.get(agentName);
-  const questions = selectQuestions(project, options);
+  const questions = selectQuestions(project, { ...options, agent: agentName });
   const seeds = options.seeds ?? project.config.seeds;
   const golden = options.goldenResults ?? new GoldenResults(project.config.match, project.config.warehouse);
   // Start every golden query now: with host processes they run while the recording is read.

@@ -137,9 +137,11 @@ export async function recordAgent(project: Project, agentName: string, options: 
   await project.agent(agentName);
   const config = project.config.agents.get(agentName);
   if (!config) throw new ConfigError(`no agent '${agentName}'`);
-  const questions = selectQuestions(project, options);
+  const questions = selectQuestions(project, { ...options, agent: agentName });
   if (questions.length === 0) {
-    throw new ConfigError(`no golden questions selected${options.split ? ` in split '${options.split}'` : ''}; check --split and --questions`);
+    throw new ConfigError(
+      `no golden questions selected${options.split ? ` in split '${options.split}'` : ''}${config.golden ? ` among agent '${agentName}''s golden files ('agents.${agentName}.golden')` : ''}; check --split and --questions`,
+    );
   }
   const seeds = options.seeds ?? project.config.seeds;
   const dir = config.recording;

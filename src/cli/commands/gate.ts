@@ -174,7 +174,7 @@ export function registerGate(program: Command, ctx: CliContext): void {
         const progress = progressFor(ctx, opts.progress);
         const replay = async (agent: string): Promise<RunRecord[]> => {
           if (!project || !golden || !seeds) throw new Error('replay needs a project');
-          const total = selectQuestions(project, selection).length * seeds.length;
+          const total = selectQuestions(project, { ...selection, agent }).length * seeds.length;
           progress.start(total, agent);
           try {
             return await replayAgent(project, agent, { ...selection, seeds, goldenResults: golden, concurrency: opts.concurrency, onRun: (_r, done) => progress.tick(done) });

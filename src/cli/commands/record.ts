@@ -97,7 +97,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
         const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
         const seeds = opts.seeds ?? project.config.seeds;
         await project.agent(opts.agent);
-        progress.start(selectQuestions(project, selection).length * seeds.length, opts.agent);
+        progress.start(selectQuestions(project, { ...selection, agent: opts.agent }).length * seeds.length, opts.agent);
         const summary = await recordAgent(project, opts.agent, {
           ...selection,
           live,
