@@ -75,6 +75,11 @@ export interface SemanticLayer {
   readonly joins: ReadonlyMap<string, JoinDefinition>;
   /** The files it was loaded from. */
   readonly files: readonly string[];
+  /**
+   * The database it runs on (its files' `database:`); undefined: the project's only database,
+   * or the one named `main`.
+   */
+  readonly database?: string;
 }
 
 /** Comparison of a metric query filter; `in` / `not in` take a list of values. */
