@@ -1,3 +1,4 @@
+import { recordingHint } from '../config/load.js';
 import type { GoldenQuestion } from '../golden/types.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
 import type { Project } from '../pipeline/project.js';
@@ -48,6 +49,8 @@ export interface MissingAgentRecording {
   readonly folder: string;
   /** What is missing, e.g. `manifest.yml missing`. */
   readonly problem: string;
+  /** What to do, naming the config key as the config has it (`or set agents.x.recording in replaygate.yml …`). */
+  readonly hint?: string;
 }
 
 /** Result of the three schema checks (SPEC §9). `passed` only when every failure list is empty. */
@@ -214,7 +217,7 @@ async function checkReplays(project: Project, options: SchemaCheckOptions, golde
     const config = project.config.agents.get(name);
     if (!config) throw new ConfigError(`no agent '${name}' in ${project.config.file} (known: ${[...project.config.agents.keys()].join(', ')})`);
     if (!(await hasManifest(config.recording))) {
-      missingRecordings.push({ agent: name, folder: config.recording, problem: `${MANIFEST_FILE} missing` });
+      missingRecordings.push({ agent: name, folder: config.recording, problem: `${MANIFEST_FILE} missing`, hint: recordingHint(config, project.config.file) });
       continue;
     }
     const recording = await Recording.open(config.recording);

@@ -1,5 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ConfigError } from '../util/errors.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
 import type { AgentConfig, MatchMode, ProjectConfig } from './types.js';
@@ -48,6 +48,13 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
     }
   }
   if (databases.size === 0) throw new ConfigError("'warehouse' needs 'path' (one database) or 'databases' (name → file)", at('warehouse'));
+  // Hints about a database name the key the user wrote (`warehouse.path` or `warehouse.databases.<name>`).
+  const declaredAt = new Map<string, string>();
+  const shownConfig = (where: string): string => where.replace(`${root}/`, '');
+  if (typeof wh['path'] === 'string') declaredAt.set('main', `warehouse.path in ${shownConfig(at('warehouse', 'path'))}`);
+  if (dbs !== null && typeof dbs === 'object' && !Array.isArray(dbs)) {
+    for (const name of Object.keys(dbs)) declaredAt.set(name, `warehouse.databases.${name} in ${shownConfig(at('warehouse', 'databases', name))}`);
+  }
   const positive = (value: unknown, key: string, fallback: number, ...path: string[]): number => {
     if (value === undefined) return fallback;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -110,6 +117,7 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
       maxRows: positive(wh['max_rows'], 'warehouse.max_rows', DEFAULT_MAX_ROWS, 'warehouse', 'max_rows'),
       timeoutMs: positive(wh['timeout_ms'], 'warehouse.timeout_ms', DEFAULT_QUERY_TIMEOUT_MS, 'warehouse', 'timeout_ms'),
       isolation,
+      declaredAt,
     },
     goldenFiles,
     semanticFiles: cfg['semantic'] === undefined ? [] : await expandFiles(cfg['semantic'], root, 'semantic', at('semantic')),
@@ -120,6 +128,19 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
     confidence: section('confidence'),
     judge: section('judge'),
   };
+}
+
+/**
+ * The hint for an agent whose recording folder is missing, naming its key as the config has it:
+ * `fix agents.x.recording in replaygate.yml`, or, when the config leaves it out, that the
+ * default folder was looked in.
+ * @example recordingHint(agent, '/repo/replaygate.yml') // "or set agents.gpt4.recording in replaygate.yml (without it, the recording is looked for in recordings/gpt4)"
+ */
+export function recordingHint(agent: AgentConfig, configFile: string): string {
+  const file = basename(configFile);
+  return agent.recordingDefaulted === true
+    ? `or set agents.${agent.name}.recording in ${file} (without it, the recording is looked for in recordings/${agent.name})`
+    : `or fix agents.${agent.name}.recording in ${file}`;
 }
 
 function parseAgent(name: string, value: unknown, root: string, at: (...k: string[]) => string): AgentConfig {
@@ -148,6 +169,7 @@ function parseAgent(name: string, value: unknown, root: string, at: (...k: strin
     model: str('model'),
     prompt: resolve(root, str('prompt')),
     recording: resolve(root, str('recording', `recordings/${name}`)),
+    ...(a['recording'] === undefined ? { recordingDefaulted: true } : {}),
     temperature: num('temperature', AGENT_DEFAULTS.temperature, 0, 2),
     topP: num('top_p', AGENT_DEFAULTS.topP, 0, 1),
     maxTokens: num('max_tokens', AGENT_DEFAULTS.maxTokens, 1, 1_000_000, true),

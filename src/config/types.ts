@@ -59,6 +59,11 @@ export interface WarehouseConfig {
   readonly timeoutMs: number;
   /** `process` (default): host processes that a time limit can kill; `inline`: in this process, faster, no enforceable time limit. */
   readonly isolation: 'process' | 'inline';
+  /**
+   * Database name → where the config declares it, for hints: `warehouse.path in replaygate.yml:6`
+   * or `warehouse.databases.car_1 in replaygate.yml:8`.
+   */
+  readonly declaredAt?: ReadonlyMap<string, string>;
 }
 
 export interface AgentConfig {
@@ -69,6 +74,8 @@ export interface AgentConfig {
   readonly prompt: string;
   /** Absolute recording folder (holds manifest.yml and calls.jsonl). */
   readonly recording: string;
+  /** True when the YAML block has no `recording:` and the folder is the default `recordings/<name>` (hints say so). */
+  readonly recordingDefaulted?: boolean;
   readonly temperature: number;
   readonly topP: number;
   readonly maxTokens: number;

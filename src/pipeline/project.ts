@@ -41,6 +41,7 @@ export async function openProject(configFile: string, options: OpenProjectOption
     maxRows: config.warehouse.maxRows,
     timeoutMs: config.warehouse.timeoutMs,
     isolation: options.isolation ?? config.warehouse.isolation,
+    ...(config.warehouse.declaredAt !== undefined ? { declaredAt: config.warehouse.declaredAt } : {}),
   });
   warehouse.warm(); // host start-up overlaps loading the golden questions
   let golden: GoldenQuestion[];

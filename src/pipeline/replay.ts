@@ -1,4 +1,5 @@
 import type { Agent, AgentEnd, AgentRunResult } from '../agent/types.js';
+import { recordingHint } from '../config/load.js';
 import type { GoldenQuestion, Split } from '../golden/types.js';
 import { matchResults, resultDigest, spiderExecutableSql } from '../matching/index.js';
 import { MissingRecording } from '../recording/missing-recording.js';
@@ -44,10 +45,10 @@ export interface ReplayOptions {
  * Opens an agent's recording, saying which agent and what to do when there is none.
  * @throws DataError naming the folder when it has no manifest, or the recording is corrupt.
  */
-export async function openRecording(dir: string, root: string, agent: string): Promise<Recording> {
+export async function openRecording(dir: string, root: string, agent: string, hint = "or fix its 'recording:' path"): Promise<Recording> {
   if (!(await hasManifest(dir))) {
     throw new DataError(
-      `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`replaygate record --agent ${agent}\` or import one with \`replaygate import\`, or fix its 'recording:' path`,
+      `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`replaygate record --agent ${agent}\` or import one with \`replaygate import\`, ${hint}`,
     );
   }
   return Recording.open(dir);
@@ -105,7 +106,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
   let model = options.model;
   if (!model) {
     if (!agentConfig) throw new DataError(`no agent '${agentName}'`);
-    recording = await openRecording(agentConfig.recording, project.config.root, agentName);
+    recording = await openRecording(agentConfig.recording, project.config.root, agentName, recordingHint(agentConfig, project.config.file));
     model = new ReplayClient(recording, agentName);
   }
   // A golden question whose SQL fails is the golden set's fault: never charge it to an agent.

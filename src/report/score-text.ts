@@ -5,7 +5,10 @@
  */
 import type { RunRecord } from '../scoring/types.js';
 import type { ScoreReport } from './score-report.js';
+import { compactIds } from './compact-ids.js';
 import { scorecardText } from './scorecard-table.js';
+
+export { compactIds } from './compact-ids.js';
 
 /** Widest line of a scorecard table before the agents are split over several tables. */
 export const SCORE_TEXT_WIDTH = 100;
@@ -42,20 +45,6 @@ export function scorecardBlocks(cards: ScoreReport['scorecards'], maxWidth = SCO
   }
   if (current.length > 0) blocks.push(scorecardText(current));
   return blocks;
-}
-
-/**
- * Ids listed compactly: after the first, an id that shares the first id's prefix before its
- * trailing number is written as that number alone; at most `max`, then the count.
- * @example compactIds(['chq-001', 'chq-002', 'chq-006'], 10) // 'chq-001, 002, 006'
- * @example compactIds(['a-1', 'a-2', 'a-3'], 2) // 'a-1, 2, … (3 in all)'
- */
-export function compactIds(ids: readonly string[], max = MAX_LISTED_QUESTIONS): string {
-  const prefixOf = (id: string): string | undefined => /^(.*?)\d+$/.exec(id)?.[1];
-  const first = ids[0];
-  const prefix = first === undefined ? undefined : prefixOf(first);
-  const shown = ids.slice(0, max).map((id, i) => (i > 0 && prefix !== undefined && prefix !== '' && prefixOf(id) === prefix ? id.slice(prefix.length) : id));
-  return `${shown.join(', ')}${ids.length > max ? `, … (${ids.length} in all)` : ''}`;
 }
 
 /**

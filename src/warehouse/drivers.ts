@@ -176,14 +176,15 @@ export function isSqliteError(error: unknown): error is Error {
 
 /**
  * Checks that the SQLite file of database `name` exists and is a regular file.
+ * @param declaredAt - where the config declares the database (`warehouse.path in replaygate.yml:6`), named in the error
  *
  * @throws {DataError} naming the file and the database.
  * @example assertDatabaseFile('world_1', 'warehouse/world_1.sqlite')
  *   // returns, or throws DataError "warehouse/world_1.sqlite: the SQLite file of database ..."
  */
-export function assertDatabaseFile(name: string, file: string): void {
+export function assertDatabaseFile(name: string, file: string, declaredAt?: string): void {
   if (!statSync(file, { throwIfNoEntry: false })?.isFile()) {
-    const message = `the SQLite file of database "${name}" does not exist (check warehouse.databases in replaygate.yml)`;
+    const message = `the SQLite file of database "${name}" does not exist (check ${declaredAt ?? 'the warehouse section of the config'})`;
     throw new DataError(message, file);
   }
 }

@@ -28,6 +28,8 @@ export interface WarehouseOptions extends QueryOptions {
    * `inline`: statements run in this process — faster, but a runaway statement cannot be stopped.
    */
   readonly isolation?: 'process' | 'inline';
+  /** Database name → where the config declares it (`warehouse.path in replaygate.yml:6`), named in errors. */
+  readonly declaredAt?: ReadonlyMap<string, string>;
 }
 
 /** A set of named SQLite databases sharing a pool of host processes. */
@@ -77,7 +79,7 @@ export function openWarehouse(databases: ReadonlyMap<string, string>, options: W
       }
       let engine = engines.get(database);
       if (engine === undefined) {
-        assertDatabaseFile(database, file);
+        assertDatabaseFile(database, file, options.declaredAt?.get(database));
         engine = hostedEngine(pool, driver, file, database, defaults, async () => {});
         engines.set(database, engine);
       }

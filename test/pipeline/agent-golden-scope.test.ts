@@ -1,5 +1,5 @@
 /** An agent's `golden:` scope: it answers only those golden files, in every command. */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -43,5 +43,19 @@ describe('agents.<name>.golden', () => {
       'warehouse:\n  databases:\n    concert_singer: concert_singer.sqlite\ngolden: golden\nagents:\n  a:\n    model: m\n    prompt: prompts/sql.md\n    golden: other.yml\n',
     );
     await expect(loadConfig(config)).rejects.toThrow(/scoped\.yml:9: 'agents\.a\.golden' names other\.yml, which is not one of the project's golden files/);
+  });
+});
+
+describe('hints name the keys the config uses', () => {
+  it('a missing database file names warehouse.path when the config uses path:', async () => {
+    const dir = project.dir;
+    mkdirSync(join(dir, 'nodb'), { recursive: true });
+    writeFileSync(join(dir, 'nodb', 'q.yml'), '- {id: n1, question: How many?, golden_sql: SELECT 1}\n');
+    writeFileSync(join(dir, 'one.yml'), 'warehouse:\n  path: missing.sqlite\ngolden: nodb\nagents:\n  a:\n    model: m\n    prompt: prompts/sql.md\n');
+    const r = await cli(['check', '-c', 'one.yml'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the SQLite file of database "main" does not exist (check warehouse.path in one.yml:2)');
+    writeFileSync(join(dir, 'two.yml'), 'warehouse:\n  databases:\n    concert_singer: gone.sqlite\ngolden: golden\nagents: {}\n');
+    expect((await cli(['check', '-c', 'two.yml'], dir)).stderr).toContain('(check warehouse.databases.concert_singer in two.yml:3)');
   });
 });
