@@ -10,6 +10,7 @@ describe('score text', () => {
   it('compacts ids that share a prefix, bounded with a count', () => {
     expect(compactIds(['chq-001', 'chq-002', 'chq-006'])).toBe('chq-001, 002, 006');
     expect(compactIds(['a-1', 'a-2', 'a-3'], 2)).toBe('a-1, 2, … (3 in all)');
+    expect(compactIds(['0276a4a8f662', '0276a4a8f663'])).toBe('0276a4a8f662, 0276a4a8f663');
     expect(compactIds(['x', 'y'])).toBe('x, y');
     expect(compactIds([])).toBe('');
   });

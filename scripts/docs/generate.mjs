@@ -1,0 +1,304 @@
+// The docs generator behind `npm run docs` and its staleness test (test/docs/docs-current.test.ts).
+//
+// README.md, docs/*.md and the examples' READMEs mark every generated part with a hidden comment
+// naming what produces it; the generator replaces what follows the comment:
+//
+//   <!-- docs: replaygate gate --base a --candidate b [exit=1 cwd=examples/chinook] -->
+//   ```text                     ← the fenced block after the comment is replaced by the output
+//   …
+//   ```
+//
+//   <!-- value: source.path|format -->2.42×<!-- /value -->   ← an inline number
+//   <!-- source: name = replaygate gate … [cwd=…] -->          ← a command whose --json report values read
+//
+// Block options (in brackets): cwd=DIR (relative to the repository), exit=N (the expected exit
+// code; anything else fails the generation), stream=stdout|stderr|both (default stdout),
+// prompt (start the block with `$ <command>`), edit=FILE:FROM→TO (run in a temporary copy of the
+// project with that edit), from=TEXT / to=TEXT (keep the lines from the first containing FROM,
+// up to the first containing TO), head=N. Commands: `replaygate …` (the CLI, in process),
+// `npm start` (= replaygate score), `bench NAME` (the text of bench/results/NAME.json, written by
+// `npm run bench`: timings are never re-measured here), `dist` (the Action bundle's size).
+//
+// Value sources: a `source:` comment (a CLI command run with --json into a temporary file), `bench`
+// (bench/results/*.json by file name: bench.score.ratio), `dist` (dist/*.js sizes). Formats:
+// fixed0..fixed3, signed2 (+0.02 / −0.23), int (1,234), mb1 (MB with one decimal), count (length
+// of a list), pct1 (percent, one decimal), ids (a list joined by ", ").
+//
+// Pure but for the injected `run` (the CLI) and file reads: `npm run docs` passes the built CLI,
+// the test passes the TypeScript sources, so the docs always follow the code being tested.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+
+/** Files the generator maintains, relative to the repository. */
+export function docFiles(root) {
+  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
+  const examples = readdirSync(join(root, 'examples'))
+    .map((d) => `examples/${d}/README.md`)
+    .filter((f) => existsSync(join(root, f)))
+    .sort();
+  return ['README.md', ...docs, ...examples];
+}
+
+const BLOCK = /<!-- docs: (.+?) -->\n(```[a-z]*)\n([\s\S]*?)\n?```/g;
+const VALUE = /<!-- value: (.+?) -->([\s\S]*?)<!-- \/value -->/g;
+const SOURCE = /<!-- source: ([\w-]+) = (.+?) -->/g;
+
+/** `cmd a "b c" [k=v flag]` → { words, options }. */
+export function parseSpec(spec) {
+  let text = spec.trim();
+  const options = {};
+  const bracket = /\s\[([^\]]*)\]$/.exec(text);
+  if (bracket) {
+    text = text.slice(0, bracket.index);
+    for (const m of bracket[1].matchAll(/(\w+)(?:=("[^"]*"|\S+))?/g)) options[m[1]] = m[2] === undefined ? true : m[2].replace(/^"|"$/g, '');
+  }
+  const words = [...text.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+  return { command: text, words, options };
+}
+
+/** Project files copied for an `edit=` run (never node_modules, builds or tests). */
+const SKIP = new Set(['node_modules', '.git', 'out', 'build', 'dist', 'src', 'test', 'tools', 'docs', 'bench', 'scripts']);
+
+async function withEdit(root, cwd, edit, fn) {
+  const m = /^([^:]+):(.+)→(.*)$/.exec(edit);
+  if (!m) throw new Error(`edit=${edit}: expected FILE:FROM→TO`);
+  const copy = mkdtempSync(join(tmpdir(), 'replaygate-docs-'));
+  try {
+    const from = join(root, cwd);
+    for (const entry of readdirSync(from)) if (!SKIP.has(entry)) cpSync(join(from, entry), join(copy, entry), { recursive: true });
+    const file = join(copy, m[1]);
+    const text = readFileSync(file, 'utf8');
+    if (!text.includes(m[2])) throw new Error(`edit=${edit}: ${m[1]} does not contain ${JSON.stringify(m[2])}`);
+    writeFileSync(file, text.replace(m[2], m[3]));
+    return await fn(copy);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+/** Output with machine paths made repository-relative and trailing spaces dropped. */
+function clean(text, paths) {
+  let out = text;
+  for (const [abs, shown] of paths) out = out.split(abs).join(shown);
+  return out
+    .split('\n')
+    .map((l) => l.replace(/\s+$/, ''))
+    .join('\n')
+    .replace(/\n+$/, '');
+}
+
+function select(text, options) {
+  let lines = text.split('\n');
+  if (options.from !== undefined) {
+    const i = lines.findIndex((l) => l.includes(options.from));
+    if (i < 0) throw new Error(`from=${options.from}: not in the output`);
+    lines = lines.slice(i);
+  }
+  if (options.to !== undefined) {
+    const i = lines.findIndex((l) => l.includes(options.to));
+    if (i < 0) throw new Error(`to=${options.to}: not in the output`);
+    lines = lines.slice(0, i + 1);
+  }
+  if (options.head !== undefined) lines = lines.slice(0, Number(options.head));
+  return lines.join('\n');
+}
+
+export function readBench(root) {
+  const dir = join(root, 'bench', 'results');
+  const out = {};
+  if (!existsSync(dir)) return out;
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.json'))) out[basename(f, '.json')] = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+  return out;
+}
+
+export function distSizes(root) {
+  const out = {};
+  for (const f of readdirSync(join(root, 'dist')).filter((x) => x.endsWith('.js'))) out[basename(f, '.js')] = statSync(join(root, 'dist', f)).size;
+  out.total = Object.values(out).reduce((a, b) => a + b, 0);
+  return out;
+}
+
+/** The measured-on line under a bench block. */
+export function benchFooter(result) {
+  return `(npm run bench, ${result.date}, ${result.machine})`;
+}
+
+const FORMATS = {
+  fixed0: (x) => Number(x).toFixed(0),
+  fixed1: (x) => Number(x).toFixed(1),
+  fixed2: (x) => Number(x).toFixed(2),
+  fixed3: (x) => Number(x).toFixed(3),
+  signed2: (x) => (Math.abs(x) < 0.005 ? '0.00' : `${x > 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`),
+  int: (x) => Math.round(Number(x)).toLocaleString('en-US'),
+  mb1: (x) => `${(Number(x) / 1e6).toFixed(1)} MB`,
+  count: (x) => String(x.length),
+  pct1: (x) => (Number(x) * 100).toFixed(1),
+  ids: (x) => x.join(', '),
+};
+
+/** The value at a dotted path (`gate.stableBreaks.0`); a cached source holds its values by path. */
+function valueAt(sources, path) {
+  const [name, ...rest] = path.split('.');
+  const source = sources[name];
+  if (source instanceof CachedSource) return source.get(rest.join('.'));
+  let value = source;
+  for (const p of rest) {
+    if (value === undefined || value === null) break;
+    value = /^\d+$/.test(p) && Array.isArray(value) ? value[Number(p)] : value[p];
+  }
+  return value;
+}
+
+/** A heavy source's values, read from docs/generated/values.json, or computed and recorded there. */
+class CachedSource {
+  constructor(name, cache, report) {
+    this.name = name;
+    this.cache = cache;
+    this.report = report;
+  }
+  get(path) {
+    const entry = (this.cache[this.name] ??= {});
+    if (this.report !== undefined) {
+      let value = this.report;
+      for (const p of path.split('.')) value = value === undefined || value === null ? undefined : /^\d+$/.test(p) && Array.isArray(value) ? value[Number(p)] : value[p];
+      entry[path] = value;
+      return value;
+    }
+    if (!(path in entry)) throw new Error(`source ${this.name}: ${path} is not in docs/generated/values.json (run npm run docs with ../shared/data beside the repository)`);
+    return entry[path];
+  }
+}
+
+function lookup(sources, expr) {
+  const [path, format] = expr.split('|').map((s) => s.trim());
+  const value = valueAt(sources, path);
+  if (value === undefined) throw new Error(`value ${path}: not found`);
+  if (format === undefined) return String(value);
+  const f = FORMATS[format];
+  if (!f) throw new Error(`value ${path}: unknown format ${format} (known: ${Object.keys(FORMATS).join(', ')})`);
+  return f(value);
+}
+
+/**
+ * Regenerates every marked part of `text` (the contents of `file`, relative to `root`).
+ * @param run - `(argv, { cwd, env }) => Promise<{ code, stdout, stderr, both }>`: the CLI in process
+ * @returns the new text
+ */
+export async function generate(text, { root, file, run, useCache = false, cache = {} }) {
+  const paths = [
+    [root, '.'],
+    [tmpdir(), '<tmp>'],
+  ];
+  const runCli = async (words, options, extraArgs = []) => {
+    const cwd = options.cwd ?? '.';
+    const go = async (dir) => {
+      let argv = words;
+      if (argv[0] === 'npm' && argv[1] === 'start') argv = ['replaygate', 'score'];
+      if (argv[0] !== 'replaygate') throw new Error(`${file}: only replaygate commands run here, got ${words.join(' ')}`);
+      const result = await run([...argv.slice(1), ...extraArgs], { cwd: dir, env: {} });
+      const expected = options.exit === undefined ? 0 : Number(options.exit);
+      if (result.code !== expected) {
+        throw new Error(`${file}: \`${words.join(' ')}\` (in ${cwd}) exited ${result.code}, expected ${expected}\n${result.both.slice(-2000)}`);
+      }
+      return { result, dir };
+    };
+    if (options.edit !== undefined) return withEdit(root, cwd, options.edit, (copy) => go(copy).then((r) => ({ ...r, copy })));
+    return go(join(root, cwd));
+  };
+
+  // Sources first: values read them.
+  const sources = { bench: readBench(root), dist: distSizes(root) };
+  for (const m of text.matchAll(SOURCE)) {
+    const spec = parseSpec(m[2]);
+    if (spec.options.cache) {
+      // Heavy (the shared data set, minutes): computed by `npm run docs`, read from the cache otherwise.
+      if (useCache) {
+        sources[m[1]] = new CachedSource(m[1], cache, undefined);
+        continue;
+      }
+      if (spec.options.setup !== undefined && !existsSync(join(root, spec.options.cwd ?? '.', 'replaygate.yml'))) {
+        execFileSync('sh', ['-c', spec.options.setup], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+      }
+    }
+    const out = join(mkdtempSync(join(tmpdir(), 'replaygate-docs-json-')), 'report.json');
+    try {
+      await runCli(spec.words, spec.options, ['--json', out]);
+      const report = JSON.parse(readFileSync(out, 'utf8'));
+      sources[m[1]] = spec.options.cache ? new CachedSource(m[1], cache, report) : report;
+    } finally {
+      rmSync(join(out, '..'), { recursive: true, force: true });
+    }
+  }
+
+  const blocks = [];
+  for (const m of text.matchAll(BLOCK)) {
+    const spec = parseSpec(m[1]);
+    let body;
+    if (spec.words[0] === 'bench') {
+      const result = sources.bench[spec.words[1]];
+      if (!result) throw new Error(`${file}: no bench/results/${spec.words[1]}.json (run npm run bench)`);
+      body = `${result.text.replace(/\n+$/, '')}\n${benchFooter(result)}`;
+    } else {
+      const { result, copy } = await runCli(spec.words, spec.options);
+      const stream = spec.options.stream ?? 'stdout';
+      const raw = stream === 'both' ? result.both : stream === 'stderr' ? result.stderr : result.stdout;
+      const shownPaths = copy === undefined ? paths : [[copy, spec.options.cwd ?? '.'], ...paths];
+      body = select(clean(raw, shownPaths), spec.options);
+    }
+    if (spec.options.prompt) body = `$ ${spec.command}\n${body}`;
+    blocks.push({ at: m.index, length: m[0].length, replacement: `<!-- docs: ${m[1]} -->\n${m[2]}\n${body}\n\`\`\`` });
+  }
+  let out = '';
+  let last = 0;
+  for (const b of blocks) {
+    out += text.slice(last, b.at) + b.replacement;
+    last = b.at + b.length;
+  }
+  out += text.slice(last);
+  return out.replace(VALUE, (_m, expr) => `<!-- value: ${expr} -->${lookup(sources, expr)}<!-- /value -->`);
+}
+
+const CACHE_FILE = 'docs/generated/values.json';
+
+/**
+ * Regenerates every doc file; returns the files whose text changed (written unless `check`).
+ * With `useCache`, heavy sources (`[cache]`) are read from docs/generated/values.json instead of
+ * being run; otherwise they are run and the file is rewritten with the values the docs use.
+ */
+export async function generateAll({ root, run, check = false, useCache = check, files = docFiles(root) }) {
+  const cachePath = join(root, CACHE_FILE);
+  const cache = existsSync(cachePath) ? JSON.parse(readFileSync(cachePath, 'utf8')) : {};
+  const fresh = {};
+  const changed = [];
+  for (const file of files) {
+    const before = readFileSync(join(root, file), 'utf8');
+    const after = await generate(before, { root, file, run, useCache, cache: useCache ? cache : fresh });
+    if (after !== before) {
+      changed.push({ file, before, after });
+      if (!check) writeFileSync(join(root, file), after);
+    }
+  }
+  if (!useCache && !check) {
+    mkdirSync(join(root, 'docs', 'generated'), { recursive: true });
+    writeFileSync(cachePath, `${JSON.stringify(sortKeys(fresh), null, 2)}\n`);
+  }
+  return changed;
+}
+
+function sortKeys(value) {
+  if (Array.isArray(value) || value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])]));
+}
+
+/** The first differing line of two texts, for a test's message. */
+export function firstDifference(before, after) {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return `line ${i + 1}:\n  in the file: ${a[i] ?? '(end)'}\n  generated:   ${b[i] ?? '(end)'}`;
+  }
+  return 'no difference';
+}
+
