@@ -11,7 +11,8 @@
 //   <!-- value: source.path|format -->2.42×<!-- /value -->   ← an inline number
 //   <!-- source: name = replaygate gate … [cwd=…] -->          ← a command whose --json report values read
 //
-// Block options (in brackets): cwd=DIR (relative to the repository), exit=N (the expected exit
+// Block options (in brackets): cwd=DIR (relative to the repository; default: the doc's folder
+// when it holds a replaygate.yml, as an example's README does, else the repository), exit=N (the expected exit
 // code; anything else fails the generation), stream=stdout|stderr|both (default stdout),
 // prompt (start the block with `$ <command>`), edit=FILE:FROM→TO (run in a temporary copy of the
 // project with that edit), from=TEXT / to=TEXT (keep the lines from the first containing FROM,
@@ -21,15 +22,17 @@
 //
 // Value sources: a `source:` comment (a CLI command run with --json into a temporary file), `bench`
 // (bench/results/*.json by file name: bench.score.ratio), `dist` (dist/*.js sizes). Formats:
-// fixed0..fixed3, signed2 (+0.02 / −0.23), int (1,234), mb1 (MB with one decimal), count (length
-// of a list), pct1 (percent, one decimal), ids (a list joined by ", ").
+// fixed0..fixed3, signed2 / signed3 (+0.02 / −0.23), int (1,234), exp1 (1.3e-9), p (0.41 or 1.3e-9), mb1 (MB with one decimal), count (length
+// of a list), pct1 (percent, one decimal), ids (a list joined by ", "); over a list of objects:
+// sum:FIELD, map:FIELD / map1 / map2 / mapint:FIELD (joined by ", "), where:FIELD=VALUE and
+// range:FIELD:LO:HI (counts).
 //
 // Pure but for the injected `run` (the CLI) and file reads: `npm run docs` passes the built CLI,
 // the test passes the TypeScript sources, so the docs always follow the code being tested.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** Files the generator maintains, relative to the repository. */
 export function docFiles(root) {
@@ -59,7 +62,7 @@ export function parseSpec(spec) {
 }
 
 /** Project files copied for an `edit=` run (never node_modules, builds or tests). */
-const SKIP = new Set(['node_modules', '.git', 'out', 'build', 'dist', 'src', 'test', 'tools', 'docs', 'bench', 'scripts']);
+const SKIP = new Set(['node_modules', '.git', 'out', 'build', 'dist', 'src', 'test', 'tools', 'docs', 'bench', 'scripts', 'examples']);
 
 async function withEdit(root, cwd, edit, fn) {
   const m = /^([^:]+):(.+)→(.*)$/.exec(edit);
@@ -131,24 +134,54 @@ const FORMATS = {
   fixed2: (x) => Number(x).toFixed(2),
   fixed3: (x) => Number(x).toFixed(3),
   signed2: (x) => (Math.abs(x) < 0.005 ? '0.00' : `${x > 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`),
+  signed3: (x) => (Math.abs(x) < 0.0005 ? '0.000' : `${x > 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`),
   int: (x) => Math.round(Number(x)).toLocaleString('en-US'),
+  exp1: (x) => Number(x).toExponential(1),
+  p: (x) => (Number(x) >= 0.01 ? Number(x).toFixed(2) : Number(x).toExponential(1)),
   mb1: (x) => `${(Number(x) / 1e6).toFixed(1)} MB`,
   count: (x) => String(x.length),
   pct1: (x) => (Number(x) * 100).toFixed(1),
   ids: (x) => x.join(', '),
 };
 
-/** The value at a dotted path (`gate.stableBreaks.0`); a cached source holds its values by path. */
+/** Formats with an argument, over a list of objects: `sum:missingRecordings`, `map2:coverage` (fixed 2, joined). */
+const LIST_FORMATS = {
+  sum: (xs, field) => String(xs.reduce((a, x) => a + Number(x[field]), 0)),
+  map: (xs, field) => xs.map((x) => String(x[field])).join(', '),
+  map1: (xs, field) => xs.map((x) => Number(x[field]).toFixed(1)).join(', '),
+  map2: (xs, field) => xs.map((x) => Number(x[field]).toFixed(2)).join(', '),
+  mapint: (xs, field) => xs.map((x) => Math.round(Number(x[field])).toLocaleString('en-US')).join(', '),
+  range: (xs, spec) => {
+    const [field, lo, hi] = spec.split(':');
+    const eps = 1e-9;
+    return String(xs.filter((x) => Number(x[field]) >= Number(lo) - eps && Number(x[field]) <= Number(hi) + eps).length);
+  },
+  where: (xs, test) => {
+    const [field, value] = test.split('=');
+    return String(xs.filter((x) => String(x[field]) === value).length);
+  },
+};
+
+/**
+ * Follows a dotted path into a JSON value: `stableBreaks.0` (a list index), `rules.rule=v3.auroc`
+ * (the first list element whose `rule` is `v3`), `meanDifference`.
+ */
+function walk(value, path) {
+  for (const p of path === '' ? [] : path.split('.')) {
+    if (value === undefined || value === null) return undefined;
+    const eq = /^(\w+)=(.+)$/.exec(p);
+    if (eq && Array.isArray(value)) value = value.find((x) => String(x?.[eq[1]]) === eq[2]);
+    else value = /^\d+$/.test(p) && Array.isArray(value) ? value[Number(p)] : value[p];
+  }
+  return value;
+}
+
+/** The value at `source.path`; a cached source holds its values by path. */
 function valueAt(sources, path) {
   const [name, ...rest] = path.split('.');
   const source = sources[name];
   if (source instanceof CachedSource) return source.get(rest.join('.'));
-  let value = source;
-  for (const p of rest) {
-    if (value === undefined || value === null) break;
-    value = /^\d+$/.test(p) && Array.isArray(value) ? value[Number(p)] : value[p];
-  }
-  return value;
+  return walk(source, rest.join('.'));
 }
 
 /** A heavy source's values, read from docs/generated/values.json, or computed and recorded there. */
@@ -161,8 +194,7 @@ class CachedSource {
   get(path) {
     const entry = (this.cache[this.name] ??= {});
     if (this.report !== undefined) {
-      let value = this.report;
-      for (const p of path.split('.')) value = value === undefined || value === null ? undefined : /^\d+$/.test(p) && Array.isArray(value) ? value[Number(p)] : value[p];
+      const value = walk(this.report, path);
       entry[path] = value;
       return value;
     }
@@ -176,6 +208,12 @@ function lookup(sources, expr) {
   const value = valueAt(sources, path);
   if (value === undefined) throw new Error(`value ${path}: not found`);
   if (format === undefined) return String(value);
+  const colon = format.indexOf(':');
+  if (colon > 0) {
+    const f = LIST_FORMATS[format.slice(0, colon)];
+    if (!f || !Array.isArray(value)) throw new Error(`value ${path}: ${format} needs a list and one of ${Object.keys(LIST_FORMATS).join(', ')}`);
+    return f(value, format.slice(colon + 1));
+  }
   const f = FORMATS[format];
   if (!f) throw new Error(`value ${path}: unknown format ${format} (known: ${Object.keys(FORMATS).join(', ')})`);
   return f(value);
@@ -191,11 +229,26 @@ export async function generate(text, { root, file, run, useCache = false, cache 
     [root, '.'],
     [tmpdir(), '<tmp>'],
   ];
-  const runCli = async (words, options, extraArgs = []) => {
+  // Commands run in the doc's own project folder (an example's README) unless cwd= says otherwise.
+  const home = existsSync(join(root, dirname(file), 'replaygate.yml')) ? dirname(file) : '.';
+  // One run per distinct command: a block shows the output of the same command a source read.
+  const memo = new Map();
+  const runCli = async (words, given, extraArgs = []) => {
+    const options = { ...given, cwd: given.cwd ?? home };
+    const key = JSON.stringify([options.cwd, options.edit ?? '', words]);
+    const seen = memo.get(key);
+    if (seen !== undefined && extraArgs.length === 0) return seen;
+    const done = await runOnce(words, options, extraArgs);
+    // A temporary folder is gone once the run returns: only runs in the repository are shared.
+    if (options.edit === undefined && options.cwd !== '<tmp>') memo.set(key, done);
+    return done;
+  };
+  const runOnce = async (words, options, extraArgs) => {
     const cwd = options.cwd ?? '.';
     const go = async (dir) => {
       let argv = words;
       if (argv[0] === 'npm' && argv[1] === 'start') argv = ['replaygate', 'score'];
+      if (argv[0] === 'npx') argv = argv.slice(1);
       if (argv[0] !== 'replaygate') throw new Error(`${file}: only replaygate commands run here, got ${words.join(' ')}`);
       const result = await run([...argv.slice(1), ...extraArgs], { cwd: dir, env: {} });
       const expected = options.exit === undefined ? 0 : Number(options.exit);
@@ -205,6 +258,15 @@ export async function generate(text, { root, file, run, useCache = false, cache 
       return { result, dir };
     };
     if (options.edit !== undefined) return withEdit(root, cwd, options.edit, (copy) => go(copy).then((r) => ({ ...r, copy })));
+    if (cwd === '<tmp>') {
+      // A fresh empty folder, e.g. for `replaygate init`.
+      const dir = mkdtempSync(join(tmpdir(), 'replaygate-docs-'));
+      try {
+        return { ...(await go(dir)), copy: dir };
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
     return go(join(root, cwd));
   };
 
@@ -244,7 +306,7 @@ export async function generate(text, { root, file, run, useCache = false, cache 
       const { result, copy } = await runCli(spec.words, spec.options);
       const stream = spec.options.stream ?? 'stdout';
       const raw = stream === 'both' ? result.both : stream === 'stderr' ? result.stderr : result.stdout;
-      const shownPaths = copy === undefined ? paths : [[copy, spec.options.cwd ?? '.'], ...paths];
+      const shownPaths = copy === undefined ? paths : [[copy, spec.options.cwd === '<tmp>' ? '.' : (spec.options.cwd ?? home)], ...paths];
       body = select(clean(raw, shownPaths), spec.options);
     }
     if (spec.options.prompt) body = `$ ${spec.command}\n${body}`;
@@ -281,8 +343,10 @@ export async function generateAll({ root, run, check = false, useCache = check, 
     }
   }
   if (!useCache && !check) {
+    // A run over some files keeps the other files' cached figures.
+    const all = files.length === docFiles(root).length;
     mkdirSync(join(root, 'docs', 'generated'), { recursive: true });
-    writeFileSync(cachePath, `${JSON.stringify(sortKeys(fresh), null, 2)}\n`);
+    writeFileSync(cachePath, `${JSON.stringify(sortKeys(all ? fresh : { ...cache, ...fresh }), null, 2)}\n`);
   }
   return changed;
 }
@@ -290,6 +354,25 @@ export async function generateAll({ root, run, check = false, useCache = check, 
 function sortKeys(value) {
   if (Array.isArray(value) || value === null || typeof value !== 'object') return value;
   return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys(value[k])]));
+}
+
+/**
+ * The CLI's `main` as the generator runs it: in process, its stdout and stderr kept apart and,
+ * in order, together.
+ */
+export function inProcessRunner(main) {
+  return async (argv, { cwd, env }) => {
+    let stdout = '';
+    let stderr = '';
+    let both = '';
+    const write = (stream) => (s) => {
+      if (stream === 'out') stdout += s;
+      else stderr += s;
+      both += s;
+    };
+    const code = await main([...argv], { cwd, env, isTTY: false, stdout: write('out'), stderr: write('err') });
+    return { code, stdout, stderr, both };
+  };
 }
 
 /** The first differing line of two texts, for a test's message. */
