@@ -44,9 +44,10 @@ export function docFiles(root) {
   return ['README.md', ...docs, ...examples];
 }
 
-const BLOCK = /<!-- docs: (.+?) -->\n(```[a-z]*)\n([\s\S]*?)\n?```/g;
-const VALUE = /<!-- value: (.+?) -->([\s\S]*?)<!-- \/value -->/g;
-const SOURCE = /<!-- source: ([\w-]+) = (.+?) -->/g;
+// Markers start a line (blocks) or follow no backtick (values, sources), so docs can quote them in code.
+const BLOCK = /^<!-- docs: (.+?) -->\n(```[a-z]*)\n([\s\S]*?)\n?```/gm;
+const VALUE = /(?<!`)<!-- value: (.+?) -->([\s\S]*?)<!-- \/value -->/g;
+const SOURCE = /(?<!`)<!-- source: ([\w-]+) = (.+?) -->/g;
 
 /** `cmd a "b c" [k=v flag]` → { words, options }. */
 export function parseSpec(spec) {
@@ -370,8 +371,15 @@ export function inProcessRunner(main) {
       else stderr += s;
       both += s;
     };
-    const code = await main([...argv], { cwd, env, isTTY: false, stdout: write('out'), stderr: write('err') });
-    return { code, stdout, stderr, both };
+    // Messages name files relative to the process's folder, as for a user in that folder.
+    const before = process.cwd();
+    process.chdir(cwd);
+    try {
+      const code = await main([...argv], { cwd, env, isTTY: false, stdout: write('out'), stderr: write('err') });
+      return { code, stdout, stderr, both };
+    } finally {
+      process.chdir(before);
+    }
   };
 }
 
