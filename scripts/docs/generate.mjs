@@ -45,7 +45,9 @@ export function docFiles(root) {
 }
 
 // Markers start a line (blocks) or follow no backtick (values, sources), so docs can quote them in code.
-const BLOCK = /^<!-- docs: (.+?) -->\n(```[a-z]*)\n([\s\S]*?)\n?```/gm;
+// A block's fence is three or more backticks, closed by a line of the same fence: output that holds
+// ``` itself gets a longer fence.
+const BLOCK = /^<!-- docs: (.+?) -->\n(`{3,})([a-z]*)\n(?:([\s\S]*?)\n)?\2$/gm;
 const VALUE = /(?<!`)<!-- value: (.+?) -->([\s\S]*?)<!-- \/value -->/g;
 const SOURCE = /(?<!`)<!-- source: ([\w-]+) = (.+?) -->/g;
 
@@ -311,7 +313,9 @@ export async function generate(text, { root, file, run, useCache = false, cache 
       body = select(clean(raw, shownPaths), spec.options);
     }
     if (spec.options.prompt) body = `$ ${spec.command}\n${body}`;
-    blocks.push({ at: m.index, length: m[0].length, replacement: `<!-- docs: ${m[1]} -->\n${m[2]}\n${body}\n\`\`\`` });
+    const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((x) => x[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    blocks.push({ at: m.index, length: m[0].length, replacement: `<!-- docs: ${m[1]} -->\n${fence}${m[3]}\n${body}\n${fence}` });
   }
   let out = '';
   let last = 0;
