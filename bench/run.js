@@ -117,3 +117,6 @@ writeResult(
   { floorMs: f, replayMs: r, inlineMs: n, ratio: r / f, inlineRatio: n / f, commandMs: command, nodeStartMs: nodeStart, questions: project.golden.length, statements: statements.length, bytesPerCall: m10.bytes / m10.calls },
   startLoad,
 );
+
+// The model endpoint of command agents: overhead per replayed call, process start per run (bench/endpoint.js).
+execFileSync(process.execPath, ['bench/endpoint.js'], { stdio: 'inherit' });

@@ -1,5 +1,6 @@
 import type { AgentConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
+import { CommandAgent, type DatabaseUrl } from './command-agent.js';
 import { agentDeps } from './deps.js';
 import { loadCustomAgent } from './load-custom-agent.js';
 import { SqlAgent } from './sql-agent.js';
@@ -8,10 +9,11 @@ import type { Agent } from './types.js';
 
 /**
  * Builds the agent an `agents:` entry of replaygate.yml describes.
- * Kinds: `sql` (one call writes one query), `tools` (tool-calling loop), `module` (custom JS module).
+ * Kinds: `sql` (one call writes one query), `tools` (tool-calling loop), `module` (custom JS module),
+ * `command` (any program, served a recording model endpoint; `databaseUrl` gives it `REPLAYGATE_DB`).
  * @throws ConfigError for an unknown kind; DataError when a prompt file, semantic layer file or module cannot be read.
  */
-export async function createAgent(config: AgentConfig, semanticFiles: readonly string[]): Promise<Agent> {
+export async function createAgent(config: AgentConfig, semanticFiles: readonly string[], databaseUrl?: DatabaseUrl): Promise<Agent> {
   switch (config.kind) {
     case 'sql':
       return new SqlAgent(config);
@@ -19,6 +21,9 @@ export async function createAgent(config: AgentConfig, semanticFiles: readonly s
       return createToolsAgent(config, await agentDeps(semanticFiles));
     case 'module':
       return loadCustomAgent(config, await agentDeps(semanticFiles));
+    case 'command':
+      if (databaseUrl === undefined) throw new Error(`agent '${config.name}': a command agent needs the project's database URLs`);
+      return new CommandAgent(config, databaseUrl);
     default:
       throw new ConfigError(`agent '${config.name}': kind '${String(config.kind)}' is not available in this build`);
   }

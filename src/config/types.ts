@@ -16,7 +16,7 @@
  * seeds: [0]                        # seeds replayed per question (default [0])
  * agents:
  *   gpt4-zero-shot:
- *     kind: sql                     # sql | tools | module
+ *     kind: sql                     # sql | tools | module | command
  *     model: gpt-4
  *     prompt: prompts/sql.md
  *     recording: recordings/gpt4-zero-shot
@@ -26,6 +26,11 @@
  *     max_calls: 8                  # tools agents: call limit
  *     module: agents/my-agent.js    # kind: module
  *     golden: [golden/car_1.yml]    # only these golden files (default: all)
+ *   my-agent:
+ *     kind: command                 # any program, served a recording model endpoint
+ *     command: [python3, agents/my_agent.py]
+ *     timeout_ms: 60000
+ *     concurrency: 4
  * gate: { ... }                     # see src/gate
  * ```
  */
@@ -68,7 +73,7 @@ export interface WarehouseConfig {
 
 export interface AgentConfig {
   readonly name: string;
-  readonly kind: 'sql' | 'tools' | 'module';
+  readonly kind: 'sql' | 'tools' | 'module' | 'command';
   readonly model: string;
   /** Absolute prompt template file. */
   readonly prompt: string;
@@ -89,6 +94,16 @@ export interface AgentConfig {
    * part of the golden set, e.g. published samples for some of the databases.
    */
   readonly golden?: readonly string[];
+  /** `kind: command`: the program and its arguments (argv, no shell), run in the config's folder. */
+  readonly command?: readonly string[];
+  /** `kind: command`: folder the command runs in (the config's folder). */
+  readonly cwd?: string;
+  /** `kind: command`: wall-time limit of one run in ms; the whole process group is killed at it. */
+  readonly timeoutMs?: number;
+  /** `kind: command`: runs of this agent at once. */
+  readonly concurrency?: number;
+  /** `kind: command`: top-level request fields left out of the key (docs/command-agents.md). */
+  readonly ignoreFields?: readonly string[];
   /** Extra keys of the agent's YAML block, for custom agents. */
   readonly options: Readonly<Record<string, unknown>>;
 }

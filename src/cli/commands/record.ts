@@ -58,6 +58,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
         '  OPENAI_BASE_URL=http://127.0.0.1:8000/v1 replaygate record -a local-sql   # vLLM, llama.cpp, Ollama, LM Studio\n' +
         '  replaygate record -a local-sql                      # after a prompt edit: only the changed calls; a test split recorded before is left out\n' +
         '  replaygate record -a local-sql --split test --allow-rerecord-test   # the held-out test split, once, for the final number\n' +
+        '  OPENAI_API_KEY=… replaygate record -a my-agent --seeds 5   # kind: command: the program talks to replaygate\'s endpoint, which records through\n' +
         '\nExit codes: 0 every selected call is recorded, 1 some calls could not be recorded (run again to retry them), 2 usage, config or endpoint error.',
     )
     .action(async (opts: RecordCliOptions) => {
