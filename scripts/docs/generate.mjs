@@ -47,7 +47,7 @@ export function docFiles(root) {
 // Markers start a line (blocks) or follow no backtick (values, sources), so docs can quote them in code.
 // A block's fence is three or more backticks, closed by a line of the same fence: output that holds
 // ``` itself gets a longer fence.
-const BLOCK = /^<!-- docs: (.+?) -->\n(`{3,})([a-z]*)\n(?:([\s\S]*?)\n)?\2$/gm;
+const BLOCK = /^<!-- docs: (.+?) -->\n(`{3,})([a-z]*)\n(?:([\s\S]*?)\n)??\2$/gm;
 const VALUE = /(?<!`)<!-- value: (.+?) -->([\s\S]*?)<!-- \/value -->/g;
 const SOURCE = /(?<!`)<!-- source: ([\w-]+) = (.+?) -->/g;
 

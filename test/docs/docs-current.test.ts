@@ -37,3 +37,36 @@ describe('generated docs', () => {
     expect(docFiles(ROOT)).toEqual(expect.arrayContaining(['README.md', 'docs/checks.md', 'docs/action.md', 'examples/chinook/README.md']));
   });
 });
+
+describe('the generator', () => {
+  const fake: RunCli = async (argv) => {
+    const out = argv[0] === 'fence' ? 'a\n```sql\nSELECT 1\n```\nb\n' : `ran ${argv.join(' ')}\n`;
+    return { code: 0, stdout: out, stderr: '', both: out };
+  };
+  const gen = (text: string): Promise<string> => generate(text, { root: ROOT, file: 'README.md', run: fake });
+
+  it('fills an empty block and leaves the text after it alone', async () => {
+    const text = 'x\n<!-- docs: replaygate score -->\n```text\n```\n\nafter\n\n```sh\nkeep\n```\n';
+    expect(await gen(text)).toBe('x\n<!-- docs: replaygate score -->\n```text\nran score\n```\n\nafter\n\n```sh\nkeep\n```\n');
+  });
+
+  it('gives output holding ``` a longer fence, and reads it back as one block', async () => {
+    const once = await gen('<!-- docs: replaygate fence -->\n```text\n```\ntail\n');
+    expect(once).toBe('<!-- docs: replaygate fence -->\n````text\na\n```sql\nSELECT 1\n```\nb\n````\ntail\n');
+    expect(await gen(once)).toBe(once);
+  });
+
+  it('leaves markers quoted in code alone and formats values', async () => {
+    const text = 'see `<!-- value: dist.total|int -->1<!-- /value -->` and\n    <!-- docs: replaygate x -->\n<!-- value: dist.total|int -->1<!-- /value -->\n';
+    const out = await gen(text);
+    expect(out.startsWith('see `<!-- value: dist.total|int -->1<!-- /value -->` and\n    <!-- docs: replaygate x -->\n')).toBe(true);
+    expect(out).toMatch(/\n<!-- value: dist\.total\|int -->\d{1,3}(,\d{3})+<!-- \/value -->\n$/);
+  });
+
+  it('refuses an unexpected exit code, naming the file and command', async () => {
+    const failing: RunCli = async () => ({ code: 1, stdout: '', stderr: 'boom', both: 'boom' });
+    await expect(generate('<!-- docs: replaygate score -->\n```text\n```\n', { root: ROOT, file: 'README.md', run: failing })).rejects.toThrow(
+      /README\.md: `replaygate score` \(in \.\) exited 1, expected 0/,
+    );
+  });
+});
