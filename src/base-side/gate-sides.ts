@@ -21,6 +21,8 @@ export interface GateSidesOptions {
   readonly concurrency?: number;
   /** Groups each replay in the log (`Replay base: <agent>`) with a one-line count. */
   readonly logger?: Logger;
+  /** Golden results of the head to use (and fill), e.g. to read them again afterwards; default: new ones. */
+  readonly headGoldenResults?: GoldenResults;
   /** Called after each run with what is being replayed (`base gpt4`, `head gpt4`) and the counts so far. */
   readonly onRun?: (label: string, done: number, total: number) => void;
 }
@@ -88,7 +90,7 @@ export async function gateAgainstBase(base: Project, head: Project, options: Gat
     ...(options.questions !== undefined ? { questions: options.questions } : {}),
   };
   const baseGolden = new GoldenResults(base.config.match, base.config.warehouse);
-  const headGolden = new GoldenResults(head.config.match, head.config.warehouse);
+  const headGolden = options.headGoldenResults ?? new GoldenResults(head.config.match, head.config.warehouse);
   const replay = async (project: Project, golden: GoldenResults, agent: string, side: 'base' | 'head'): Promise<RunRecord[]> => {
     const run = async (): Promise<RunRecord[]> => {
       const runs = await replayAgent(project, agent, {
