@@ -60,6 +60,9 @@ export function registerInit(program: Command, ctx: CliContext): void {
       let example: ScaffoldAnswers['example'];
       const extra: string[] = [];
       if (warehouseAnswer === '') {
+        if (!(await exists(EXAMPLE_DATABASE))) {
+          throw new ConfigError('this installation of replaygate has no example database: give your SQLite warehouse with --warehouse FILE');
+        }
         warehouse = EXAMPLE_TARGET;
         example = EXAMPLE_QUESTION;
         extra.push(EXAMPLE_TARGET, EXAMPLE_NOTICE);
