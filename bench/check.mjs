@@ -33,7 +33,7 @@ for (const config of values.config) {
     const start = performance.now();
     const project = await openProject(config);
     try {
-      report = await runSchemaChecks(project, { onStatement: (sql, database) => captured.push({ sql, file: project.config.warehouse.databases.get(database) ?? database }) });
+      report = await runSchemaChecks(project, { onStatement: (sql, database) => captured.push({ sql, file: project.config.warehouse.databases.get(database)?.file ?? database }) });
     } finally {
       await project.close();
     }

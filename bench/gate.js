@@ -77,7 +77,7 @@ function floorOnce() {
   const dbs = new Map();
   for (const [db, sql] of statements) {
     let con = dbs.get(db);
-    if (!con) dbs.set(db, (con = new Database(project.config.warehouse.databases.get(db), { readonly: true })));
+    if (!con) dbs.set(db, (con = new Database(project.config.warehouse.databases.get(db).file, { readonly: true })));
     try {
       con.prepare(sql ?? '').raw(true).safeIntegers(true).all();
     } catch {

@@ -40,7 +40,7 @@ function floorOnce() {
   let failed = 0;
   for (const [db, sql] of statements) {
     let con = dbs.get(db);
-    if (!con) dbs.set(db, (con = new Database(project.config.warehouse.databases.get(db), { readonly: true })));
+    if (!con) dbs.set(db, (con = new Database(project.config.warehouse.databases.get(db).file, { readonly: true })));
     try {
       con.prepare(sql).raw(true).safeIntegers(true).all();
     } catch {

@@ -277,6 +277,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger });
     }
     const result = mapResult(raw, state.map);
+    notes.push(...(result.notes ?? []));
 
     const changed: ChangedFile[] = baseCommit !== undefined && headSha !== undefined ? await changedFiles(root, baseCommit.sha, headSha) : [];
     const recordingDirs = result.files.agents.map((a) => rel(a.recordingDir));

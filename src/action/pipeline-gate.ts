@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { renderSchemaChecks, runSchemaChecks } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
 import type { GateResult } from '../gate/index.js';
+import { confidenceThresholdsNote } from '../confidence/settings.js';
 import type { GoldenQuestion } from '../golden/types.js';
 import { describeAgent } from '../pipeline/describe.js';
 import { gateEvidence } from '../pipeline/gate-evidence.js';
@@ -123,6 +124,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
   const reasons: VerdictReason[] = results.flatMap((r) => r.gate.reasons.map((x) => ({ code: x.code, message: label(r.agent, x.message) })));
   const missing: MissingRecordingNote[] = [];
   for (const r of sides.results) missing.push(...missingOf(r.baseRuns, 'base'), ...missingOf(r.headRuns, 'candidate'));
+  const thresholds = await confidenceThresholdsNote(head.config);
   const first = results[0]?.gate;
   const verdict = results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail';
   const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt: now().toISOString(), verdict, agents: results, newAgents };
@@ -143,6 +145,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     stableBreaks: results.flatMap((r) => r.gate.stableBreaks.map((id) => label(r.agent, id))),
     missingRecordings: missing,
     markdown: '',
+    ...(thresholds !== undefined ? { notes: [thresholds] } : {}),
     report,
     gateViews: views,
     newAgents,

@@ -1,7 +1,7 @@
 import { recordingHint } from '../config/load.js';
 import type { GoldenQuestion } from '../golden/types.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
-import type { Project } from '../pipeline/project.js';
+import { databaseDialect, semanticDialect, type Project } from '../pipeline/project.js';
 import { replayAgent } from '../pipeline/replay.js';
 import { hasManifest, MANIFEST_FILE } from '../recording/manifest.js';
 import { Recording } from '../recording/recording.js';
@@ -11,7 +11,7 @@ import { availableDimensions } from '../semantic/graph.js';
 import { parseSemanticLayers } from '../semantic/load.js';
 import type { SemanticLayer } from '../semantic/types.js';
 import { ConfigError } from '../util/errors.js';
-import { SqlError, type SqlEngine } from '../warehouse/types.js';
+import { databaseLabel, SqlError, type DatabaseConfig, type SqlEngine } from '../warehouse/types.js';
 
 /** A golden question whose SQL does not run. */
 export interface GoldenFailure {
@@ -113,7 +113,7 @@ export async function runSchemaChecks(project: Project, options: SchemaCheckOpti
   const replays = await checkReplays(observed, options, goldenResults);
   const databases = [...project.config.warehouse.databases.values()];
   return {
-    target: options.target ?? (databases.length === 1 ? (databases[0] as string) : `${databases.length} databases`),
+    target: options.target ?? (databases.length === 1 ? databaseLabel(databases[0] as DatabaseConfig) : `${databases.length} databases`),
     golden,
     metrics,
     replays,
@@ -147,7 +147,8 @@ export function metricCheckQueries(layer: SemanticLayer): { metric: string; dime
 async function checkMetrics(project: Project): Promise<SchemaCheckReport['metrics']> {
   const files = project.config.semanticFiles;
   if (files.length === 0) return { queries: 0, metrics: 0, failures: [], failingMetrics: [] };
-  const layers = await parseSemanticLayers(files);
+  const databases = project.config.warehouse.databases;
+  const layers = await parseSemanticLayers(files, (db) => (db === undefined ? semanticDialect(databases) : databaseDialect(databases, db)));
   const failures: MetricFailure[] = [];
   let queries = 0;
   let metrics = 0;
@@ -163,7 +164,7 @@ async function checkMetrics(project: Project): Promise<SchemaCheckReport['metric
     order.push(...[...layer.metrics.keys()].map(label));
     for (const query of list) {
       try {
-        const { sql } = compileMetricQuery(layer, { metrics: [query.metric], ...(query.dimension ? { group_by: [query.dimension] } : {}) });
+        const { sql } = compileMetricQuery(layer, { metrics: [query.metric], ...(query.dimension ? { group_by: [query.dimension] } : {}) }, engine.dialect);
         // One row is enough to know the statement runs; the full result is not needed.
         await engine.query(sql, { maxRows: 1, timeoutMs: project.config.warehouse.timeoutMs });
       } catch (error) {

@@ -24,6 +24,8 @@ export function buildProgram(ctx: CliContext): Command {
         'executes its SQL live against the warehouse, and scores the answers against golden questions.',
     )
     .version(VERSION)
+    // Options of a command with subcommands (confidence, confidence calibrate) belong to the command they follow.
+    .enablePositionalOptions()
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => ctx.stdout(s), writeErr: (s) => ctx.stderr(s) })
     .exitOverride();

@@ -1,12 +1,17 @@
+import type { DatabaseConfig } from '../warehouse/types.js';
+
 /**
  * The typed project configuration, loaded from `replaygate.yml` (see README "replaygate.yml").
  * Paths are absolute after loading (resolved against the config file's folder).
  *
  * ```yaml
  * warehouse:
- *   databases:                      # name -> SQLite file (multi-database benchmarks)
+ *   engine: sqlite                  # sqlite | duckdb | postgres: of `path`, `url_env` and plain database entries
+ *   databases:                      # name -> file of that engine, or {engine, path | url_env}
  *     concert_singer: warehouse/spider/concert_singer.sqlite
- *   # path: warehouse/chinook.sqlite # or one database, named "main"
+ *     analytics: {engine: duckdb, path: warehouse/analytics.duckdb}
+ *     sales: {engine: postgres, url_env: DATABASE_URL}
+ *   # path: warehouse/chinook.sqlite # or one database, named "main" (url_env: DATABASE_URL for PostgreSQL)
  *   max_rows: 10000
  *   timeout_ms: 10000
  *   isolation: process              # or inline (faster; a runaway statement cannot be stopped)
@@ -58,17 +63,16 @@ export interface ProjectConfig {
 export type MatchMode = 'exact' | 'relaxed' | 'spider';
 
 export interface WarehouseConfig {
-  /** Database name → absolute SQLite file. A single `path:` is the database `main`. */
-  readonly databases: ReadonlyMap<string, string>;
+  /**
+   * Database name → where it lives and on which engine (files absolute). A single `path:` or
+   * `url_env:` is the database `main`. Golden questions' `db` names may map to engines of
+   * different kinds.
+   */
+  readonly databases: ReadonlyMap<string, DatabaseConfig>;
   readonly maxRows: number;
   readonly timeoutMs: number;
   /** `process` (default): host processes that a time limit can kill; `inline`: in this process, faster, no enforceable time limit. */
   readonly isolation: 'process' | 'inline';
-  /**
-   * Database name → where the config declares it, for hints: `warehouse.path in replaygate.yml:6`
-   * or `warehouse.databases.car_1 in replaygate.yml:8`.
-   */
-  readonly declaredAt?: ReadonlyMap<string, string>;
 }
 
 export interface AgentConfig {

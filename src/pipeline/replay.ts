@@ -12,6 +12,7 @@ import type { RunRecord } from '../scoring/types.js';
 import { DataError } from '../util/errors.js';
 import type { ModelClient } from '../model/types.js';
 import type { Cell, QueryResult } from '../warehouse/types.js';
+import type { MatchMode } from '../config/types.js';
 import { GoldenResults } from './golden-results.js';
 import type { Project } from './project.js';
 
@@ -39,6 +40,12 @@ export interface ReplayOptions {
    * refusing: for recording, where calls matter and grades do not.
    */
   readonly allowBrokenGolden?: boolean;
+  /**
+   * Results match mode for the runs' outcomes (default: the config's `match`): e.g. the
+   * confidence report's labels under another matching policy. `goldenResults`, when given, must
+   * have been made for the same mode (spider mode rewrites the golden SQL).
+   */
+  readonly match?: MatchMode;
 }
 
 /**
@@ -98,7 +105,8 @@ export async function replayAgent(project: Project, agentName: string, options: 
   const agentConfig = project.config.agents.get(agentName);
   const questions = selectQuestions(project, { ...options, agent: agentName });
   const seeds = options.seeds ?? project.config.seeds;
-  const golden = options.goldenResults ?? new GoldenResults(project.config.match, project.config.warehouse);
+  const match = options.match ?? project.config.match;
+  const golden = options.goldenResults ?? new GoldenResults(match, project.config.warehouse);
   // Start every golden query now: with host processes they run while the recording is read.
   const goldenDone = Promise.all(questions.filter((q) => q.kind === 'answer').map(async (q) => ({ q, result: await golden.get(q, project.engineFor(q)) })));
   goldenDone.catch(() => {}); // awaited below; a failure before then must not be an unhandled rejection
@@ -127,7 +135,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
-      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden);
+      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match);
       out[index] = run;
       done += 1;
       options.onRun?.(run, done, jobs.length);
@@ -149,6 +157,7 @@ async function runOne(
   question: GoldenQuestion,
   seed: number,
   golden: GoldenResults,
+  match: MatchMode,
 ): Promise<RunRecord> {
   const engine = project.engineFor(question);
   const { maxRows, timeoutMs } = project.config.warehouse;
@@ -179,6 +188,7 @@ async function runOne(
     completionTokens: calls.reduce((s, c) => s + c.usage.completion_tokens, 0),
   };
   const end = run.end;
+  const traced = traceReads(run);
   if (end.status !== 'answered') {
     // The last statement tried, so that checks and reviewers see the SQL of a failed run too.
     const lastSql = run.trace.findLast((s) => s.type === 'sql');
@@ -187,6 +197,7 @@ async function runOne(
       ...usage,
       outcome: outcomeOf(question.kind, end, undefined),
       ...(lastSql?.type === 'sql' ? { sql: lastSql.sql } : {}),
+      ...traced,
       ...endText(end),
     };
   }
@@ -198,7 +209,7 @@ async function runOne(
       return { ...base, ...usage, outcome: 'error', sql: end.sql ?? '', detail: gold.error };
     }
     let predicted = end.result;
-    if (project.config.match === 'spider' && end.sql !== undefined) {
+    if (match === 'spider' && end.sql !== undefined) {
       const stripped = spiderExecutableSql(end.sql, 'prediction');
       if (stripped !== end.sql) {
         try {
@@ -225,7 +236,7 @@ async function runOne(
       };
     }
     const verdict = matchResults(gold.result, predicted, {
-      mode: project.config.match,
+      mode: match,
       ordered: question.ordered,
       set: question.set,
       // spider mode decides row order as the official evaluator does: 'order by' anywhere in the gold SQL.
@@ -239,6 +250,7 @@ async function runOne(
     ...usage,
     outcome: outcomeOf(question.kind, end, matched),
     ...(end.sql !== undefined ? { sql: end.sql } : {}),
+    ...traced,
     resultDigest: resultDigest(end.result, { ordered: question.ordered }),
     rowCount: end.result.rowCount,
     truncated: end.result.truncated,
@@ -246,6 +258,24 @@ async function runOne(
     ...(end.text !== undefined ? { text: end.text } : {}),
     ...(detail !== undefined ? { detail } : {}),
   };
+}
+
+/**
+ * What a run's trace read besides its final SQL: every statement when there is more than one,
+ * and the metrics it queried, for checks that read the whole trace (approved definitions).
+ */
+function traceReads(run: AgentRunResult): { queries?: string[]; metrics?: string[] } {
+  const queries = run.trace.flatMap((s) => (s.type === 'sql' ? [s.sql] : []));
+  const metrics = run.trace.flatMap((s) => {
+    if (s.type !== 'tool_call' || s.tool !== 'query_metric') return [];
+    try {
+      const metric = (JSON.parse(s.arguments) as { metric?: unknown } | null)?.metric;
+      return typeof metric === 'string' ? [metric] : [];
+    } catch {
+      return []; // malformed arguments: the tool already refused them
+    }
+  });
+  return { ...(queries.length > 1 ? { queries } : {}), ...(metrics.length > 0 ? { metrics } : {}) };
 }
 
 function endText(end: Exclude<AgentEnd, { status: 'answered' }>): { text?: string; detail?: string } {

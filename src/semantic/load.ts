@@ -1,7 +1,7 @@
 import { DataError } from '../util/errors.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
-import type { SqlEngine, TableInfo } from '../warehouse/types.js';
-import { parseExpression, quoteIdentifier, type ColumnRef } from './expression.js';
+import type { SqlDialect, SqlEngine, TableInfo } from '../warehouse/types.js';
+import { loadExpressionGrammar, parseExpression, quoteIdentifier, withExpressionDialect, type ColumnRef } from './expression.js';
 import { joinPath } from './graph.js';
 import {
   AGGREGATIONS,
@@ -51,16 +51,23 @@ export interface ParsedSemanticFile {
  * ```
  *
  * @param files absolute paths, merged in the given order.
+ * @param dialect the SQL dialect of the database the layer describes: its expressions are
+ *   parsed with that dialect's grammar and compiled for it (default `sqlite`).
  * @throws DataError naming `file:line` for malformed YAML, an unknown or mistyped key, a
  *   duplicate metric/dimension/join alias (naming the first place too), an expression that
  *   does not parse, an unqualified column in a compound expression, or a broken reference.
  * @example (await parseSemanticFiles(['/repo/semantic/metrics.yml'])).metrics.get('revenue')?.sql
  *   // 'SUM(InvoiceLine.UnitPrice * InvoiceLine.Quantity)'
  */
-export async function parseSemanticFiles(files: readonly string[]): Promise<SemanticLayer> {
+export async function parseSemanticFiles(files: readonly string[], dialect: SqlDialect = 'sqlite'): Promise<SemanticLayer> {
+  await loadExpressionGrammar(dialect);
   const parsed: ParsedSemanticFile[] = [];
-  for (const file of files) parsed.push(parseSemanticYaml(await loadYamlFile(file)));
-  return mergeLayers(parsed, files);
+  for (const file of files) {
+    const yaml = await loadYamlFile(file);
+    parsed.push(withExpressionDialect(dialect, () => parseSemanticYaml(yaml)));
+  }
+  const layer = withExpressionDialect(dialect, () => mergeLayers(parsed, files));
+  return dialect === 'sqlite' ? layer : { ...layer, dialect };
 }
 
 /**
@@ -68,22 +75,34 @@ export async function parseSemanticFiles(files: readonly string[]): Promise<Sema
  * `database: <name>` holds that database's metrics, dimensions and joins (a warehouse of
  * several databases, e.g. a benchmark's); files without it form the layer of the project's
  * only database, or of the one named `main`. Names are unique within a database's layer, so
- * two databases may each have a metric `revenue`. Checks as {@link parseSemanticFiles}, per layer.
+ * two databases may each have a metric `revenue`. Checks as {@link parseSemanticFiles}, per layer,
+ * each layer's expressions parsed in the dialect of its database (`dialectOf`, default SQLite).
  * @returns layers in the order their database first appears in `files`; `database` is
  *   undefined on the layer of the files without `database:`.
  * @throws DataError as {@link parseSemanticFiles}.
  * @example (await parseSemanticLayers(['/repo/semantic/car_1.yml', '/repo/semantic/pets_1.yml'])).map((l) => l.database) // ['car_1', 'pets_1']
  */
-export async function parseSemanticLayers(files: readonly string[]): Promise<SemanticLayer[]> {
-  const groups = new Map<string | undefined, { parsed: ParsedSemanticFile[]; files: string[] }>();
+export async function parseSemanticLayers(
+  files: readonly string[],
+  dialectOf: (database: string | undefined) => SqlDialect = () => 'sqlite',
+): Promise<SemanticLayer[]> {
+  const groups = new Map<string | undefined, { parsed: ParsedSemanticFile[]; files: string[]; dialect: SqlDialect }>();
   for (const file of files) {
-    const parsed = parseSemanticYaml(await loadYamlFile(file));
-    const group = groups.get(parsed.database) ?? { parsed: [], files: [] };
+    const yaml = await loadYamlFile(file);
+    // The file's database decides the grammar its expressions are parsed with.
+    const named = (yaml.value as { database?: unknown } | null)?.database;
+    const dialect = dialectOf(typeof named === 'string' ? named.trim() : undefined);
+    await loadExpressionGrammar(dialect);
+    const parsed = withExpressionDialect(dialect, () => parseSemanticYaml(yaml));
+    const group = groups.get(parsed.database) ?? { parsed: [], files: [], dialect };
     group.parsed.push(parsed);
     group.files.push(file);
     groups.set(parsed.database, group);
   }
-  return [...groups].map(([database, g]) => ({ ...mergeLayers(g.parsed, g.files), ...(database !== undefined ? { database } : {}) }));
+  return [...groups].map(([database, g]) => {
+    const layer = withExpressionDialect(g.dialect, () => mergeLayers(g.parsed, g.files));
+    return { ...layer, ...(g.dialect === 'sqlite' ? {} : { dialect: g.dialect }), ...(database !== undefined ? { database } : {}) };
+  });
 }
 
 /**
@@ -102,7 +121,7 @@ export function semanticLayerFor(layers: readonly SemanticLayer[], db: string | 
  *   first unknown table or column.
  */
 export async function loadSemanticLayer(files: readonly string[], engine: SqlEngine): Promise<SemanticLayer> {
-  const layer = await parseSemanticFiles(files);
+  const layer = await parseSemanticFiles(files, engine.dialect);
   const problems = validateAgainstWarehouse(layer, await engine.listTables());
   const first = problems[0];
   if (first) {
@@ -128,6 +147,10 @@ export interface SemanticProblem {
  * @example validateAgainstWarehouse(layer, tables) // [{ where: 'semantic/metrics.yml:40', definition: 'revenue', message: "metric 'revenue': table 'InvoiceLine' has no column 'UnitPrice' ..." }]
  */
 export function validateAgainstWarehouse(layer: SemanticLayer, tables: readonly TableInfo[]): SemanticProblem[] {
+  return withExpressionDialect(layer.dialect ?? 'sqlite', () => problemsOf(layer, tables));
+}
+
+function problemsOf(layer: SemanticLayer, tables: readonly TableInfo[]): SemanticProblem[] {
   const byName = new Map(tables.map((t) => [t.name.toLowerCase(), t]));
   const tableNames = tables.map((t) => t.name).join(', ');
   const problems: SemanticProblem[] = [];

@@ -112,6 +112,15 @@ describe.skipIf(!present)('the judge on the Chinook example (constructed judge r
     expect(json.report.unparsedCases.map((u) => u.caseId)).toEqual(scripted.unparsed);
     expect(json.rules).toEqual({ json: o.cases - 1, none: 1 });
     expect(r.stdout).toContain('never passes a release alone');
+    // Every judge output names its label policy and its agreement policy.
+    expect(r.stdout).toContain('label policy: relaxed execution match of the shown answer against the golden answer');
+    expect(r.stdout).toContain('agreement policy: none (a judge calibration compares each verdict with its label');
+    expect(readFileSync(join(dir, 'cal.md'), 'utf8')).toContain('**label policy**: relaxed execution match');
+    expect(json.report.labelPolicy).toMatch(/^relaxed execution match/);
+    expect(json.report.agreementPolicy).toMatch(/^none/);
+    const other = await cli(['judge', 'calibrate', '--runs', 'score.json', '--label-policy', 'exact'], dir);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('--label-policy exact: the runs in score.json were scored with match: relaxed');
     mkdirSync(OUTPUTS, { recursive: true });
     writeFileSync(join(OUTPUTS, 'judge-chinook-calibration.md'), readFileSync(join(dir, 'cal.md'), 'utf8'));
     writeFileSync(join(OUTPUTS, 'judge-chinook-calibration.txt'), r.stdout);

@@ -16,6 +16,7 @@ import {
 import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
 import { openProject, type Project } from '../../pipeline/project.js';
+import { confidenceThresholdsNote } from '../../confidence/settings.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import { renderGateMarkdown } from '../../report/gate-markdown.js';
 import { gateText, repeatsText } from '../../report/gate-text.js';
@@ -204,6 +205,8 @@ export function registerGate(program: Command, ctx: CliContext): void {
           determinism = compareReplays(base, await replay(opts.base));
         }
         ctx.stdout(gateText(result));
+        const thresholds = project === undefined ? undefined : await confidenceThresholdsNote(project.config);
+        if (thresholds !== undefined) ctx.stdout(`${thresholds}\n`);
         if (result.questions.some((q) => q.base.runs > 1 || q.candidate.runs > 1)) {
           ctx.stdout(`${repeatsText('base', repeats.base)}\n${repeatsText('candidate', repeats.candidate)}\n`);
         }

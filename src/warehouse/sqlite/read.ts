@@ -1,14 +1,13 @@
+import { integerCell, ResultBuilder } from '../cells.js';
+import { legacyStringLiteralRewrite } from '../sql-text.js';
+import { checkReadStatement } from '../statement-policy.js';
+import { SqlError, SqlRefusedError, type Cell, type QueryResult } from '../types.js';
 import { isSqliteError, type SqliteConnection } from './drivers.js';
-import { checkReadStatement, legacyStringLiteralRewrite } from './sql-text.js';
-import { SqlError, SqlRefusedError, type Cell, type QueryResult } from './types.js';
+
+export { MAX_CELL_BYTES, MAX_RESULT_BYTES } from '../cells.js';
 
 /** Distinct double-quoted names rewritten as string literals before a statement fails for good. */
 export const MAX_LEGACY_LITERAL_REWRITES = 20;
-
-/** Largest single value a result may hold (1 MiB); a larger one fails the statement instead of flooding memory. */
-export const MAX_CELL_BYTES = 1 << 20;
-/** Largest result kept (64 MiB, counted as text/blob bytes); past it the result is cut and flagged `truncated`. */
-export const MAX_RESULT_BYTES = 64 << 20;
 
 /** How one read runs: the row cap and whether SQLite's legacy double-quoted literals are emulated. */
 export interface ReadOptions {
@@ -30,11 +29,11 @@ export interface ReadOptions {
  *   // { columns: ['a', 'a'], rows: [[1, 2]], rowCount: 1, truncated: false }
  */
 export function runRead(connection: SqliteConnection, sql: string, options: ReadOptions): QueryResult {
-  const { bindParameter } = checkReadStatement(sql);
+  const { bindParameter } = checkReadStatement(sql, 'sqlite');
   let text = sql;
   for (let rewrites = 0; ; rewrites++) {
     try {
-      return readRows(connection, text, options.maxRows, bindParameter);
+      return readRows(connection, text, sql, options.maxRows, bindParameter);
     } catch (error) {
       if (!isSqliteError(error)) throw error;
       const retry =
@@ -47,36 +46,36 @@ export function runRead(connection: SqliteConnection, sql: string, options: Read
   }
 }
 
-function readRows(connection: SqliteConnection, sql: string, maxRows: number, parameter: string | undefined): QueryResult {
-  const statement = connection.prepareRead(sql);
+function readRows(connection: SqliteConnection, text: string, sql: string, maxRows: number, parameter: string | undefined): QueryResult {
+  const statement = connection.prepareRead(text);
   if (parameter !== undefined) {
-    throw new SqlRefusedError(`the statement has a bind parameter (${parameter}), and a recorded answer has no values to bind`, sql);
+    throw new SqlRefusedError(`the statement has a bind parameter (${parameter}), and a recorded answer has no values to bind`, text);
   }
-  const rows: Cell[][] = [];
-  let truncated = false;
-  let bytes = 0;
+  const builder = new ResultBuilder(sql, maxRows);
   for (const row of statement.rows()) {
-    if (rows.length >= maxRows || bytes > MAX_RESULT_BYTES) {
-      truncated = true;
-      break;
-    }
-    for (const value of row) {
-      const size = typeof value === 'string' ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
-      if (size > MAX_CELL_BYTES) {
-        throw new SqlError(`a value in the result is ${Math.round(size / 1024)} KiB; values over ${MAX_CELL_BYTES / 1024} KiB are refused`, sql);
-      }
-      bytes += size;
-    }
-    rows.push(row.map(toCell));
+    if (!builder.push(row.map(toCell))) break;
   }
-  return { columns: statement.columns, rows, rowCount: rows.length, truncated };
+  return builder.result(statement.columns);
 }
 
 function toCell(value: unknown): Cell {
-  if (typeof value === 'bigint') {
-    return value >= -Number.MAX_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER ? Number(value) : value;
-  }
+  if (typeof value === 'bigint') return integerCell(value);
   // better-sqlite3 returns Buffers; a plain copy is the same across drivers and processes.
   if (value instanceof Uint8Array) return new Uint8Array(value);
   return value as Cell;
+}
+
+/**
+ * Runs one migration statement on a writable connection (a migrated copy). The caller has
+ * checked it with `checkMigrationStatement`; SQLite's errors become {@link SqlError}.
+ * @throws {SqlRefusedError} node:sqlite's authorizer denied an action (ATTACH, PRAGMA, a file function).
+ * @throws {SqlError} SQLite rejected or failed the statement.
+ */
+export function runWrite(connection: SqliteConnection, sql: string): void {
+  try {
+    connection.run(sql);
+  } catch (error) {
+    if (error instanceof SqlRefusedError || !isSqliteError(error)) throw error;
+    throw new SqlError(error.message, sql);
+  }
 }

@@ -1,9 +1,10 @@
 import { ConnectionCache } from './connections.js';
 import { loadDriver, type DriverName } from './drivers.js';
 import type { PoolQuery } from './host-pool.js';
-import { runRead } from './read.js';
-import type { QueryResult } from './types.js';
-import { DataError } from '../util/errors.js';
+import { runRead, runWrite } from './read.js';
+import type { QueryResult } from '../types.js';
+import { DataError } from '../../util/errors.js';
+import { wrongEngineHint } from '../files.js';
 
 /**
  * Runs statements in this process (`warehouse.isolation: inline`): no inter-process hop, so it
@@ -13,17 +14,24 @@ import { DataError } from '../util/errors.js';
  */
 export class InlinePool {
   readonly #connections: ConnectionCache;
+  readonly #writers: ConnectionCache;
 
   constructor(driver: DriverName) {
     this.#connections = new ConnectionCache(loadDriver(driver));
+    this.#writers = new ConnectionCache(loadDriver(driver), true);
   }
 
   async query(file: string, sql: string, options: PoolQuery): Promise<QueryResult> {
     let connection;
     try {
-      connection = this.#connections.get(file);
+      connection = (options.write ? this.#writers : this.#connections).get(file);
     } catch (error) {
-      throw new DataError(`cannot open the SQLite database: ${(error as Error).message}`, file);
+      throw new DataError(`cannot open the SQLite database: ${(error as Error).message}.${wrongEngineHint(file, 'sqlite')}`, file);
+    }
+    if (options.write) {
+      runWrite(connection, sql);
+      if (options.closeAfter) this.#writers.close(file);
+      return { columns: [], rows: [], rowCount: 0, truncated: false };
     }
     return runRead(connection, sql, options);
   }
@@ -33,5 +41,6 @@ export class InlinePool {
 
   async close(): Promise<void> {
     this.#connections.closeAll();
+    this.#writers.closeAll();
   }
 }

@@ -10,11 +10,13 @@
 import { ConnectionCache } from './connections.js';
 import { loadDriver, type DriverName, type SqliteConnection } from './drivers.js';
 import type { HostFailure, HostReply, HostRequest } from './host-pool.js';
-import { runRead } from './read.js';
-import { SqlError, SqlRefusedError } from './types.js';
+import { runRead, runWrite } from './read.js';
+import { SqlError, SqlRefusedError } from '../types.js';
 
 const driver = loadDriver(process.argv[2] as DriverName);
 const connections = new ConnectionCache(driver);
+// Migrated copies only: the parent sends a copy's statements here after checking each one.
+const writers = new ConnectionCache(driver, true);
 const send = (reply: HostReply): void => void process.send?.(reply);
 
 function failure(id: number, kind: HostFailure['kind'], error: unknown): HostReply {
@@ -25,11 +27,17 @@ function failure(id: number, kind: HostFailure['kind'], error: unknown): HostRep
 process.on('message', (request: HostRequest) => {
   let open: SqliteConnection;
   try {
-    open = connections.get(request.file);
+    open = (request.write ? writers : connections).get(request.file);
   } catch (error) {
     return send(failure(request.id, 'open', error));
   }
   try {
+    if (request.write) {
+      runWrite(open, request.sql);
+      if (request.closeAfter) writers.close(request.file);
+      send({ id: request.id, result: { columns: [], rows: [], rowCount: 0, truncated: false } });
+      return;
+    }
     send({ id: request.id, result: runRead(open, request.sql, request) });
   } catch (error) {
     const kind = error instanceof SqlRefusedError ? 'refused' : error instanceof SqlError ? 'sql' : 'bug';

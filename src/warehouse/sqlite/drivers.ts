@@ -1,14 +1,14 @@
 /**
- * The two synchronous SQLite drivers behind the warehouse: better-sqlite3 (the CLI on Node 20+)
+ * The two synchronous SQLite drivers behind the SQLite engine: better-sqlite3 (the CLI on Node 20+)
  * and Node's built-in `node:sqlite` (the Action on Node 24). Both are loaded lazily through
  * `createRequire`, so a bundle never inlines them, Node 20 never touches `node:sqlite`, and a
  * bundle without `node_modules` (the Action's `dist/`) falls back to `node:sqlite` under `auto`.
  */
-import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import { ConfigError, DataError } from '../util/errors.js';
-import { SqlRefusedError } from './types.js';
+import { ConfigError } from '../../util/errors.js';
+import { refusedFunction } from '../statement-policy.js';
+import { SqlRefusedError } from '../types.js';
 
 /** A concrete driver. */
 export type DriverName = 'better-sqlite3' | 'node:sqlite';
@@ -26,14 +26,22 @@ export interface PreparedRead {
 export interface SqliteConnection {
   /** Prepares `sql` for reading. @throws {SqlRefusedError} when the driver sees a write. */
   prepareRead(sql: string): PreparedRead;
-  /** Runs one statement on a writable connection (migrations). */
-  exec(sql: string): void;
+  /**
+   * Runs one statement on a writable connection (migrations): prepared alone, so text after
+   * the first statement is never run (better-sqlite3 refuses it, node:sqlite ignores it).
+   */
+  run(sql: string): void;
   close(): void;
 }
 
 export interface SqliteDriver {
   readonly name: DriverName;
-  /** Opens an existing file; read-only connections also get `PRAGMA query_only = 1`. */
+  /**
+   * Opens an existing file; read-only connections also get `PRAGMA query_only = 1`, writable
+   * ones (migrated copies) `PRAGMA temp_store = MEMORY`, so neither writes a temporary file
+   * elsewhere, and on node:sqlite an authorizer that denies ATTACH, DETACH, PRAGMA and the
+   * functions that reach files or native code.
+   */
   open(file: string, writable: boolean): SqliteConnection;
 }
 
@@ -46,10 +54,11 @@ interface NodeSqliteDatabase {
   prepare(sql: string): NodeSqliteStatement;
   exec(sql: string): void;
   close(): void;
-  setAuthorizer?(callback: (actionCode: number) => number): void;
+  setAuthorizer?(callback: (actionCode: number, arg1: string | null, arg2: string | null) => number): void;
 }
 interface NodeSqliteStatement {
   columns(): { name: string }[];
+  run(): unknown;
   setReturnArrays(enabled: boolean): void;
   setReadBigInts(enabled: boolean): void;
   iterate(): IterableIterator<unknown[]>;
@@ -65,7 +74,7 @@ function betterSqlite3Driver(): SqliteDriver {
     name: 'better-sqlite3',
     open(file, writable) {
       const db = new Database(file, { readonly: !writable, fileMustExist: true });
-      if (!writable) db.pragma('query_only = 1');
+      db.pragma(writable ? 'temp_store = MEMORY' : 'query_only = 1');
       return {
         prepareRead(sql) {
           const stmt = db.prepare(sql);
@@ -74,7 +83,11 @@ function betterSqlite3Driver(): SqliteDriver {
           const rows = (): IterableIterator<unknown[]> => stmt.iterate() as IterableIterator<unknown[]>;
           return { columns: stmt.columns().map((c) => c.name), rows };
         },
-        exec: (sql) => void db.exec(sql),
+        run(sql) {
+          const stmt = db.prepare(sql);
+          if (stmt.reader) for (const _ of stmt.iterate()) void _;
+          else stmt.run();
+        },
         close: () => void db.close(),
       };
     },
@@ -91,6 +104,7 @@ function nodeSqliteDriver(): SqliteDriver {
   }
   const READ_ACTIONS = ['SQLITE_SELECT', 'SQLITE_READ', 'SQLITE_FUNCTION', 'SQLITE_RECURSIVE'];
   const allowed = new Set(READ_ACTIONS.map((name) => constants[name]));
+  const deniedInMigrations = new Set(['SQLITE_ATTACH', 'SQLITE_DETACH', 'SQLITE_PRAGMA'].map((name) => constants[name]));
   const actionNames = new Map(
     Object.entries(constants)
       .filter(([name]) => !/^SQLITE_(CHANGESET_|OK$|DENY$|IGNORE$)/.test(name)) // other code spaces
@@ -102,7 +116,15 @@ function nodeSqliteDriver(): SqliteDriver {
       const db = new DatabaseSync(file, { readOnly: !writable });
       let preparing = false;
       let denied: string | undefined;
-      if (!writable) {
+      if (writable) {
+        db.exec('PRAGMA temp_store = MEMORY');
+        db.setAuthorizer?.((code, _arg1, arg2) => {
+          const refused = deniedInMigrations.has(code) || (code === constants['SQLITE_FUNCTION'] && refusedFunction(String(arg2).toLowerCase(), 'sqlite') !== undefined);
+          if (!refused) return constants.SQLITE_OK as number;
+          denied ??= actionNames.get(code) ?? `action ${code}`;
+          return constants.SQLITE_DENY as number;
+        });
+      } else {
         db.exec('PRAGMA query_only = 1');
         // Like better-sqlite3's `stmt.readonly`, a statement is judged when prepared (so WITH …
         // INSERT is refused). While it runs, SQLite asks again only for table-valued PRAGMA
@@ -129,7 +151,15 @@ function nodeSqliteDriver(): SqliteDriver {
           stmt.setReadBigInts(true);
           return { columns: stmt.columns().map((c) => c.name), rows: () => stmt.iterate() };
         },
-        exec: (sql) => db.exec(sql),
+        run(sql) {
+          denied = undefined;
+          try {
+            db.prepare(sql).run();
+          } catch (error) {
+            if (denied !== undefined) throw new SqlRefusedError(`the migration statement is refused (${denied})`, sql);
+            throw error;
+          }
+        },
         close: () => db.close(),
       };
     },
@@ -172,19 +202,4 @@ export function loadDriver(choice: DriverChoice): SqliteDriver {
 /** True for an error raised by SQLite itself (the statement's fault), in either driver. */
 export function isSqliteError(error: unknown): error is Error {
   return error instanceof Error && /SQLITE/.test(String((error as { code?: unknown }).code));
-}
-
-/**
- * Checks that the SQLite file of database `name` exists and is a regular file.
- * @param declaredAt - where the config declares the database (`warehouse.path in replaygate.yml:6`), named in the error
- *
- * @throws {DataError} naming the file and the database.
- * @example assertDatabaseFile('world_1', 'warehouse/world_1.sqlite')
- *   // returns, or throws DataError "warehouse/world_1.sqlite: the SQLite file of database ..."
- */
-export function assertDatabaseFile(name: string, file: string, declaredAt?: string): void {
-  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) {
-    const message = `the SQLite file of database "${name}" does not exist (check ${declaredAt ?? 'the warehouse section of the config'})`;
-    throw new DataError(message, file);
-  }
 }

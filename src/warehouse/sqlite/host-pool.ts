@@ -10,16 +10,22 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DataError } from '../util/errors.js';
+import { DataError } from '../../util/errors.js';
+import { wrongEngineHint } from '../files.js';
+import { addSignalCleanup } from '../temp-folders.js';
 import type { DriverName } from './drivers.js';
 import type { ReadOptions } from './read.js';
-import { SqlError, SqlRefusedError, SqlTimeoutError, type QueryResult } from './types.js';
+import { SqlError, SqlRefusedError, SqlTimeoutError, type QueryResult } from '../types.js';
 
 /** One statement sent to a host. */
 export interface HostRequest extends ReadOptions {
   readonly id: number;
   readonly file: string;
   readonly sql: string;
+  /** A migration statement for a migrated copy: run on a writable connection (checked by the parent first). */
+  readonly write?: true;
+  /** With `write`: close the writable connection afterwards (the last statement of a migration). */
+  readonly closeAfter?: true;
 }
 
 /** Why a host could not answer a request: the statement's fault, an unopenable file, or a bug. */
@@ -48,6 +54,8 @@ let hostScript: string | undefined;
 // gone, so they are killed when this process exits (even by `process.exit()` mid-statement).
 const liveHosts = new Set<ChildProcess>();
 const killLiveHosts = (): void => liveHosts.forEach((child) => child.kill('SIGKILL'));
+// A signal during a migration (temp-folders.ts handles it then) must not leave a busy host behind.
+addSignalCleanup(killLiveHosts);
 
 /**
  * Path of the host entry script: `sqlite-host.js` next to this module (tsc's `build/`, or a
@@ -220,7 +228,7 @@ function toError(failure: HostFailure, request: HostRequest): Error {
     case 'sql':
       return new SqlError(failure.message, request.sql);
     case 'open':
-      return new DataError(`cannot open the SQLite database: ${failure.message}`, request.file);
+      return new DataError(`cannot open the SQLite database: ${failure.message}.${wrongEngineHint(request.file, 'sqlite')}`, request.file);
     case 'bug':
       return Object.assign(new Error(failure.message), { stack: failure.stack });
   }
@@ -229,6 +237,8 @@ function toError(failure: HostFailure, request: HostRequest): Error {
 /** Options of one statement sent through the pool. */
 export interface PoolQuery extends ReadOptions {
   readonly timeoutMs: number;
+  readonly write?: true;
+  readonly closeAfter?: true;
 }
 
 /**
@@ -245,13 +255,15 @@ export class SqliteHostPool {
   }
 
   query(file: string, sql: string, options: PoolQuery): Promise<QueryResult> {
-    const { maxRows, legacyStringLiterals, timeoutMs } = options;
+    const { maxRows, legacyStringLiterals, timeoutMs, write, closeAfter } = options;
     // The file's own host keeps its connection warm; a busier one hands over to the least busy
     // host (which opens the file too), so replays that run one database at a time use every host.
+    // A migration's statements all go to the file's own host, in order.
     const own = this.#hosts[fnv1a(file) % this.#hosts.length] as SqliteHost;
     const idlest = this.#hosts.reduce((a, b) => (b.pending < a.pending ? b : a));
-    const host = own.pending <= idlest.pending + 1 ? own : idlest;
-    return host.run({ id: this.#nextId++, file, sql, maxRows, legacyStringLiterals }, timeoutMs);
+    const host = write || own.pending <= idlest.pending + 1 ? own : idlest;
+    const flags = { ...(write ? { write } : {}), ...(closeAfter ? { closeAfter } : {}) };
+    return host.run({ id: this.#nextId++, file, sql, maxRows, legacyStringLiterals, ...flags }, timeoutMs);
   }
 
   /** Starts every host process now, so their start-up overlaps other work. */

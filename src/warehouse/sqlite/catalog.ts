@@ -3,8 +3,8 @@
  * `pragma_table_info` / `pragma_foreign_key_list` table-valued functions), so every engine runs
  * them through the same read path and time limit as any other query.
  */
-import { quoteIdentifier } from './sql-text.js';
-import type { Cell, ColumnInfo, QueryResult, TableInfo } from './types.js';
+import { quoteIdentifier } from '../sql-text.js';
+import type { Cell, ColumnInfo, QueryResult, TableInfo } from '../types.js';
 
 /** Runs one catalogue statement with a row cap and no legacy literal rewriting. */
 export type CatalogQuery = (sql: string, maxRows: number) => Promise<QueryResult>;
