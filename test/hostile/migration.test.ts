@@ -69,6 +69,16 @@ beforeAll(async () => {
   if (!SKIP_POSTGRES) {
     pg = await createDatabase('hostile');
     await copyToPostgres(CONCERT_SINGER, pg.url);
+    // What a rollback cannot undo: sequences behind serial / identity columns, a trigger's code, a default calling a refused function.
+    await adminSql(
+      `CREATE TABLE seq_t (id serial PRIMARY KEY, v int); INSERT INTO seq_t (v) VALUES (1);
+       CREATE TABLE id_t (id int GENERATED ALWAYS AS IDENTITY, v int);
+       CREATE SEQUENCE free_seq;
+       CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('free_seq'); RETURN NEW; END $$;
+       CREATE TABLE trg_t (v int); CREATE TRIGGER bump_on_insert BEFORE INSERT ON trg_t FOR EACH ROW EXECUTE FUNCTION bump();
+       CREATE TABLE lock_t (v bigint DEFAULT pg_advisory_lock(7)::text::bigint);`,
+      pg.name,
+    );
     process.env['HOSTILE_PG_URL'] = pg.url;
     const url = pg.url;
     projects.set('postgres', { dir: project('postgres'), fingerprint: () => pgDumpSha256(url), warehouse: pg.name });
@@ -199,6 +209,33 @@ describe('postgres: nothing can commit, change settings, reach files or other se
     expect(await p.fingerprint()).toBe(before);
     const sessions = await adminSql("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'replaygate-migration'");
     expect(sessions[0]?.rows[0]).toEqual({ n: 0 });
+  });
+});
+
+// nextval() is not transactional: these statements would move the real database's sequences
+// (pg_dump shows setval) although the transaction is rolled back. Each is refused from its plan.
+const POSTGRES_ESCAPES: [string, string, number, RegExp][] = [
+  ['INSERT into a serial column', 'INSERT INTO seq_t (v) VALUES (2);', 1, /advance the sequence seq_t_id_seq/],
+  ['INSERT into an identity column', 'INSERT INTO id_t (v) VALUES (2);', 1, /advance the sequence id_t_id_seq/],
+  ['a copy made with LIKE … INCLUDING ALL shares the real sequence', 'CREATE TABLE t2 (LIKE seq_t INCLUDING ALL);\nINSERT INTO t2 (v) VALUES (5);', 2, /advance the sequence seq_t_id_seq/],
+  ['UPDATE … SET id = DEFAULT', 'UPDATE seq_t SET id = DEFAULT;', 1, /advance the sequence seq_t_id_seq/],
+  ['an INSERT inside a data-modifying WITH', 'WITH x AS (INSERT INTO seq_t (v) VALUES (3) RETURNING id) UPDATE concert SET theme = \'x\' WHERE concert_id IN (SELECT id FROM x);', 1, /advance the sequence seq_t_id_seq/],
+  ['INSERT … SELECT from a CREATE TABLE AS', 'CREATE TABLE t3 AS SELECT v FROM seq_t;\nINSERT INTO seq_t (v) SELECT v FROM t3;', 2, /advance the sequence seq_t_id_seq/],
+  ['MERGE into a table with a serial column', 'MERGE INTO seq_t USING (SELECT 1 AS v) s ON false WHEN NOT MATCHED THEN INSERT (v) VALUES (s.v);', 1, /MERGE into public.seq_t may advance its sequence/],
+  ['a write that fires a user trigger', 'INSERT INTO trg_t VALUES (1);', 1, /trigger bump_on_insert/],
+  ['a column default calling a refused function', 'INSERT INTO lock_t DEFAULT VALUES;', 1, /pg_advisory_lock/],
+];
+
+describe('postgres: what a rollback cannot undo (sequences, triggers, defaults) is refused from the plan', () => {
+  test.each(POSTGRES_ESCAPES)('%s', (_, sql, line, message) => hostile('postgres', sql, { line, message }));
+  test('writes that move no pre-existing sequence still run (explicit ids, a sequence the migration creates)', async () => {
+    const p = projects.get('postgres');
+    if (p === undefined) return expect(SKIP_POSTGRES).toBe(true);
+    const before = await p.fingerprint();
+    writeFileSync(join(p.dir, 'migration.sql'), 'INSERT INTO seq_t (id, v) VALUES (100, 1);\nCREATE TABLE t5 (id serial, v int);\nINSERT INTO t5 (v) VALUES (1);\n');
+    const { code, out, err } = await cli(p.dir, 'check', '--migration', 'migration.sql');
+    expect(code, out + err).toBe(0);
+    expect(await p.fingerprint()).toBe(before);
   });
 });
 

@@ -17,6 +17,7 @@ import { distinctValuesSql } from '../sql-text.js';
 import { checkReadStatement } from '../statement-policy.js';
 import { SqlError, SqlRefusedError, SqlTimeoutError, type Cell, type QueryOptions, type QueryResult, type SqlEngine, type TableInfo } from '../types.js';
 import { connectionError, isConnectionError } from './connection-error.js';
+import { existingSequences, guardMigrationStatement } from './migration-guard.js';
 import { cellTypes } from './values.js';
 
 type PostgresConfig = { readonly engine: 'postgres'; readonly urlEnv: string; readonly migrationUrlEnv?: string; readonly maxConnections?: number };
@@ -211,6 +212,8 @@ async function readTables(run: (sql: string) => Promise<QueryResult>): Promise<T
 class PostgresDatabase {
   #pool: Promise<Pool> | undefined;
   #closed = false;
+  #inUse = 0;
+  readonly #waiting: (() => void)[] = [];
 
   constructor(
     readonly database: string,
@@ -220,9 +223,41 @@ class PostgresDatabase {
     private readonly connectTimeoutMs: number,
   ) {}
 
-  /** A pooled client, connected. @throws {ConfigError} it cannot connect (no URL in the message). */
-  async client(): Promise<PoolClient> {
+  /**
+   * A pooled client, connected; `release` gives it back. Statements beyond `max_connections`
+   * wait here for a free connection, without a time limit of their own: the pool's connection
+   * timeout then only measures connecting, so a busy pool never looks like a server that does
+   * not answer.
+   * @throws {ConfigError} it cannot connect (no URL in the message).
+   */
+  async client(): Promise<{ client: PoolClient; release: (destroy: boolean) => void }> {
     if (this.#closed) throw new Error('the warehouse was closed before this statement finished');
+    while (this.#inUse >= this.maxConnections) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    if (this.#closed) throw new Error('the warehouse was closed before this statement finished');
+    this.#inUse++;
+    let released = false;
+    const free = (): void => {
+      if (released) return;
+      released = true;
+      this.#inUse--;
+      this.#waiting.shift()?.();
+    };
+    try {
+      const client = await this.#connect();
+      return {
+        client,
+        release: (destroy) => {
+          client.release(destroy ? true : undefined);
+          free();
+        },
+      };
+    } catch (error) {
+      free();
+      throw error;
+    }
+  }
+
+  async #connect(): Promise<PoolClient> {
     this.#pool ??= loadPg().then(({ pg }) => {
       const pool = new pg.Pool({
         connectionString: this.url,
@@ -249,6 +284,7 @@ class PostgresDatabase {
 
   async close(): Promise<void> {
     this.#closed = true;
+    for (const wake of this.#waiting.splice(0)) wake();
     const pool = await this.#pool;
     await pool?.end().catch(() => {});
   }
@@ -279,7 +315,7 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
     const db = database;
     return this.#engine(name, async (sql, options) => {
       const { Cursor } = await loadPg();
-      const client = await db.client();
+      const { client, release } = await db.client();
       let destroy = false;
       try {
         return await underTimeLimit(
@@ -300,7 +336,7 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
         if (!(error instanceof SqlError) || /connection to PostgreSQL was lost/.test(error.message)) destroy = true;
         throw error;
       } finally {
-        client.release(destroy ? true : undefined);
+        release(destroy);
       }
     });
   }
@@ -397,26 +433,43 @@ class MigratedSession {
     private readonly client: ClientBase & { end(): Promise<void> },
     private readonly Cursor: typeof PgCursor,
     private readonly timeoutMs: number,
+    private readonly sequences: ReadonlySet<string>,
   ) {}
 
   static async open(name: string, urlEnv: string, url: string, timeoutMs: number): Promise<MigratedSession> {
     const { pg, Cursor } = await loadPg();
-    const client = new pg.Client({ connectionString: url, application_name: 'replaygate-migration', options: SESSION, types: cellTypes, connectionTimeoutMillis: timeoutMs });
-    client.on('error', () => {});
+    let client: InstanceType<PgModule['Client']> | undefined;
     try {
+      // The driver parses the URL (and reads files it names, e.g. sslcert) here: its errors can quote the URL.
+      client = new pg.Client({ connectionString: url, application_name: 'replaygate-migration', options: SESSION, types: cellTypes, connectionTimeoutMillis: timeoutMs });
+      client.on('error', () => {});
       await client.connect();
     } catch (error) {
+      void client?.end().catch(() => {});
       throw connectionError(error, name, urlEnv);
     }
     await client.query(CLIENT_CHECK).catch(() => {});
     await client.query(`BEGIN; ${limits(timeoutMs)}`);
-    return new MigratedSession(client, Cursor, timeoutMs);
+    const sequences = await existingSequences(client);
+    return new MigratedSession(client, Cursor, timeoutMs, sequences);
   }
 
-  /** Runs one (checked) migration statement in the transaction. */
+  /**
+   * Runs one (checked) migration statement in the transaction, after its plan shows nothing a
+   * rollback cannot undo (src/warehouse/postgres/migration-guard.ts).
+   */
   apply(sql: string): Promise<void> {
     return this.#serial(async () => {
-      await underTimeLimit(this.client, sql, this.timeoutMs, () => this.client.query(sql), () => this.#lose());
+      await underTimeLimit(
+        this.client,
+        sql,
+        this.timeoutMs,
+        async () => {
+          await guardMigrationStatement(this.client, sql, this.sequences);
+          await this.client.query(sql);
+        },
+        () => this.#lose(),
+      );
     });
   }
 
