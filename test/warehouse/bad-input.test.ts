@@ -76,7 +76,13 @@ function pgProject(name: string): string {
 }
 
 const PARTS_OF = (url: string): string[] => {
-  const u = new URL(url);
+  if (!url.startsWith('postgres')) return PARTS_OF(`postgres://x:${SECRET}@h:1/d`);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [url, SECRET]; // a URL even WHATWG cannot parse (a port out of range)
+  }
   // 'replaygate' is also the tool's own name, which starts every message.
   return [url, u.password, u.username, `${u.hostname}:${u.port}`, u.port, decodeURIComponent(u.pathname.slice(1))].filter((p) => p.length > 2 && p !== 'replaygate');
 };
@@ -89,14 +95,22 @@ describe.skipIf(SKIP_POSTGRES)('PostgreSQL connections that fail never show the 
     ['a database that does not exist', urlOf('no_such_database_here', 'replaygate'), /the database does not exist \(3D000\)/],
     ['a role that does not exist', urlOf(pg?.name as string, 'nobody_such_role'), /rejected the role|the server refused the connection/],
     ['a value that is not a URL', `host=127.0.0.1 password=${SECRET}`, /not a postgres:\/\/ or postgresql:\/\/ URL/],
+    ['a port out of range (the driver cannot parse the URL)', `postgres://replaygate_pw:${SECRET}@127.0.0.1:99999/replaygate_secret_db`, /not a valid postgres:\/\/ URL/],
+    ['a client certificate file that does not exist (its path is in the URL)', `postgres://replaygate_pw:${SECRET}@127.0.0.1:${closedPort}/replaygate_secret_db?sslcert=/nonexistent/${SECRET}.crt`, /a file the URL names .*does not exist \(ENOENT\)/],
   ];
+  const migration = (): string => {
+    const file = join(folder, 'migration.sql');
+    writeFileSync(file, 'CREATE TABLE t (a int);\n');
+    return file;
+  };
 
-  test('the engine: a ConfigError naming the variable and the reason, nothing of the URL', async () => {
+  test.each(['a read', 'a migration'])('the engine, %s: a ConfigError naming the variable and the reason, nothing of the URL', async (path) => {
     for (const [what, url, reason] of cases()) {
       const warehouse = openWarehouse(new Map([['main', { engine: 'postgres', urlEnv: 'BAD_URL' }]]), { env: { BAD_URL: url }, timeoutMs: 1500 });
       let error: Error | undefined;
       try {
-        await warehouse.engine('main').query('SELECT 1');
+        if (path === 'a read') await warehouse.engine('main').query('SELECT 1');
+        else await warehouse.migrate({ file: migration() });
       } catch (e) {
         error = e as Error;
       } finally {
@@ -105,16 +119,17 @@ describe.skipIf(SKIP_POSTGRES)('PostgreSQL connections that fail never show the 
       expect(error?.name, what).toBe('ConfigError');
       expect(error?.message, what).toMatch(reason);
       expect(error?.message, what).toContain('$BAD_URL');
-      for (const part of PARTS_OF(url.startsWith('postgres') ? url : `postgres://x:${SECRET}@h:1/d`)) {
-        expect(`${error?.message}\n${error?.stack}`, `${what}: ${part}`).not.toContain(part);
+      for (const part of PARTS_OF(url)) {
+        expect(`${error?.message}\n${error?.stack}\n${JSON.stringify(error)}`, `${what}: ${part}`).not.toContain(part);
       }
     }
   });
 
-  test('the CLI: exit 2, no stack trace, and neither output nor the JSON report holds any part of the URL', async () => {
+  test.each([[[]], [['--migration', 'migration.sql']]])('the CLI, check %j: exit 2, no stack trace, and neither output nor the JSON report holds any part of the URL', async (extra) => {
     for (const [what, url] of cases()) {
-      const dir = pgProject(`cli-${what.replace(/\W+/g, '-')}`);
-      const { code, out, err } = await cli(dir, { BAD_URL: url }, 'check', '--json', 'report.json');
+      const dir = pgProject(`cli-${extra.length}-${what.replace(/\W+/g, '-')}`);
+      writeFileSync(join(dir, 'migration.sql'), 'CREATE TABLE t (a int);\n');
+      const { code, out, err } = await cli(dir, { BAD_URL: url }, 'check', ...extra, '--json', 'report.json');
       expect(code, `${what}: ${err}`).toBe(2);
       expect(err).not.toMatch(/internal error|\n\s+at /);
       let written = '';
@@ -123,9 +138,20 @@ describe.skipIf(SKIP_POSTGRES)('PostgreSQL connections that fail never show the 
       } catch {
         // no report: the command stopped before writing one
       }
-      for (const part of PARTS_OF(url.startsWith('postgres') ? url : `postgres://x:${SECRET}@h:1/d`)) {
+      for (const part of PARTS_OF(url)) {
         expect(out + err + written, `${what}: ${part}`).not.toContain(part);
       }
+    }
+  });
+
+  test('more statements than max_connections wait for a connection; a busy pool is not a server that does not answer', async () => {
+    // One connection, a 1.2 s limit: the fourth statement waits ~3 s for the connection, far longer than the limit.
+    const warehouse = openWarehouse(new Map([['main', { engine: 'postgres', urlEnv: 'PG', maxConnections: 1 }]]), { env: { PG: pg?.url as string }, timeoutMs: 1200 });
+    try {
+      const results = await Promise.allSettled([1, 2, 3, 4].map((i) => warehouse.engine('main').query(`SELECT pg_sleep(0.8), ${i} AS n`)));
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value.rows[0]?.[1] : `${(r.reason as Error).name}: ${(r.reason as Error).message}`))).toEqual([1, 2, 3, 4]);
+    } finally {
+      await warehouse.close();
     }
   });
 
