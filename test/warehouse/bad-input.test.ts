@@ -240,6 +240,20 @@ describe('DuckDB bad input', () => {
     expect((await engine.query('SELECT count(*) FROM singer')).rows).toEqual([[6]]);
   });
 
+  test('a statement DuckDB cannot interrupt (one long function call) is given up on within the limit + 1 s, and the other statements go on', async () => {
+    const limited = openEngine({ engine: 'duckdb', file: duckFile }, 'cs', { timeoutMs: 1000, duckdbConnections: 2 });
+    try {
+      const started = performance.now();
+      const [runaway, beside] = await Promise.allSettled([limited.query("SELECT length(repeat('x', 200000000))"), limited.query('SELECT count(*) FROM singer')]);
+      expect(runaway).toMatchObject({ status: 'rejected', reason: { name: 'SqlTimeoutError' } });
+      expect(performance.now() - started).toBeLessThan(1000 + 1000);
+      expect(beside).toMatchObject({ status: 'fulfilled', value: { rows: [[6]] } });
+      expect((await limited.query('SELECT count(*) FROM concert')).rows).toEqual([[6]]);
+    } finally {
+      await limited.close();
+    }
+  });
+
   test('millions of rows: only the chunks up to the cap are read', async () => {
     const result = await engine.query('SELECT x, md5(x::VARCHAR) FROM range(50000000) t(x)', { maxRows: 10_000 });
     expect([result.rowCount, result.truncated, result.rows.at(-1)?.[0]]).toEqual([10_000, true, 9_999]);

@@ -61,6 +61,9 @@ const MIGRATION_TYPES: ReadonlySet<number> = new Set([
   STATEMENT.CREATE_FUNC, STATEMENT.DROP, STATEMENT.MERGE_INTO,
 ]);
 
+/** After the time limit, a statement DuckDB has not stopped is given up on this much later (it finishes in the background). */
+export const DUCKDB_ABANDON_AFTER_MS = 500;
+
 let api: DuckdbApi | undefined;
 
 /**
@@ -98,6 +101,8 @@ class DuckdbFile {
   #instance: Promise<DuckDBInstance> | undefined;
   readonly #idle: DuckDBConnection[] = [];
   readonly #busy = new Set<DuckDBConnection>();
+  /** Connections whose statement ran past its limit and was given up on; closed when it returns. */
+  readonly #abandoned = new Set<DuckDBConnection>();
   readonly #waiting: (() => void)[] = [];
   #closed = false;
   #tables: Promise<readonly TableInfo[]> | undefined;
@@ -108,25 +113,49 @@ class DuckdbFile {
     private readonly writable = false,
   ) {}
 
-  /** Runs `work` on a connection of its own; at most `connections` at once, the rest wait in order. */
-  async withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` on a connection of its own; at most `connections` at once, the rest wait in order.
+   * With `limit`, a statement still running {@link DUCKDB_ABANDON_AFTER_MS} after its time limit
+   * (one inside a single long function call, such as `repeat('x', 300000000)`, which checks for
+   * interrupts only between calls) is given up on: the caller gets a {@link SqlTimeoutError} and
+   * the slot goes to the next statement; the connection is closed when DuckDB returns.
+   */
+  async withConnection<T>(work: (connection: DuckDBConnection) => Promise<T>, limit?: { readonly ms: number; readonly sql: string }): Promise<T> {
     while (this.#busy.size >= this.connections) await new Promise<void>((resolve) => this.#waiting.push(resolve));
     if (this.#closed) throw new Error('the warehouse was closed before this statement finished');
     const instance = await this.#open();
     const connection = this.#idle.pop() ?? (await instance.connect());
     this.#busy.add(connection);
-    let reusable = true;
-    try {
-      return await work(connection);
-    } catch (error) {
-      reusable = !(error instanceof SqlTimeoutError);
-      throw error;
-    } finally {
+    let abandoned = false;
+    const running = work(connection);
+    const settled = running.then(
+      () => true,
+      (error: unknown) => !(error instanceof SqlTimeoutError),
+    );
+    // Whenever the statement ends (at once, or long after it was given up on): reuse or close its connection.
+    void settled.then(async (reusable) => {
       this.#busy.delete(connection);
-      if (reusable && !this.#closed) this.#idle.push(connection);
+      this.#abandoned.delete(connection);
+      if (reusable && !abandoned && !this.#closed) this.#idle.push(connection);
       else connection.closeSync();
-      this.#waiting.shift()?.();
-      if (this.#closed && this.#busy.size === 0) (await this.#instance?.catch(() => undefined))?.closeSync();
+      if (!abandoned) this.#waiting.shift()?.();
+      if (this.#closed && this.#busy.size === 0 && this.#abandoned.size === 0) (await this.#instance?.catch(() => undefined))?.closeSync();
+    });
+    if (limit === undefined) return running;
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        abandoned = true;
+        this.#busy.delete(connection);
+        this.#abandoned.add(connection);
+        this.#waiting.shift()?.();
+        reject(new SqlTimeoutError(limit.sql, limit.ms));
+      }, limit.ms + DUCKDB_ABANDON_AFTER_MS);
+    });
+    try {
+      return await Promise.race([running, giveUp]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -142,12 +171,12 @@ class DuckdbFile {
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const connection of this.#busy) connection.interrupt();
+    for (const connection of [...this.#busy, ...this.#abandoned]) connection.interrupt();
     for (const wake of this.#waiting.splice(0)) wake();
     for (const connection of this.#idle.splice(0)) connection.closeSync();
     const instance = await this.#instance?.catch(() => undefined);
     // Busy connections close when their statement returns; the instance goes with the last one.
-    if (this.#busy.size === 0) instance?.closeSync();
+    if (this.#busy.size === 0 && this.#abandoned.size === 0) instance?.closeSync();
   }
 
   #open(): Promise<DuckDBInstance> {
@@ -202,7 +231,7 @@ async function runRead(file: DuckdbFile, sql: string, request: ReadRequest, know
     } finally {
       clearTimeout(timer);
     }
-  });
+  }, { ms: request.timeoutMs, sql });
 }
 
 /** Extracts the statements of `sql` with DuckDB's own parser; refuses anything but one. */
@@ -368,7 +397,7 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
         } finally {
           clearTimeout(timer);
         }
-      });
+      }, { ms: this.defaults.timeoutMs, sql: text });
     } catch (error) {
       if (!(error instanceof SqlError)) throw error;
       throw migrationStatementError(name, 'duckdb', label, statement, error);
