@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 // @ts-expect-error: a plain-JavaScript example script without types
 import { copyToDuckdb, copyToPostgres } from '../../examples/load-sqlite.mjs';
 import { main } from '../../src/cli/index.js';
-import { adminSql, createDatabase, SKIP_POSTGRES } from '../helpers/postgres.js';
+import { adminSql, createDatabase, SKIP_POSTGRES, urlOf } from '../helpers/postgres.js';
 import { fileSha256, pgDumpSha256 } from '../warehouse/fingerprints.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -237,6 +237,34 @@ describe('postgres: what a rollback cannot undo (sequences, triggers, defaults) 
     expect(code, out + err).toBe(0);
     expect(await p.fingerprint()).toBe(before);
   });
+});
+
+test('postgres: a role that may only read gets a message naming migration_url_env, and nothing changes', async () => {
+  const p = projects.get('postgres');
+  if (p === undefined || pg === undefined) return expect(SKIP_POSTGRES).toBe(true);
+  const role = `hostile_ro_${pg.name.split('_').at(-1)}`;
+  await adminSql(
+    `CREATE ROLE ${role} LOGIN NOSUPERUSER; ALTER ROLE ${role} SET default_transaction_read_only = on; GRANT CONNECT ON DATABASE ${pg.name} TO ${role};
+     GRANT USAGE ON SCHEMA public TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${role};`,
+    pg.name,
+  );
+  try {
+    const before = await p.fingerprint();
+    const dir = join(work, 'postgres-read-only');
+    mkdirSync(join(dir, 'golden'), { recursive: true });
+    writeFileSync(join(dir, 'replaygate.yml'), 'warehouse:\n  engine: postgres\n  url_env: HOSTILE_RO_URL\ngolden: golden\n');
+    writeFileSync(join(dir, 'golden/q.yml'), 'questions:\n  - id: q1\n    question: How many concerts are there?\n    golden_sql: SELECT count(*) FROM concert\n');
+    writeFileSync(join(dir, 'migration.sql'), 'ALTER TABLE concert RENAME COLUMN theme TO motto;\n');
+    process.env['HOSTILE_RO_URL'] = urlOf(pg.name, role);
+    const { code, err } = await cli(dir, 'check', '--migration', 'migration.sql');
+    expect(code, err).toBe(2);
+    expect(err).toContain('migration.sql:1');
+    expect(err).toMatch(/must be owner of table concert .*set warehouse\.migration_url_env/);
+    expect(await p.fingerprint()).toBe(before);
+  } finally {
+    delete process.env['HOSTILE_RO_URL'];
+    await adminSql(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${role}; REVOKE ALL ON SCHEMA public FROM ${role}; REVOKE ALL ON DATABASE ${pg.name} FROM ${role}; DROP ROLE ${role};`, pg.name);
+  }
 });
 
 describe('a runaway migration statement meets the time limit; the copy is removed', () => {

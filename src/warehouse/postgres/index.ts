@@ -162,6 +162,16 @@ async function underTimeLimit<T>(client: ClientBase, sql: string, timeoutMs: num
   }
 }
 
+/**
+ * A migration statement the role may not run (no privilege, or the role may only read) says
+ * which role to use instead: the fix is in the configuration, not in the migration.
+ */
+function privilegeHint(error: SqlError, urlEnv: string): SqlError {
+  if (error instanceof SqlTimeoutError || !/read-only transaction|must be owner|permission denied/.test(error.message)) return error;
+  const hint = `${error.message} (the role of $${urlEnv} may not run it: set warehouse.migration_url_env to the variable holding the URL of a role that may, e.g. the tables' owner on a staging database; see docs/warehouse.md)`;
+  return error instanceof SqlRefusedError ? new SqlRefusedError(hint, error.sql) : new SqlError(hint, error.sql);
+}
+
 /** The statements that set one statement's limits inside its transaction. */
 const limits = (timeoutMs: number): string =>
   `SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL lock_timeout = ${timeoutMs}; SET LOCAL idle_in_transaction_session_timeout = ${timeoutMs + 10_000}`;
@@ -353,7 +363,7 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
           await session.apply(statement.text);
         } catch (error) {
           if (!(error instanceof SqlError)) throw error;
-          throw migrationStatementError(name, 'postgres', migration.label, statement, error);
+          throw migrationStatementError(name, 'postgres', migration.label, statement, privilegeHint(error, urlEnv));
         }
       }
       await session.readOnly();
@@ -449,7 +459,8 @@ class MigratedSession {
       throw connectionError(error, name, urlEnv);
     }
     await client.query(CLIENT_CHECK).catch(() => {});
-    await client.query(`BEGIN; ${limits(timeoutMs)}`);
+    // READ WRITE: a role whose default_transaction_read_only is on may still own the tables; its privileges decide.
+    await client.query(`BEGIN TRANSACTION READ WRITE; ${limits(timeoutMs)}`);
     const sequences = await existingSequences(client);
     return new MigratedSession(client, Cursor, timeoutMs, sequences);
   }
