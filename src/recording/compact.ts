@@ -31,7 +31,7 @@ import { canonicalJson, canonicalString, nfc } from './canonical.js';
 /** Marker character of templates. */
 export const BLOB_MARK = '§';
 /** Strings, paragraphs and subtrees at least this long (canonical JSON characters) become blobs. */
-export const MIN_BLOB_CHARS = 256;
+export const MIN_BLOB_CHARS = 192;
 /** A container becomes a blob only when its stored form is at least this long (a few references are cheaper inline). */
 export const MIN_STORED_CHARS = 64;
 /** Hex digits of a blob id (128 bits of SHA-256). */

@@ -141,6 +141,34 @@ export function writeQuestionFile(file: string, calls: readonly StoredCall[], lo
   writeFileAtomic(file, renderQuestionFile(calls, defs, shared));
 }
 
+/**
+ * A blob needed by several question files is worth a file of its own in `blobs/` when the
+ * copies it saves weigh at least this much: `(files − 1) × bytes ≥ SHARE_MIN_SAVED_BYTES`. Small
+ * blobs two questions happen to share (the same short tool result) stay in both files — a file
+ * per such blob would cost more (a file-system block, a git tree entry) than it saves.
+ */
+export const SHARE_MIN_SAVED_BYTES = 1024;
+
+/** Whether a blob of `bytes` (stored canonical JSON) needed by `files` question files goes to `blobs/`. */
+export function worthSharing(files: number, bytes: number): boolean {
+  return files >= 2 && (files - 1) * bytes >= SHARE_MIN_SAVED_BYTES;
+}
+
+/** Adds to `shared` every blob a shared blob refers to (shared blobs refer only to shared blobs). */
+function closeOver(shared: Set<string>, values: ReadonlyMap<string, Stored>): void {
+  const stack = [...shared];
+  while (stack.length > 0) {
+    const value = values.get(stack.pop()!);
+    if (value === undefined) continue;
+    for (const child of refsOf(value)) {
+      if (!shared.has(child)) {
+        shared.add(child);
+        stack.push(child);
+      }
+    }
+  }
+}
+
 /** Writes `blobs/<id>.json` unless it is there (content-addressed: same name, same content). */
 function writeSharedBlob(dir: string, id: string, value: Stored, shared: Set<string>): void {
   if (shared.has(id)) return;
@@ -149,17 +177,14 @@ function writeSharedBlob(dir: string, id: string, value: Stored, shared: Set<str
   shared.add(id);
 }
 
-/**
- * Blobs defined in two or more files of `calls/`, one of them in `touched`, move to `blobs/`
- * (with every blob they refer to); the touched files are rewritten without them.
- */
-export function promoteShared(dir: string, touched: ReadonlySet<string>, shared: Set<string>): void {
-  const definedIn = new Map<string, string[]>();
+/** Blob id → the files of `calls/` (relative paths) that define it, from the first bytes of each line. */
+export function scanDefinitions(dir: string): Map<string, Set<string>> {
+  const definedIn = new Map<string, Set<string>>();
   let names: string[];
   try {
     names = readdirSync(join(dir, CALLS_DIR));
   } catch {
-    return;
+    return definedIn;
   }
   for (const name of names) {
     if (isTempName(name) || !name.endsWith('.jsonl')) continue;
@@ -173,43 +198,48 @@ export function promoteShared(dir: string, touched: ReadonlySet<string>, shared:
     for (const { text } of lines(data)) {
       const id = blobIdOfLine(text);
       if (id === undefined) continue;
-      const list = definedIn.get(id);
-      if (list) list.push(rel);
-      else definedIn.set(id, [rel]);
+      const set = definedIn.get(id);
+      if (set) set.add(rel);
+      else definedIn.set(id, new Set([rel]));
     }
   }
-  const promote = new Set<string>();
-  for (const [id, files] of definedIn) if (files.length >= 2 && files.some((f) => touched.has(f)) && !shared.has(id)) promote.add(id);
-  if (promote.size === 0) return;
-  const affected = new Set<string>();
-  for (const id of promote) for (const f of definedIn.get(id)!) if (touched.has(f)) affected.add(f);
-  const states = new Map<string, QuestionFileState>();
-  for (const rel of affected) states.set(rel, readQuestionFile(join(dir, rel), rel));
-  // Write blobs/ first, children before parents: a reader never meets a reference it cannot follow.
-  const values = new Map<string, Stored>();
-  for (const state of states.values()) for (const [id, v] of state.blobs) values.set(id, v);
-  const written = new Set<string>();
-  const place = (id: string): void => {
-    if (written.has(id) || shared.has(id)) return;
-    written.add(id);
-    const value = values.get(id);
-    if (value === undefined) return;
-    for (const child of refsOf(value)) place(child);
-    writeSharedBlob(dir, id, value, shared);
-  };
-  for (const id of promote) place(id);
-  for (const [rel, state] of states) writeQuestionFile(join(dir, rel), state.calls, state.blobs, shared);
+  return definedIn;
 }
 
 /**
- * Writes a whole format-2 recording from calls in their order (upgrade, prune): calls are
- * compacted, a blob needed by the calls of two or more question files goes to `blobs/`, every
- * other blob into the one file that needs it. Files of `calls/` and `blobs/` that are not part of
- * the result are removed, and unchanged files are not rewritten. The result depends only on the
- * calls and their order, never on how the recording was written before.
- * @returns the number of question files and shared blobs written.
+ * Writes blobs to `blobs/`, with every blob they refer to that is not shared yet (children
+ * first, so a reader never meets a reference it cannot follow), and adds them to `shared`.
+ * @param values - stored value of each blob to write and of its descendants.
  */
-export function writeWholeRecording(dir: string, calls: Iterable<Omit<RecordedCall, 'key'> | CompactedCall>): { files: number; sharedBlobs: number } {
+export function shareBlobs(dir: string, ids: Iterable<string>, values: ReadonlyMap<string, Stored>, shared: Set<string>): void {
+  const place = (id: string): void => {
+    if (shared.has(id)) return;
+    const value = values.get(id);
+    if (value === undefined) throw new Error(`blob ${id} has no value`);
+    for (const child of refsOf(value)) place(child);
+    writeSharedBlob(dir, id, value, shared);
+  };
+  for (const id of ids) place(id);
+}
+
+/** The files of a whole format-2 recording, as {@link planWholeRecording} lays them out. */
+export interface RecordingPlan {
+  /** `calls/<question>.jsonl` → text. */
+  readonly files: ReadonlyMap<string, string>;
+  /** Blob id → text of `blobs/<id>.json`. */
+  readonly shared: ReadonlyMap<string, string>;
+  /** Bytes of all those files. */
+  readonly bytes: number;
+}
+
+/**
+ * Lays out a whole format-2 recording from calls in their order (upgrade, prune): calls are
+ * compacted, a blob needed by the calls of two or more question files goes to `blobs/`, every
+ * other blob into the one file that needs it. The result depends only on the calls and their
+ * order, never on how the recording was written before: a recording written call by call in one
+ * session has the same files.
+ */
+export function planWholeRecording(calls: Iterable<Omit<RecordedCall, 'key'> | CompactedCall>): RecordingPlan {
   const byFile = new Map<string, StoredCall[]>();
   const values = new Map<string, Stored>();
   for (const input of calls) {
@@ -232,23 +262,43 @@ export function writeWholeRecording(dir: string, calls: Iterable<Omit<RecordedCa
     neededByFile.set(rel, needed);
     for (const id of needed) users.set(id, (users.get(id) ?? 0) + 1);
   }
-  const shared = new Set<string>();
-  for (const [id, n] of users) if (n >= 2) shared.add(id);
-  prepareLayout(dir);
-  // Shared blobs first (content-addressed files: an existing one is already right).
-  const keepBlobs = new Set<string>();
-  for (const id of shared) {
+  const sharedIds = new Set<string>();
+  for (const [id, n] of users) if (worthSharing(n, Buffer.byteLength(canonicalJson(values.get(id) ?? null)))) sharedIds.add(id);
+  closeOver(sharedIds, values);
+  let bytes = 0;
+  const shared = new Map<string, string>();
+  for (const id of [...sharedIds].sort()) {
     const value = values.get(id);
     if (value === undefined) throw new Error(`blob ${id} has no value`);
+    const text = `${canonicalJson(value)}\n`;
+    shared.set(id, text);
+    bytes += Buffer.byteLength(text);
+  }
+  const files = new Map<string, string>();
+  for (const [rel, list] of [...byFile].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const defs = new Map<string, Stored>();
+    for (const id of neededByFile.get(rel)!) if (!sharedIds.has(id)) defs.set(id, values.get(id)!);
+    const text = renderQuestionFile(list, defs, sharedIds);
+    files.set(rel, text);
+    bytes += Buffer.byteLength(text);
+  }
+  return { files, shared, bytes };
+}
+
+/**
+ * Writes a {@link RecordingPlan} into `dir`: shared blobs first (content-addressed: an existing
+ * file is already right), then the question files (unchanged ones are not rewritten), then
+ * files of `calls/` and `blobs/` that are not part of the plan are removed — in that order, so a
+ * reader never meets a reference it cannot follow.
+ */
+export function writePlan(dir: string, plan: RecordingPlan): void {
+  prepareLayout(dir);
+  for (const [id, text] of plan.shared) {
     const file = join(dir, sharedBlobFile(id));
-    keepBlobs.add(`${id}.json`);
-    if (!existsSync(file)) writeFileAtomic(file, `${canonicalJson(value)}\n`);
+    if (!existsSync(file)) writeFileAtomic(file, text);
   }
   const keepFiles = new Set<string>();
-  for (const [rel, list] of byFile) {
-    const defs = new Map<string, Stored>();
-    for (const id of neededByFile.get(rel)!) if (!shared.has(id)) defs.set(id, values.get(id)!);
-    const text = renderQuestionFile(list, defs, shared);
+  for (const [rel, text] of plan.files) {
     const file = join(dir, rel);
     keepFiles.add(rel.slice(CALLS_DIR.length + 1));
     let current: string | undefined;
@@ -259,8 +309,17 @@ export function writeWholeRecording(dir: string, calls: Iterable<Omit<RecordedCa
     }
     if (current !== text) writeFileAtomic(file, text);
   }
+  const keepBlobs = new Set([...plan.shared.keys()].map((id) => `${id}.json`));
   for (const name of readdirSync(join(dir, CALLS_DIR))) if (!keepFiles.has(name)) rmSync(join(dir, CALLS_DIR, name), { recursive: true, force: true });
   for (const name of readdirSync(join(dir, BLOBS_DIR))) if (!keepBlobs.has(name)) rmSync(join(dir, BLOBS_DIR, name), { recursive: true, force: true });
-  return { files: byFile.size, sharedBlobs: shared.size };
 }
 
+/**
+ * {@link planWholeRecording} + {@link writePlan}.
+ * @returns the number of question files and shared blobs written.
+ */
+export function writeWholeRecording(dir: string, calls: Iterable<Omit<RecordedCall, 'key'> | CompactedCall>): { files: number; sharedBlobs: number } {
+  const plan = planWholeRecording(calls);
+  writePlan(dir, plan);
+  return { files: plan.files.size, sharedBlobs: plan.shared.size };
+}

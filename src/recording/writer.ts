@@ -5,7 +5,8 @@ import type { Stored } from './compact.js';
 import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, questionFile } from './layout.js';
 import { RecordingLock } from './lock.js';
 import type { StoredCall } from './question-file.js';
-import { compactCall, prepareLayout, promoteShared, readQuestionFile, removeStaleTemps, sameReply, sharedBlobIds, writeQuestionFile } from './store.js';
+import { compactCall, prepareLayout, readQuestionFile, removeStaleTemps, sameReply, scanDefinitions, shareBlobs, sharedBlobIds, worthSharing, writeQuestionFile } from './store.js';
+import { neededBlobs } from './question-file.js';
 import type { RecordedCall } from './types.js';
 import { upgradeRecording, type UpgradeSummary } from './upgrade.js';
 
@@ -45,6 +46,24 @@ export interface WriterOptions {
 export class RecordingWriter {
   private readonly touched = new Set<string>();
   private closed = false;
+  /** Blob id → question files (relative) that define it locally; scanned on the first write. */
+  private definedIn: Map<string, Set<string>> | undefined;
+  /** Question file → the blobs it defines (the reverse of `definedIn`, filled as files are met). */
+  private readonly byFile = new Map<string, Set<string>>();
+
+  private definitions(): Map<string, Set<string>> {
+    if (this.definedIn === undefined) {
+      this.definedIn = scanDefinitions(this.dir);
+      for (const [id, files] of this.definedIn) {
+        for (const f of files) {
+          const set = this.byFile.get(f);
+          if (set) set.add(id);
+          else this.byFile.set(f, new Set([id]));
+        }
+      }
+    }
+    return this.definedIn;
+  }
 
   private constructor(
     /** Absolute recording folder. */
@@ -104,7 +123,33 @@ export class RecordingWriter {
     kept.push(compacted.call);
     const local = new Map(existing.blobs);
     for (const [id, value] of compacted.blobs) if (!this.shared.has(id)) local.set(id, value);
+    // A blob another question file defines too goes to blobs/ now, when sharing it pays (see worthSharing);
+    // the other file drops its copy at close if this writer wrote it, else keeps it until a prune.
+    const definedIn = this.definitions();
+    const needed = neededBlobs(
+      kept.flatMap((c) => [c.reply, c.request]),
+      local,
+      this.shared,
+    );
+    const promote = new Set<string>();
+    for (const id of needed) {
+      if (this.shared.has(id)) continue;
+      const others = definedIn.get(id);
+      const files = (others?.size ?? 0) + (others?.has(rel) ? 0 : 1);
+      if (worthSharing(files, Buffer.byteLength(canonicalJson(local.get(id) ?? null)))) promote.add(id);
+    }
+    if (promote.size > 0) shareBlobs(this.dir, promote, local, this.shared);
     writeQuestionFile(file, kept, local, this.shared);
+    for (const id of this.byFile.get(rel) ?? []) definedIn.get(id)?.delete(rel);
+    const mine = new Set<string>();
+    for (const id of needed) {
+      if (this.shared.has(id)) continue;
+      mine.add(id);
+      const list = definedIn.get(id);
+      if (list) list.add(rel);
+      else definedIn.set(id, new Set([rel]));
+    }
+    this.byFile.set(rel, mine);
     this.touched.add(rel);
     const request = JSON.parse(canonicalJson(call.request)) as RecordedCall['request'];
     return { key: compacted.key, request, reply: call.reply, usage: call.usage, question_id: call.question_id, seed: call.seed, call_index: call.call_index, previous };
@@ -119,7 +164,13 @@ export class RecordingWriter {
     if (this.closed) return;
     this.closed = true;
     try {
-      if (this.touched.size > 0) promoteShared(this.dir, this.touched, this.shared);
+      // Files written by this session drop their copies of blobs that went to blobs/ after them.
+      const rewrite = new Set<string>();
+      for (const [id, files] of this.definedIn ?? []) if (this.shared.has(id)) for (const f of files) if (this.touched.has(f)) rewrite.add(f);
+      for (const rel of rewrite) {
+        const state = readQuestionFile(join(this.dir, rel), rel);
+        writeQuestionFile(join(this.dir, rel), state.calls, state.blobs, this.shared);
+      }
     } finally {
       if (this.ownsLock) this.lock.release();
     }
