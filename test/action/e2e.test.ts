@@ -186,7 +186,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(body.startsWith(MARKER)).toBe(true);
     expect(body).toContain('## ✅ replaygate gate: pass');
     expect(body).toContain(`base \`${good.base.slice(0, 7)}\``);
-    expect(body).toContain('- `recordings/sql-agent/calls.jsonl` (modified)');
+    expect(body).toMatch(/^- `recordings\/sql-agent\/calls\/spider-dev-\d{4}\.jsonl` \(modified\)$/m);
     expect(body).toContain('- `recordings/sql-agent/manifest.yml` (modified)');
     expect(gh.count('POST', /\/issues\/42\/comments$/)).toBe(1);
     expect(r.annotations.filter((a) => a.kind === 'error')).toEqual([]);
