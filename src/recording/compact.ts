@@ -225,7 +225,7 @@ export class Expander {
       if (!stored.includes(BLOB_MARK)) return stored;
       const id = refOf(stored);
       if (id !== undefined) {
-        if (this.parent !== undefined && this.blobs(id) === undefined) return this.parent.value(stored);
+        if (this.delegates(id)) return this.parent!.value(stored);
         return this.enter(id, (blob) => this.value(blob));
       }
       return this.decodeTemplate(stored);
@@ -240,7 +240,7 @@ export class Expander {
   private blobText(id: string): string {
     const memo = this.texts.get(id);
     if (memo !== undefined) return memo;
-    if (this.parent !== undefined && this.blobs(id) === undefined) return this.parent.blobText(id);
+    if (this.delegates(id)) return this.parent!.blobText(id);
     const text = this.enter(id, (blob) => this.canonical(blob));
     this.texts.set(id, text);
     return text;
@@ -270,7 +270,7 @@ export class Expander {
   private blobString(id: string): string {
     const memo = this.strings.get(id);
     if (memo !== undefined) return memo;
-    if (this.parent !== undefined && this.blobs(id) === undefined) return this.parent.blobString(id);
+    if (this.delegates(id)) return this.parent!.blobString(id);
     const s = this.enter(id, (blob) => {
       if (typeof blob !== 'string') throw new DataError(`blob ${id} is used inside a text but holds a ${Array.isArray(blob) ? 'list' : typeof blob}`, this.where());
       return blob.includes(BLOB_MARK) ? (refOf(blob) !== undefined ? (this.value(blob) as string) : this.decodeTemplate(blob)) : blob;
@@ -278,6 +278,16 @@ export class Expander {
     if (typeof s !== 'string') throw new DataError(`blob ${id} is used inside a text but does not hold one`, this.where());
     this.strings.set(id, s);
     return s;
+  }
+
+  /** True when this expander does not have the blob and its parent does. */
+  private delegates(id: string): boolean {
+    return this.parent !== undefined && this.blobs(id) === undefined && this.parent.has(id);
+  }
+
+  /** True when the blob is known here or to a parent. */
+  has(id: string): boolean {
+    return this.blobs(id) !== undefined || (this.parent?.has(id) ?? false);
   }
 
   private enter<T>(id: string, f: (blob: Stored) => T): T {
