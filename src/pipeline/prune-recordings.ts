@@ -57,9 +57,9 @@ export interface PruneOptions {
  * format (a format-1 recording is upgraded on the way). Replaying needs the warehouse, since tool
  * results are part of later requests.
  *
- * The recording's lock is held from the first read to the last write: a recording being written
- * is refused (naming the writer), and nobody can write while prune works. On a dry run the lock
- * is only checked. Judge recordings are not pruned (judge requests come from runs, not from the
+ * Every recording's lock is taken before anything is read and held to the last write: a recording
+ * being written refuses the whole command (naming the writer) before anything changes, and nobody
+ * can write while prune works. On a dry run the locks are only checked. Judge recordings are not pruned (judge requests come from runs, not from the
  * golden questions).
  * @throws RecordingLocked when a writer holds a recording's lock; ConfigError for an unknown
  *   agent; DataError for a corrupt recording (naming the line).
@@ -79,21 +79,27 @@ export async function pruneRecordings(project: Project, options: PruneOptions): 
     const list = byDir.get(config.recording);
     if (list && !list.includes(name)) list.push(name);
   }
-  const results: PruneResult[] = [];
-  for (const [dir, agents] of byDir) {
-    if (!hasManifestSync(dir)) continue;
-    results.push(await pruneOne(project, dir, agents, options));
+  const root = project.config.root;
+  const dirs = [...byDir].filter(([dir]) => hasManifestSync(dir));
+  // Every lock first: a recording being written refuses the whole command before anything changes.
+  const locks: RecordingLock[] = [];
+  try {
+    for (const [dir] of dirs) {
+      if (options.dryRun) RecordingLock.assertFree(dir, root);
+      else locks.push(RecordingLock.acquire(dir, `${TOOL_NAME} recordings prune`, root));
+    }
+    const results: PruneResult[] = [];
+    for (const [dir, agents] of dirs) results.push(await pruneOne(project, dir, agents, options));
+    return results;
+  } finally {
+    for (const lock of locks) lock.release();
   }
-  return results;
 }
 
 async function pruneOne(project: Project, dir: string, agents: readonly string[], options: PruneOptions): Promise<PruneResult> {
   const root = project.config.root;
   const shown = relative(root, dir) || dir;
-  let lock: RecordingLock | undefined;
-  if (options.dryRun) RecordingLock.assertFree(dir, root);
-  else lock = RecordingLock.acquire(dir, `${TOOL_NAME} recordings prune`, root);
-  try {
+  {
     options.onRecording?.(shown, agents);
     const recording = await Recording.open(dir, { unresolved: 'skip' });
     let kept: RecordedCall[];
@@ -146,7 +152,5 @@ async function pruneOne(project: Project, dir: string, agents: readonly string[]
       unresolved: recording.unresolved,
       unchanged,
     };
-  } finally {
-    lock?.release();
   }
 }

@@ -1,4 +1,4 @@
-import type { QuestionChange, RecordingDiff } from '../recording/diff.js';
+import { isUnchanged, type QuestionChange, type RecordingDiff } from '../recording/diff.js';
 
 /**
  * Renderers of {@link RecordingDiff}s (`replaygate recordings diff`): plain text for the
@@ -80,7 +80,7 @@ const md = (s: string): string => s.replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`);
  * @example recordingsDiffMarkdown([diff], 'main') // '### Recordings\n\n| agent | re-recorded | …'
  */
 export function recordingsDiffMarkdown(diffs: readonly RecordingDiff[], baseRef: string): string {
-  const changed = diffs.filter((d) => diffHeadline(d) !== 'unchanged');
+  const changed = diffs.filter((d) => !isUnchanged(d));
   let out = `### Recordings\n\nCompared with \`${md(baseRef)}\`.`;
   if (changed.length === 0) return `${out} No recording changed.\n`;
   out += '\n\n| agent | recording | re-recorded | added | dropped | pruned | calls |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n';
