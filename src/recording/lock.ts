@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
@@ -86,6 +86,7 @@ export class RecordingLock {
     const holder: LockHolder = { pid: process.pid, host: hostname(), command, started: new Date().toISOString(), nonce: randomBytes(8).toString('hex') };
     for (let attempt = 0; attempt < 5; attempt += 1) {
       if (tryCreate(file, `${JSON.stringify(holder)}\n`, shown)) return new RecordingLock(file, holder, created);
+      if (notAFile(file)) throw new DataError(`${LOCK_FILE} is not a lock file (a folder or a link); remove it`, shown);
       const current = readHolder(file);
       if (current === 'gone') continue;
       if (!isStale(file, current)) throw new RecordingLocked(file, current === 'unreadable' ? undefined : current, shown);
@@ -136,6 +137,14 @@ export class RecordingLock {
         break; // not empty: something was written
       }
     }
+  }
+}
+
+function notAFile(file: string): boolean {
+  try {
+    return !lstatSync(file).isFile();
+  } catch {
+    return false;
   }
 }
 
@@ -242,8 +251,18 @@ function breakStale(file: string, stale: LockHolder | 'unreadable', shown: strin
   try {
     const again = readHolder(file);
     const same = again === 'unreadable' ? stale === 'unreadable' : again !== 'gone' && stale !== 'unreadable' && again.nonce === stale.nonce && again.pid === stale.pid;
-    if (same) unlinkSync(file);
+    if (same) {
+      try {
+        unlinkSync(file);
+      } catch (error) {
+        throw new DataError(`cannot remove the stale lock left by a process that is gone (${(error as NodeJS.ErrnoException).code ?? String(error)})`, shown);
+      }
+    }
   } finally {
-    unlinkSync(breaker);
+    try {
+      unlinkSync(breaker);
+    } catch {
+      // gone already
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
 import type { CallSite } from '../model/types.js';
@@ -439,6 +439,14 @@ function readDir(dir: string, shown: string): string[] {
 }
 
 function readFile(file: string): Buffer {
+  let link = false;
+  try {
+    link = lstatSync(file).isSymbolicLink();
+  } catch {
+    // reported by the read below
+  }
+  // A link could point anywhere (outside the project): a recording holds its own files only.
+  if (link) throw new DataError('is a symbolic link; a recording holds regular files only (replace the link by the file it points to)', file);
   try {
     return readFileSync(file);
   } catch (error) {
