@@ -33,11 +33,10 @@ export const BLOB_MARK = '§';
 /** Strings, paragraphs and subtrees at least this long (canonical JSON characters) become blobs. */
 export const MIN_BLOB_CHARS = 192;
 /** A container becomes a blob only when its stored form is at least this long (a few references are cheaper inline). */
-export const MIN_STORED_CHARS = 64;
+export const MIN_STORED_CHARS = 160;
 /** Hex digits of a blob id (128 bits of SHA-256). */
 export const BLOB_ID_HEX = 32;
 
-const REF = new RegExp(`^${BLOB_MARK}\\{([0-9a-f]{${BLOB_ID_HEX}})\\}$`);
 const PARAGRAPH = /(?<=\n\n)/;
 
 /** A stored JSON value (templates in strings, references in place of blobs). */
@@ -58,7 +57,12 @@ export function blobRef(id: string): string {
 
 /** The blob id when `s` is exactly one reference (a whole value), else undefined. */
 export function refOf(s: string): string | undefined {
-  return s.length === BLOB_ID_HEX + 3 && s.charCodeAt(0) === 0xa7 ? REF.exec(s)?.[1] : undefined;
+  if (s.length !== BLOB_ID_HEX + 3 || s.charCodeAt(0) !== 0xa7 || s.charCodeAt(1) !== 0x7b || s.charCodeAt(BLOB_ID_HEX + 2) !== 0x7d) return undefined;
+  for (let i = 2; i < BLOB_ID_HEX + 2; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return undefined;
+  }
+  return s.slice(2, BLOB_ID_HEX + 2);
 }
 
 const escapeText = (s: string): string => (s.includes(BLOB_MARK) ? s.split(BLOB_MARK).join(BLOB_MARK + BLOB_MARK) : s);
@@ -170,6 +174,11 @@ export class Expander {
     readonly where: () => string,
     /** Consulted (with its own memory) for blobs `blobs` does not have: the recording's shared blobs. */
     private readonly parent?: Expander,
+    /**
+     * The stored canonical JSON of a blob, when known (as read from disk): a blob whose text holds
+     * no marker is its own expansion, so it is used as it is instead of being written again.
+     */
+    private readonly raw?: (id: string) => string | undefined,
   ) {}
 
   /** Forgets memoised texts (call between files to bound memory). */
@@ -241,6 +250,11 @@ export class Expander {
     const memo = this.texts.get(id);
     if (memo !== undefined) return memo;
     if (this.delegates(id)) return this.parent!.blobText(id);
+    const raw = this.raw?.(id);
+    if (raw !== undefined && !raw.includes(BLOB_MARK)) {
+      this.texts.set(id, raw);
+      return raw;
+    }
     const text = this.enter(id, (blob) => this.canonical(blob));
     this.texts.set(id, text);
     return text;

@@ -36,6 +36,8 @@ export interface LinePlace {
 
 export interface ParsedBlob extends LinePlace {
   readonly value: Stored;
+  /** The value's canonical JSON as stored (the bytes its id hashes). */
+  readonly raw: string;
 }
 
 export interface ParsedQuestionFile {
@@ -46,10 +48,12 @@ export interface ParsedQuestionFile {
 
 const KEY = /^sha256:[0-9a-f]{64}$/;
 const BLOB_PREFIX = '{"blob":"';
+const VALUE_KEY = '","value":';
+const BLOB_VALUE_AT = BLOB_PREFIX.length + BLOB_ID_HEX + VALUE_KEY.length;
 
 /** The line of a blob. @example blobLine('0f…', '"text"') // '{"blob":"0f…","value":"text"}' */
 export function blobLine(id: string, storedCanonical: string): string {
-  return `${BLOB_PREFIX}${id}","value":${storedCanonical}}`;
+  return `${BLOB_PREFIX}${id}${VALUE_KEY}${storedCanonical}}`;
 }
 
 /** The line of a call: fixed field order, stored values in canonical JSON. */
@@ -66,7 +70,7 @@ export function callLine(call: StoredCall): string {
  * many files), or undefined for a call line.
  */
 export function blobIdOfLine(text: string): string | undefined {
-  return text.startsWith(BLOB_PREFIX) && text.charAt(BLOB_PREFIX.length + BLOB_ID_HEX) === '"' ? text.slice(BLOB_PREFIX.length, BLOB_PREFIX.length + BLOB_ID_HEX) : undefined;
+  return text.startsWith(BLOB_PREFIX) && text.charCodeAt(BLOB_PREFIX.length + BLOB_ID_HEX) === 34 ? text.slice(BLOB_PREFIX.length, BLOB_PREFIX.length + BLOB_ID_HEX) : undefined;
 }
 
 /**
@@ -104,26 +108,41 @@ export function parseQuestionFile(data: Buffer, where: (line: number) => string)
   const blobs = new Map<string, ParsedBlob>();
   const calls: (StoredCall & LinePlace)[] = [];
   for (const { text, line, offset, length } of lines(data)) {
-    const at = where(line);
+    // The fast path: a blob line as replaygate writes it, its id checked against the bytes of its value.
+    const fast = blobIdOfLine(text);
+    if (fast !== undefined && text.startsWith(VALUE_KEY, BLOB_PREFIX.length + BLOB_ID_HEX + 1) && text.endsWith('}')) {
+      const raw = text.slice(BLOB_VALUE_AT, -1);
+      if (blobId(raw) === fast) {
+        let value: Stored;
+        try {
+          value = JSON.parse(raw) as Stored;
+        } catch (error) {
+          throw new DataError(`not valid JSON (${(error as Error).message}); a recording line must be one JSON object`, where(line));
+        }
+        if (!blobs.has(fast)) blobs.set(fast, { value, raw, line, offset, length });
+        continue;
+      }
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw new DataError(`not valid JSON (${(error as Error).message}); a recording line must be one JSON object`, at);
+      throw new DataError(`not valid JSON (${(error as Error).message}); a recording line must be one JSON object`, where(line));
     }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new DataError('a recording line must be a JSON object', at);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new DataError('a recording line must be a JSON object', where(line));
     const o = value as Record<string, unknown>;
     if ('blob' in o) {
       const id = o['blob'];
-      if (typeof id !== 'string' || !new RegExp(`^[0-9a-f]{${BLOB_ID_HEX}}$`).test(id)) throw new DataError(`'blob' must be a blob id (${BLOB_ID_HEX} hex digits)`, at);
-      if (!('value' in o)) throw new DataError("a blob line needs a 'value'", at);
+      if (typeof id !== 'string' || !new RegExp(`^[0-9a-f]{${BLOB_ID_HEX}}$`).test(id)) throw new DataError(`'blob' must be a blob id (${BLOB_ID_HEX} hex digits)`, where(line));
+      if (!('value' in o)) throw new DataError("a blob line needs a 'value'", where(line));
       const stored = o['value'] as Stored;
-      const actual = blobId(canonicalJson(stored));
-      if (actual !== id) throw new DataError(`blob ${id} does not match its value (hash ${actual}); the line was edited by hand or is corrupt — re-record instead of editing`, at);
-      if (!blobs.has(id)) blobs.set(id, { value: stored, line, offset, length });
+      const raw = canonicalJson(stored);
+      const actual = blobId(raw);
+      if (actual !== id) throw new DataError(`blob ${id} does not match its value (hash ${actual}); the line was edited by hand or is corrupt — re-record instead of editing`, where(line));
+      if (!blobs.has(id)) blobs.set(id, { value: stored, raw, line, offset, length });
       continue;
     }
-    calls.push({ ...storedCallOf(o, at), line, offset, length });
+    calls.push(storedCallOf(o, () => where(line), { line, offset, length }));
   }
   return { blobs, calls };
 }
@@ -132,37 +151,58 @@ export function parseQuestionFile(data: Buffer, where: (line: number) => string)
  * The fields of a call line, checked.
  * @throws DataError naming `at` for a missing field or one of the wrong type.
  */
-export function storedCallOf(o: Record<string, unknown>, at: string): StoredCall {
-  for (const field of ['key', 'request', 'reply', 'question_id', 'seed', 'call_index'] as const) {
-    if (o[field] === undefined) throw new DataError(`missing field '${field}'`, at);
-  }
-  if (typeof o['key'] !== 'string' || !KEY.test(o['key'])) throw new DataError("'key' must be 'sha256:' and 64 hex digits", at);
-  if (typeof o['question_id'] !== 'string' || o['question_id'] === '') throw new DataError("'question_id' must be a non-empty string", at);
-  if (!Number.isSafeInteger(o['seed']) || !Number.isSafeInteger(o['call_index']) || (o['call_index'] as number) < 0) {
-    throw new DataError("'seed' and 'call_index' must be whole numbers ('call_index' 0 or more)", at);
-  }
+export function storedCallOf(o: Record<string, unknown>, at: string | (() => string)): StoredCall;
+export function storedCallOf(o: Record<string, unknown>, at: string | (() => string), place: LinePlace): StoredCall & LinePlace;
+export function storedCallOf(o: Record<string, unknown>, where: string | (() => string), place?: LinePlace): StoredCall {
+  const key = o['key'];
+  const request = o['request'];
   const reply = o['reply'];
-  if (reply === null || typeof reply !== 'object' || Array.isArray(reply) || !('content' in reply || 'tool_calls' in reply)) {
-    throw new DataError("'reply' must be an assistant message with 'content' and/or 'tool_calls'", at);
-  }
+  const questionId = o['question_id'];
+  const seed = o['seed'];
+  const callIndex = o['call_index'];
   const usage = o['usage'];
-  if (usage !== undefined && (usage === null || typeof usage !== 'object' || Array.isArray(usage))) throw new DataError("'usage' must be an object", at);
-  const u = (usage ?? {}) as Record<string, unknown>;
-  const tokens = (k: string): number => {
-    const v = u[k];
-    if (v === undefined) return 0;
-    if (!Number.isSafeInteger(v) || (v as number) < 0) throw new DataError(`'usage.${k}' must be a whole number, 0 or more`, at);
-    return v as number;
-  };
+  if (key === undefined || request === undefined || reply === undefined || questionId === undefined || seed === undefined || callIndex === undefined) {
+    const missing = ['key', 'request', 'reply', 'question_id', 'seed', 'call_index'].find((f) => o[f] === undefined);
+    throw new DataError(`missing field '${missing}'`, placeOf(where));
+  }
+  if (typeof key !== 'string' || key.length !== 71 || !KEY.test(key)) throw new DataError("'key' must be 'sha256:' and 64 hex digits", placeOf(where));
+  if (typeof questionId !== 'string' || questionId === '') throw new DataError("'question_id' must be a non-empty string", placeOf(where));
+  if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(callIndex) || (callIndex as number) < 0) {
+    throw new DataError("'seed' and 'call_index' must be whole numbers ('call_index' 0 or more)", placeOf(where));
+  }
+  if (reply === null || typeof reply !== 'object' || Array.isArray(reply) || !('content' in reply || 'tool_calls' in reply)) {
+    throw new DataError("'reply' must be an assistant message with 'content' and/or 'tool_calls'", placeOf(where));
+  }
+  let prompt = 0;
+  let completion = 0;
+  if (usage !== undefined) {
+    if (usage === null || typeof usage !== 'object' || Array.isArray(usage)) throw new DataError("'usage' must be an object", placeOf(where));
+    prompt = tokens(usage as Record<string, unknown>, 'prompt_tokens', where);
+    completion = tokens(usage as Record<string, unknown>, 'completion_tokens', where);
+  }
   return {
-    questionId: o['question_id'],
-    seed: o['seed'] as number,
-    callIndex: o['call_index'] as number,
-    key: o['key'],
-    request: o['request'] as Stored,
+    questionId,
+    seed: seed as number,
+    callIndex: callIndex as number,
+    key,
+    request: request as Stored,
     reply: reply as Stored,
-    usage: { prompt_tokens: tokens('prompt_tokens'), completion_tokens: tokens('completion_tokens') },
-  };
+    usage: { prompt_tokens: prompt, completion_tokens: completion },
+    line: place?.line ?? 0,
+    offset: place?.offset ?? 0,
+    length: place?.length ?? 0,
+  } as StoredCall & LinePlace;
+}
+
+function placeOf(where: string | (() => string)): string {
+  return typeof where === 'string' ? where : where();
+}
+
+function tokens(usage: Record<string, unknown>, k: string, where: string | (() => string)): number {
+  const v = usage[k];
+  if (v === undefined) return 0;
+  if (!Number.isSafeInteger(v) || (v as number) < 0) throw new DataError(`'usage.${k}' must be a whole number, 0 or more`, placeOf(where));
+  return v as number;
 }
 
 /**

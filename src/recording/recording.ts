@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
 import type { CallSite } from '../model/types.js';
@@ -8,7 +8,7 @@ import { canonicalJson, keyOfCanonical } from './canonical.js';
 import { blobId, Expander, MissingBlob, refsOf, type Stored } from './compact.js';
 import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, isTempName, questionFile, type RecordingFormat } from './layout.js';
 import { readManifestSync } from './manifest.js';
-import { lines, parseQuestionFile, storedCallOf, type LinePlace, type StoredCall } from './question-file.js';
+import { blobIdOfLine, lines, parseQuestionFile, storedCallOf, type LinePlace, type StoredCall } from './question-file.js';
 import type { RecordedCall, RecordingManifest } from './types.js';
 
 /** One recorded call as the index keeps it: where it is, nothing of its content. */
@@ -70,6 +70,7 @@ export interface OpenOptions {
 const siteId = (questionId: string, seed: number, callIndex: number): string => `${questionId}\u0000${seed}\u0000${callIndex}`;
 const OPEN_FILES = 16;
 const BLOB_CACHE = 256;
+const LOCAL_BLOB_FILES = 8;
 
 /**
  * A recording opened for replay (docs/recordings.md): `manifest.yml` plus an index that keeps
@@ -88,6 +89,7 @@ const BLOB_CACHE = 256;
 export class Recording {
   private readonly fds = new Map<number, number>();
   private readonly blobCache = new Map<string, Stored>();
+  private readonly localBlobs = new Map<number, ReadonlyMap<string, Stored>>();
 
   private constructor(
     /** Absolute folder of the recording. */
@@ -243,6 +245,7 @@ export class Recording {
     for (const fd of this.fds.values()) closeSync(fd);
     this.fds.clear();
     this.blobCache.clear();
+    this.localBlobs.clear();
   }
 
   private refOf(e: Entry): CallRef {
@@ -316,13 +319,7 @@ export class Recording {
     } else {
       const parsed = parseQuestionFile(data, (line) => `${info.path}:${line}`);
       for (const c of parsed.calls) at.set(`${c.key}\u0000${siteId(c.questionId, c.seed, c.callIndex)}`, c);
-      for (const [id, b] of parsed.blobs) {
-        const place = this.blobPlaces.get(id);
-        if (place && place.file === file) {
-          place.offset = b.offset;
-          place.length = b.length;
-        }
-      }
+      this.localBlobs.delete(file);
     }
     for (const e of mine) {
       const now = at.get(`${e.key}\u0000${siteId(e.questionId, e.seed, e.callIndex)}`);
@@ -347,7 +344,8 @@ export class Recording {
     const text = this.bytes(entry.file, entry.offset, entry.length).toString('utf8');
     if (this.format === 1) return JSON.parse(text) as RecordedCall;
     const stored = storedCallOf(JSON.parse(text) as Record<string, unknown>, this.where(entry));
-    const expander = new Expander((id) => this.blob(id), () => this.where(entry));
+    let local: ReadonlyMap<string, Stored> | undefined;
+    const expander = new Expander((id) => (local ??= this.blobsOf(entry.file)).get(id) ?? this.sharedBlob(id), () => this.where(entry));
     const reply = expander.value(stored.reply) as RecordedCall['reply'];
     const base = { key: stored.key, reply, usage: stored.usage, question_id: stored.questionId, seed: stored.seed, call_index: stored.callIndex };
     if (withRequest) return { ...base, request: expander.value(stored.request) as RecordedCall['request'] };
@@ -358,33 +356,46 @@ export class Recording {
     }) as RecordedCall;
   }
 
-  private blob(id: string): Stored | undefined {
-    const cached = this.blobCache.get(id);
-    if (cached !== undefined) return cached;
-    let place = this.blobPlaces.get(id);
-    if (place && !place.shared) this.fd(place.file); // re-found if its file was replaced
-    const text = place ? this.bytes(place.file, place.offset, place.length).toString('utf8') : '';
-    let parsed: Stored | { blob?: string; value: Stored } | undefined;
-    try {
-      parsed = place ? (JSON.parse(text) as Stored | { value: Stored }) : undefined;
-    } catch {
-      parsed = undefined;
+  /** The blobs a calls file defines (read when a call of it is read; the last few files are kept). */
+  private blobsOf(file: number): ReadonlyMap<string, Stored> {
+    const cached = this.localBlobs.get(file);
+    if (cached !== undefined) {
+      this.localBlobs.delete(file);
+      this.localBlobs.set(file, cached);
+      return cached;
     }
-    if (place && !place.shared && (parsed === undefined || (parsed as { blob?: string }).blob !== id)) parsed = undefined;
-    if (parsed === undefined) {
-      // Moved to blobs/ by a writer since the recording was indexed.
-      const file = join(this.dir, BLOBS_DIR, `${id}.json`);
+    const info = this.files[file]!;
+    const fd = this.fd(file);
+    const data = Buffer.allocUnsafe(info.size);
+    readSync(fd, data, 0, info.size, 0);
+    const out = new Map<string, Stored>();
+    for (const { text } of lines(data)) {
+      const id = blobIdOfLine(text);
+      if (id === undefined) continue;
       try {
-        const data = readFileSync(file);
-        parsed = JSON.parse(data.toString('utf8')) as Stored;
-        (this.files as FileInfo[]).push({ path: file, ino: 0, size: data.length, shared: true });
-        place = { file: this.files.length - 1, offset: 0, length: data.length, shared: true };
-        this.blobPlaces.set(id, place);
+        out.set(id, (JSON.parse(text) as { value: Stored }).value);
       } catch {
-        return undefined;
+        throw new DataError('not valid JSON; the file changed since the recording was opened', info.path);
       }
     }
-    const value = place!.shared ? (parsed as Stored) : (parsed as { value: Stored }).value;
+    if (this.localBlobs.size >= LOCAL_BLOB_FILES) this.localBlobs.delete(this.localBlobs.keys().next().value as number);
+    this.localBlobs.set(file, out);
+    return out;
+  }
+
+  /** A blob of `blobs/` (read on first use; the most recent ones are kept). */
+  private sharedBlob(id: string): Stored | undefined {
+    const cached = this.blobCache.get(id);
+    if (cached !== undefined) return cached;
+    // Shared blobs are content-addressed: one written by a writer since the recording was opened is right too.
+    const place = this.blobPlaces.get(id);
+    const file = place !== undefined ? this.files[place.file]!.path : join(this.dir, BLOBS_DIR, `${id}.json`);
+    let value: Stored;
+    try {
+      value = JSON.parse(readFileSync(file, 'utf8')) as Stored;
+    } catch {
+      return undefined;
+    }
     if (this.blobCache.size >= BLOB_CACHE) this.blobCache.delete(this.blobCache.keys().next().value as string);
     this.blobCache.set(id, value);
     return value;
@@ -438,20 +449,35 @@ function readDir(dir: string, shown: string): string[] {
   }
 }
 
-function readFile(file: string): Buffer {
-  let link = false;
+/**
+ * Reads a file of the recording whole, with its inode (to notice later that it was replaced). A
+ * symbolic link is refused: it could point anywhere (outside the project), and a recording holds
+ * its own files only.
+ * @throws DataError naming the file: a link, a folder, unreadable.
+ */
+function readFile(file: string): { data: Buffer; ino: number } {
+  let fd: number;
   try {
-    link = lstatSync(file).isSymbolicLink();
-  } catch {
-    // reported by the read below
-  }
-  // A link could point anywhere (outside the project): a recording holds its own files only.
-  if (link) throw new DataError('is a symbolic link; a recording holds regular files only (replace the link by the file it points to)', file);
-  try {
-    return readFileSync(file);
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DataError(`cannot read the file (${code === 'EISDIR' ? 'it is a folder, not a file' : (code ?? String(error))})`, file);
+    if (code === 'ELOOP' || code === 'EMLINK') throw new DataError('is a symbolic link; a recording holds regular files only (replace the link by the file it points to)', file);
+    throw new DataError(`cannot read the file (${code ?? String(error)})`, file);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw new DataError('cannot read the file (it is a folder, not a file)', file);
+    if (!stat.isFile()) throw new DataError('cannot read the file (not a regular file)', file);
+    const data = Buffer.allocUnsafe(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = readSync(fd, data, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return { data: read === stat.size ? data : data.subarray(0, read), ino: stat.ino };
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -467,6 +493,7 @@ function fileInfo(path: string, shared: boolean): FileInfo {
 function openFormat2(dir: string, manifest: RecordingManifest, options: OpenOptions): Recording {
   const files: FileInfo[] = [];
   const blobPlaces = new Map<string, BlobPlace>();
+  const sharedRaw = new Map<string, string>();
   // Shared blobs: one file each, checked against their names; they may refer only to each other.
   const shared = new Map<string, Stored>();
   const blobsDir = join(dir, BLOBS_DIR);
@@ -475,16 +502,21 @@ function openFormat2(dir: string, manifest: RecordingManifest, options: OpenOpti
     const file = join(blobsDir, name);
     const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
     if (!/^[0-9a-f]{32}$/.test(id)) throw new DataError(`not a blob file (blobs/ holds only <32 hex digits>.json files written by replaygate)`, file);
-    const data = readFile(file);
+    const { data } = readFile(file);
+    const text = data.toString('utf8');
     let value: Stored;
     try {
-      value = JSON.parse(data.toString('utf8')) as Stored;
+      value = JSON.parse(text) as Stored;
     } catch (error) {
       throw new DataError(`not valid JSON (${(error as Error).message})`, file);
     }
-    const actual = blobId(canonicalJson(value));
+    // As written: canonical JSON and a newline, hashed as it is; anything else is canonicalised first.
+    let raw = text.endsWith('\n') ? text.slice(0, -1) : text;
+    if (blobId(raw) !== id) raw = canonicalJson(value);
+    const actual = blobId(raw);
     if (actual !== id) throw new DataError(`the blob does not match its name (hash ${actual}); it was edited by hand or is corrupt — restore it from git or re-record`, file);
     shared.set(id, value);
+    sharedRaw.set(id, raw);
     files.push({ path: file, ino: 0, size: data.length, shared: true });
     blobPlaces.set(id, { file: files.length - 1, offset: 0, length: data.length, shared: true });
   }
@@ -493,7 +525,7 @@ function openFormat2(dir: string, manifest: RecordingManifest, options: OpenOpti
       if (!shared.has(child)) throw new DataError(`refers to blob ${child}, which is not in blobs/ (a shared blob may refer only to shared blobs)`, join(blobsDir, `${id}.json`));
     }
   }
-  const sharedExpander = new Expander((id) => shared.get(id), () => blobsDir);
+  const sharedExpander = new Expander((id) => shared.get(id), () => blobsDir, undefined, (id) => sharedRaw.get(id));
   const entries: Entry[] = [];
   const unresolved: CallRef[] = [];
   const callsDir = join(dir, CALLS_DIR);
@@ -502,34 +534,29 @@ function openFormat2(dir: string, manifest: RecordingManifest, options: OpenOpti
     const file = join(callsDir, name);
     if (!name.endsWith('.jsonl')) throw new DataError('not a calls file (calls/ holds only <question>.jsonl files written by replaygate)', file);
     const fileIndex = files.length;
-    const data = readFile(file);
-    let stat;
-    try {
-      stat = statSync(file);
-    } catch {
-      stat = { ino: 0, size: data.length };
-    }
-    // The file may have been replaced between the read and the stat: remember what was read.
-    files.push({ path: file, ino: stat.size === data.length ? stat.ino : -1, size: data.length, shared: false });
+    const { data, ino } = readFile(file);
+    files.push({ path: file, ino, size: data.length, shared: false });
     const parsed = parseQuestionFile(data, (line) => `${file}:${line}`);
-    for (const [id, b] of parsed.blobs) {
-      if (!blobPlaces.has(id)) blobPlaces.set(id, { file: fileIndex, offset: b.offset, length: b.length, shared: false });
-    }
-    let at = '';
-    const expander = new Expander((id) => parsed.blobs.get(id)?.value, () => at, sharedExpander);
+    let line = 0;
+    const at = (): string => `${file}:${line}`;
+    const expander = new Expander((id) => parsed.blobs.get(id)?.value, at, sharedExpander, (id) => parsed.blobs.get(id)?.raw);
     const byPlace = new Map<string, { line: number; call: StoredCall }>();
+    let checkedId = '';
     for (const call of parsed.calls) {
-      at = `${file}:${call.line}`;
-      const expected = questionFile(call.questionId);
-      if (`${CALLS_DIR}/${name}` !== expected) {
-        throw new DataError(`question '${call.questionId}' belongs in ${expected}, not in ${CALLS_DIR}/${name} (moved by hand?)`, at);
+      line = call.line;
+      if (call.questionId !== checkedId) {
+        const expected = questionFile(call.questionId);
+        if (`${CALLS_DIR}/${name}` !== expected) {
+          throw new DataError(`question '${call.questionId}' belongs in ${expected}, not in ${CALLS_DIR}/${name} (moved by hand?)`, at());
+        }
+        checkedId = call.questionId;
       }
       let key: string;
       try {
         key = keyOfCanonical(expander.canonical(call.request));
       } catch (error) {
         if (error instanceof MissingBlob && options.unresolved === 'skip') {
-          unresolved.push({ questionId: call.questionId, seed: call.seed, callIndex: call.callIndex, key: call.key, where: at, id: -1 });
+          unresolved.push({ questionId: call.questionId, seed: call.seed, callIndex: call.callIndex, key: call.key, where: at(), id: -1 });
           continue;
         }
         throw error;
@@ -537,7 +564,7 @@ function openFormat2(dir: string, manifest: RecordingManifest, options: OpenOpti
       if (key !== call.key) {
         throw new DataError(
           `key ${call.key} does not match its request (recomputed ${key}); the line was edited by hand or is corrupt — re-record it (replaygate record) instead of editing`,
-          at,
+          at(),
         );
       }
       let replyText: string;
@@ -545,7 +572,7 @@ function openFormat2(dir: string, manifest: RecordingManifest, options: OpenOpti
         replyText = expander.canonical(call.reply);
       } catch (error) {
         if (error instanceof MissingBlob && options.unresolved === 'skip') {
-          unresolved.push({ questionId: call.questionId, seed: call.seed, callIndex: call.callIndex, key: call.key, where: at, id: -1 });
+          unresolved.push({ questionId: call.questionId, seed: call.seed, callIndex: call.callIndex, key: call.key, where: at(), id: -1 });
           continue;
         }
         throw error;
@@ -556,7 +583,7 @@ function openFormat2(dir: string, manifest: RecordingManifest, options: OpenOpti
         if (expander.canonical(twin.call.reply) !== replyText) {
           throw new DataError(
             `lines ${twin.line} and ${call.line} record the same request for question '${call.questionId}', seed ${call.seed}, call ${call.callIndex} with different replies (a merge of two recordings?); keep one of them`,
-            at,
+            at(),
           );
         }
       } else {
