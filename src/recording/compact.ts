@@ -161,9 +161,19 @@ export type BlobSource = (id: string) => Stored | undefined;
  * are computed once. Blob references that cycle or nest deeper than 64 levels are errors.
  */
 export class Expander {
-  private readonly texts = new Map<string, string>();
-  private readonly strings = new Map<string, string>();
-  private readonly active = new Set<string>();
+  // Created on first use: most replies read back need none of them.
+  private texts_: Map<string, string> | undefined;
+  private strings_: Map<string, string> | undefined;
+  private active_: Set<string> | undefined;
+  private get texts(): Map<string, string> {
+    return (this.texts_ ??= new Map());
+  }
+  private get strings(): Map<string, string> {
+    return (this.strings_ ??= new Map());
+  }
+  private get active(): Set<string> {
+    return (this.active_ ??= new Set());
+  }
 
   /**
    * @param blobs - stored value of a blob by id.
@@ -183,8 +193,8 @@ export class Expander {
 
   /** Forgets memoised texts (call between files to bound memory). */
   clear(): void {
-    this.texts.clear();
-    this.strings.clear();
+    this.texts_ = undefined;
+    this.strings_ = undefined;
   }
 
   /**

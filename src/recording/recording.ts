@@ -263,9 +263,9 @@ export class Recording {
   }
 
   /**
-   * The file's descriptor. A file replaced since it was indexed (a writer renames a new version
-   * over it; readers may run while `record` writes) is indexed again first, so offsets always
-   * refer to the version read.
+   * The file's descriptor (the last few are kept open). Opened after a writer replaced the file
+   * (it renames a new version over it; readers may run while `record` writes), it reads the new
+   * version: {@link read} notices that its line is not at its offset and indexes the file again.
    */
   private fd(file: number): number {
     let fd = this.fds.get(file);
@@ -285,8 +285,6 @@ export class Recording {
     } catch (error) {
       throw new DataError(`cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)}); was the recording removed while this command read it? Run the command again`, info.path);
     }
-    const stat = fstatSync(fd);
-    if (!info.shared && (stat.ino !== info.ino || stat.size !== info.size)) this.reindex(file, fd, stat.ino, stat.size);
     this.fds.set(file, fd);
     return fd;
   }
@@ -333,27 +331,56 @@ export class Recording {
     }
   }
 
-  private read(entry: Entry, withRequest = false): RecordedCall {
-    this.fd(entry.file);
+  /** The text of a call's line; indexes its file again first when the file was replaced. */
+  private lineOf(entry: Entry): string {
+    if (entry.length >= 0) {
+      const text = this.wholeLine(entry);
+      if (text !== undefined) return text;
+    }
+    const fd = this.fd(entry.file);
+    const stat = fstatSync(fd);
+    const info = this.files[entry.file]!;
+    if (stat.ino !== info.ino || stat.size !== info.size) this.reindex(entry.file, fd, stat.ino, stat.size);
+    else if (entry.length >= 0) throw new DataError(`line ${entry.line} changed since the recording was opened (edited while this command read it?); run the command again`, info.path);
     if (entry.length < 0) {
       throw new DataError(
         `the call of question '${entry.questionId}', seed ${entry.seed}, call ${entry.callIndex} was removed by another process while this command read the recording; run the command again`,
         this.files[entry.file]!.path,
       );
     }
-    const text = this.bytes(entry.file, entry.offset, entry.length).toString('utf8');
+    const text = this.wholeLine(entry);
+    if (text === undefined) throw new DataError(`line ${entry.line} changed since the recording was opened (edited while this command read it?); run the command again`, this.files[entry.file]!.path);
+    return text;
+  }
+
+  /**
+   * The line at the entry's place when it is still the entry's: a whole line (a newline or the
+   * start of the file before it, a newline or the end after it) holding the entry's key.
+   */
+  private wholeLine(entry: Entry): string | undefined {
+    const before = entry.offset > 0 ? 1 : 0;
+    const fd = this.fd(entry.file);
+    const buffer = Buffer.allocUnsafe(entry.length + before + 1);
+    const n = readSync(fd, buffer, 0, buffer.length, entry.offset - before);
+    if (n < entry.length + before) return undefined;
+    if (before === 1 && buffer[0] !== 10) return undefined;
+    if (n === buffer.length && buffer[n - 1] !== 10) return undefined;
+    const body = buffer.subarray(before, before + entry.length);
+    if (body.indexOf(10) !== -1 || body[0] !== 123) return undefined;
+    const text = body.toString('utf8');
+    return text.includes(`"key":"${entry.key}"`) ? text : undefined;
+  }
+
+  private read(entry: Entry, withRequest = false): RecordedCall {
+    const text = this.lineOf(entry);
     if (this.format === 1) return JSON.parse(text) as RecordedCall;
     const stored = storedCallOf(JSON.parse(text) as Record<string, unknown>, this.where(entry));
     let local: ReadonlyMap<string, Stored> | undefined;
     const expander = new Expander((id) => (local ??= this.blobsOf(entry.file)).get(id) ?? this.sharedBlob(id), () => this.where(entry));
     const reply = expander.value(stored.reply) as RecordedCall['reply'];
-    const base = { key: stored.key, reply, usage: stored.usage, question_id: stored.questionId, seed: stored.seed, call_index: stored.callIndex };
-    if (withRequest) return { ...base, request: expander.value(stored.request) as RecordedCall['request'] };
-    let request: RecordedCall['request'] | undefined;
-    return Object.defineProperty(base, 'request', {
-      enumerable: true,
-      get: () => (request ??= expander.value(stored.request) as RecordedCall['request']),
-    }) as RecordedCall;
+    const call = new StoredCallView(stored, reply, expander);
+    if (withRequest) return { key: call.key, request: call.request, reply, usage: call.usage, question_id: call.question_id, seed: call.seed, call_index: call.call_index };
+    return call;
   }
 
   /** The blobs a calls file defines (read when a call of it is read; the last few files are kept). */
@@ -366,8 +393,9 @@ export class Recording {
     }
     const info = this.files[file]!;
     const fd = this.fd(file);
-    const data = Buffer.allocUnsafe(info.size);
-    readSync(fd, data, 0, info.size, 0);
+    const size = fstatSync(fd).size;
+    const data = Buffer.allocUnsafe(size);
+    readSync(fd, data, 0, size, 0);
     const out = new Map<string, Stored>();
     for (const { text } of lines(data)) {
       const id = blobIdOfLine(text);
@@ -399,6 +427,32 @@ export class Recording {
     if (this.blobCache.size >= BLOB_CACHE) this.blobCache.delete(this.blobCache.keys().next().value as string);
     this.blobCache.set(id, value);
     return value;
+  }
+}
+
+/** A call read back: the reply decoded at once, the request (larger, rarely needed) when first asked for. */
+class StoredCallView implements RecordedCall {
+  readonly key: string;
+  readonly usage: RecordedCall['usage'];
+  readonly question_id: string;
+  readonly seed: number;
+  readonly call_index: number;
+  private decoded: RecordedCall['request'] | undefined;
+
+  constructor(
+    private readonly stored: StoredCall,
+    readonly reply: RecordedCall['reply'],
+    private readonly expander: Expander,
+  ) {
+    this.key = stored.key;
+    this.usage = stored.usage;
+    this.question_id = stored.questionId;
+    this.seed = stored.seed;
+    this.call_index = stored.callIndex;
+  }
+
+  get request(): RecordedCall['request'] {
+    return (this.decoded ??= this.expander.value(this.stored.request) as RecordedCall['request']);
   }
 }
 
