@@ -378,7 +378,7 @@ export class Recording {
     let local: ReadonlyMap<string, Stored> | undefined;
     const expander = new Expander((id) => (local ??= this.blobsOf(entry.file)).get(id) ?? this.sharedBlob(id), () => this.where(entry));
     const reply = expander.value(stored.reply) as RecordedCall['reply'];
-    const call = new StoredCallView(stored, reply, expander);
+    const call = storedCallView(stored, reply, expander);
     if (withRequest) return { key: call.key, request: call.request, reply, usage: call.usage, question_id: call.question_id, seed: call.seed, call_index: call.call_index };
     return call;
   }
@@ -430,30 +430,19 @@ export class Recording {
   }
 }
 
-/** A call read back: the reply decoded at once, the request (larger, rarely needed) when first asked for. */
-class StoredCallView implements RecordedCall {
-  readonly key: string;
-  readonly usage: RecordedCall['usage'];
-  readonly question_id: string;
-  readonly seed: number;
-  readonly call_index: number;
-  private decoded: RecordedCall['request'] | undefined;
-
-  constructor(
-    private readonly stored: StoredCall,
-    readonly reply: RecordedCall['reply'],
-    private readonly expander: Expander,
-  ) {
-    this.key = stored.key;
-    this.usage = stored.usage;
-    this.question_id = stored.questionId;
-    this.seed = stored.seed;
-    this.call_index = stored.callIndex;
-  }
-
-  get request(): RecordedCall['request'] {
-    return (this.decoded ??= this.expander.value(this.stored.request) as RecordedCall['request']);
-  }
+/**
+ * A call read back: the reply decoded at once, the request (larger, rarely needed) when first
+ * asked for. A plain object whose `request` is an own enumerable getter, so spreading,
+ * `JSON.stringify` and deep equality see every field of a {@link RecordedCall}, as for format 1.
+ */
+function storedCallView(stored: StoredCall, reply: RecordedCall['reply'], expander: Expander): RecordedCall {
+  let decoded: RecordedCall['request'] | undefined;
+  const view = { key: stored.key, usage: stored.usage, question_id: stored.questionId, seed: stored.seed, call_index: stored.callIndex, reply } as RecordedCall;
+  Object.defineProperty(view, 'request', {
+    enumerable: true,
+    get: () => (decoded ??= expander.value(stored.request) as RecordedCall['request']),
+  });
+  return view;
 }
 
 function readAt(file: string, offset: number, length: number): string {

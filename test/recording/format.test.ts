@@ -27,6 +27,33 @@ afterEach(() => {
 
 const site = (questionId: string, seed = 0, callIndex = 0) => ({ questionId, seed, callIndex });
 
+describe('a call read back from format 2', () => {
+  it('is a whole RecordedCall (spread, JSON, deep equality), the same as format 1 gives, and a miss diffs against the recorded request', async () => {
+    const calls = [chatCall('q1', 0, 'SELECT 1'), chatCall('q2', 0, 'SELECT 2')];
+    const v2 = writeRecording(temp(), calls);
+    const v1 = temp();
+    writeFormat1(v1, await allCalls(v2), manifest('r'));
+    const [a, b] = [await Recording.open(v2), await Recording.open(v1)];
+    try {
+      const near2 = a.atSite(site('q1'))!;
+      const near1 = b.atSite(site('q1'))!;
+      expect(near2.request).toEqual(calls[0]!.request);
+      expect({ ...a.readCall(a.calls()[0]!) }).toEqual({ ...b.readCall(b.calls()[0]!) });
+      expect(JSON.parse(JSON.stringify(a.readCall(a.calls()[0]!)))).toEqual(JSON.parse(JSON.stringify(b.readCall(b.calls()[0]!))));
+      const { ReplayClient } = await import('../../src/recording/replay-client.js');
+      const changed = { ...calls[0]!.request, temperature: 0.5 };
+      const message = (r: Recording): Promise<string> => new ReplayClient(r, 'r').complete(changed as never, site('q1')).then(() => '', (e: Error) => e.message);
+      const [m2, m1] = [await message(a), await message(b)];
+      expect(m2).toMatch(/-temperature: 0\n\+temperature: 0\.5/);
+      expect(m2).not.toMatch(/undefined/);
+      expect(m2.replace(/\(\S+, same/, '(<place>, same')).toBe(m1.replace(/\(\S+, same/, '(<place>, same'));
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+});
+
 describe('format 2 layout', () => {
   it('one file per question, shared content in blobs/, git rules of its own; every reply found by the key of its full request', async () => {
     const dir = writeRecording(temp(), [chatCall('q1', 0, 'SELECT 1'), chatCall('q1', 1, 'SELECT 11'), chatCall('q2', 0, 'SELECT 2'), chatCall('q3', 0, 'SELECT 3')]);
