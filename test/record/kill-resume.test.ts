@@ -50,7 +50,7 @@ describe('killed recording resumes', () => {
     expect(existsSync(join(REPO, 'build/cli/commands/record.js'))).toBe(true);
     server = await startFakeOpenAI({ candidates: CANDIDATES });
     project = makeProject();
-  });
+  }, 600_000); // a whole tsc build: minutes on a loaded machine
   afterAll(async () => {
     await server.close();
     project.remove();
