@@ -14,6 +14,7 @@ import { GoldenResults } from '../build/pipeline/golden-results.js';
 import { openProject } from '../build/pipeline/project.js';
 import { replayAgent } from '../build/pipeline/replay.js';
 import { writeManifest } from '../build/recording/manifest.js';
+import { Recording } from '../build/recording/recording.js';
 import { RecordingWriter } from '../build/recording/writer.js';
 import { renderGateMarkdown } from '../build/report/gate-markdown.js';
 import { writeResult } from './results.mjs';
@@ -29,8 +30,14 @@ const SEEDS = [0, 1, 2, 3, 4];
 const REPEATS = 3;
 
 if (!existsSync(join(SOURCE, 'replaygate.yml'))) execFileSync('node', ['scripts/spider-dev-project.mjs'], { stdio: 'inherit' });
-const calls = (system) =>
-  readFileSync(join(SOURCE, 'recordings', system, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+// Every call of each source recording (any format), read through the recording API.
+const sourceCalls = new Map();
+for (const system of new Set([...BASE, ...CANDIDATE])) {
+  const recording = await Recording.open(join(SOURCE, 'recordings', system));
+  sourceCalls.set(system, recording.calls().map((ref) => recording.readCall(ref)));
+  recording.close();
+}
+const calls = (system) => sourceCalls.get(system);
 
 // --- the synthetic project: same warehouse and golden questions, two agents, 5 seeds
 mkdirSync(join(OUT, 'prompts'), { recursive: true });

@@ -3,7 +3,7 @@
 // Needs the full Spider dev project built from ../shared (scripts/spider-dev-project.mjs; built
 // here when missing). Reports times measured in this one run and their ratios.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openProject } from '../build/pipeline/project.js';
@@ -29,9 +29,13 @@ const inlineProject = await openProject(join(PROJECT, 'replaygate.yml'), { isola
 const agentConfig = project.config.agents.get(AGENT);
 
 // The statements a replay executes: each question's golden SQL and the recorded reply's SQL.
-const replies = new Map(
-  readFileSync(join(agentConfig.recording, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).map((c) => [c.question_id, c.reply.content]),
-);
+const recordedCalls = async (dir) => {
+  const recording = await Recording.open(dir);
+  const all = recording.calls().map((ref) => recording.readCall(ref));
+  recording.close();
+  return all;
+};
+const replies = new Map((await recordedCalls(agentConfig.recording)).map((c) => [c.question_id, c.reply.content]));
 const statements = project.golden.flatMap((q) => [[q.db, q.goldenSql], [q.db, extractSql(replies.get(q.id))]]);
 
 function floorOnce() {
@@ -81,7 +85,7 @@ async function heapForCalls(copies) {
   const dir = join('out', 'bench', `copies-${copies}`);
   mkdirSync(dir, { recursive: true });
   if (!existsSync(join(dir, 'manifest.yml'))) {
-    const lines = readFileSync(join(agentConfig.recording, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = await recordedCalls(agentConfig.recording);
     const w = RecordingWriter.open(dir, 'create');
     for (let c = 0; c < copies; c++) for (const l of lines) w.write({ ...l, seed: c });
     w.close();

@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { CALLS_FILE, jsonlLines, parseCallLine } from '../recording/index.js';
+import { callIdentities } from '../recording/diff.js';
+import { hasManifestSync } from '../recording/manifest.js';
+import { Recording } from '../recording/recording.js';
 
 /** Recorded calls a pull request added and removed in one agent's recording. */
 export interface RecordingCallsChange {
@@ -19,7 +19,7 @@ export interface RecordingCallsChange {
  * request key at its question, seed and call index; a folder without a calls file has none.
  * This is the one place the Action reads recordings for their difference: point it at the
  * recordings module's own diff when that exists.
- * @throws DataError naming `calls.jsonl:<line>` for a line that is not a recorded call.
+ * @throws DataError naming the file and line of a corrupt recording.
  * @example await recordingCallsChange('base/recordings/a', 'recordings/a') // { added: 287, removed: 287, repliesChanged: 0, questions: 287 }
  */
 export async function recordingCallsChange(baseDir: string | undefined, headDir: string): Promise<RecordingCallsChange> {
@@ -44,14 +44,15 @@ export async function recordingCallsChange(baseDir: string | undefined, headDir:
   return { added, removed, repliesChanged, questions: questions.size };
 }
 
-/** Call identity → question id and reply (as JSON). */
+/** Call identity → question id and reply digest, through the recordings module (any format). */
 async function calls(dir: string): Promise<Map<string, { question: string; reply: string }>> {
-  const file = join(dir, CALLS_FILE);
   const out = new Map<string, { question: string; reply: string }>();
-  if (!existsSync(file)) return out;
-  for await (const { text, ref } of jsonlLines(file)) {
-    const call = parseCallLine(text, `${file}:${ref.line}`);
-    out.set(`${call.key}\u0000${call.question_id}\u0000${call.seed}\u0000${call.call_index}`, { question: call.question_id, reply: JSON.stringify(call.reply) });
+  if (!hasManifestSync(dir)) return out;
+  const recording = await Recording.open(dir);
+  try {
+    for (const c of callIdentities(recording)) out.set(`${c.key}\u0000${c.questionId}\u0000${c.seed}\u0000${c.callIndex}`, { question: c.questionId, reply: c.reply });
+  } finally {
+    recording.close();
   }
   return out;
 }

@@ -7,13 +7,14 @@ import { registerGate } from './commands/gate.js';
 import { registerImport } from './commands/import.js';
 import { registerJudge } from './commands/judge.js';
 import { registerRecord } from './commands/record.js';
+import { registerRecordings } from './commands/recordings.js';
 import { registerImportGenparse } from './commands/import-genparse.js';
 import { registerImportCandidates } from './commands/import-candidates.js';
 import { registerScore } from './commands/score.js';
 import { registerInit } from './commands/init.js';
 
 /** Every subcommand, in `--help` order. Add a command by adding its register function here. */
-const COMMANDS: readonly RegisterCommand[] = [registerInit, registerScore, registerImport, registerImportGenparse, registerImportCandidates, registerGate, registerRecord, registerCheck, registerConfidence, registerJudge];
+const COMMANDS: readonly RegisterCommand[] = [registerInit, registerScore, registerImport, registerImportGenparse, registerImportCandidates, registerGate, registerRecord, registerRecordings, registerCheck, registerConfidence, registerJudge];
 
 /** The `replaygate` program, writing through `ctx`. */
 export function buildProgram(ctx: CliContext): Command {

@@ -262,7 +262,9 @@ export class ModelEndpoint {
       sendError(res, 500, `replaygate's model endpoint failed (replaygate stops with this error): ${answer.message}`, 'server_error', 'internal_error');
       return;
     }
-    const stored = (answer.reply as WireReply).body;
+    // Served in canonical form (keys sorted, strings NFC), recording and replay alike: that is the
+    // form a recording keeps (docs/recordings.md), so an agent sees the same bytes in both.
+    const stored = JSON.parse(canonicalJson((answer.reply as WireReply).body)) as WireReply['body'];
     if (body['stream'] === true && route === 'chat.completions') {
       const options = body['stream_options'] as { include_usage?: unknown } | null | undefined;
       sendEvents(res, chatCompletionEvents(stored, options?.include_usage === true));

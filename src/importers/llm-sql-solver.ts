@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { hasManifest, writeManifest } from '../recording/manifest.js';
 import type { RecordedCall } from '../recording/types.js';
 import { RecordingWriter } from '../recording/writer.js';
+import { RecordingLock } from '../recording/lock.js';
 import type { JudgeSettings } from '../judge/requests.js';
 import { DataError } from '../util/errors.js';
 import { parseJsonLines, readTextFile } from '../util/json-lines.js';
@@ -129,39 +130,44 @@ export async function importLlmSqlSolver(file: string, dir: string, options: Llm
   const items = await readLlmSqlSolverFile(file);
   if (!options.force && (await hasManifest(dir))) throw new DataError(`recording ${dir} exists; pass --force to replace it`);
   const idOf = options.questionId ?? ((i: number) => `spider-dev-${String(i).padStart(4, '0')}`);
-  const writer = RecordingWriter.open(dir, 'create');
-  let written = 0;
-  let skipped = 0;
+  const lock = RecordingLock.acquire(dir, `${TOOL_NAME} judge import`);
   try {
-    for (const item of items) {
-      if (options.databases && !options.databases.has(item.db)) {
-        skipped += 1;
-        continue;
+    const writer = RecordingWriter.open(dir, 'create', { lock });
+    let written = 0;
+    let skipped = 0;
+    try {
+      for (const item of items) {
+        if (options.databases && !options.databases.has(item.db)) {
+          skipped += 1;
+          continue;
+        }
+        writer.write(llmSqlSolverCall(item, `${idOf(item.index)} ${options.agent}`));
+        written += 1;
       }
-      writer.write(llmSqlSolverCall(item, `${idOf(item.index)} ${options.agent}`));
-      written += 1;
+    } finally {
+      writer.close();
     }
+    const now = new Date().toISOString();
+    const s = LLM_SQL_SOLVER_SETTINGS;
+    await writeManifest(dir, {
+      name: options.name ?? dir.split(/[\\/]/).filter(Boolean).pop() ?? 'judge',
+      agent: 'judge',
+      model: s.model,
+      sampling: { temperature: s.temperature, top_p: s.top_p, max_tokens: s.max_tokens },
+      seeds: [s.seed],
+      prompt_files: {},
+      recorder: `${TOOL_NAME} import llm-sql-solver`,
+      created: now,
+      updated: now,
+      recorded_splits: { dev: 1 },
+      constructed: false,
+      source: options.source,
+      extra: { judged_agent: options.agent, verdict_format: 'equivalence', sampling_published: false },
+    });
+    return { written, skipped };
   } finally {
-    writer.close();
+    lock.release();
   }
-  const now = new Date().toISOString();
-  const s = LLM_SQL_SOLVER_SETTINGS;
-  await writeManifest(dir, {
-    name: options.name ?? dir.split(/[\\/]/).filter(Boolean).pop() ?? 'judge',
-    agent: 'judge',
-    model: s.model,
-    sampling: { temperature: s.temperature, top_p: s.top_p, max_tokens: s.max_tokens },
-    seeds: [s.seed],
-    prompt_files: {},
-    recorder: `${TOOL_NAME} import llm-sql-solver`,
-    created: now,
-    updated: now,
-    recorded_splits: { dev: 1 },
-    constructed: false,
-    source: options.source,
-    extra: { judged_agent: options.agent, verdict_format: 'equivalence', sampling_published: false },
-  });
-  return { written, skipped };
 }
 
 /** One of the 70 human-labelled (gold, prediction) pairs of `data/relaxed.jsonl`. */

@@ -16,6 +16,7 @@
 import type { ChatMessage, ChatRequest, Usage } from '../model/types.js';
 import { writeManifest } from '../recording/manifest.js';
 import { RecordingWriter } from '../recording/writer.js';
+import { RecordingLock } from '../recording/lock.js';
 import { DataError } from '../util/errors.js';
 
 /** A benchmark item of the file: question, database, gold SQL. */
@@ -228,47 +229,52 @@ export async function writeToolkitRecording(
   pipeline: ToolkitPipeline,
   options: { readonly agent: string; readonly source: string; readonly promptFiles: Readonly<Record<string, string>>; readonly created: string; readonly recorder: string },
 ): Promise<ToolkitRecordingSummary> {
-  const writer = RecordingWriter.open(dir, 'create');
-  let calls = 0;
+  const lock = RecordingLock.acquire(dir, options.recorder);
   try {
-    for (const run of pipeline.runs) {
-      run.calls.forEach((call, callIndex) => {
-        writer.write({ request: call.request, reply: call.reply, usage: call.usage, question_id: run.questionId, seed: 0, call_index: callIndex });
-        calls += 1;
-      });
+    const writer = RecordingWriter.open(dir, 'create', { lock });
+    let calls = 0;
+    try {
+      for (const run of pipeline.runs) {
+        run.calls.forEach((call, callIndex) => {
+          writer.write({ request: call.request, reply: call.reply, usage: call.usage, question_id: run.questionId, seed: 0, call_index: callIndex });
+          calls += 1;
+        });
+      }
+    } finally {
+      writer.close();
     }
+    const inferred = pipeline.runs.filter((r) => r.calls.some((c) => c.inferred)).map((r) => r.questionId);
+    const empty = pipeline.runs.filter((r) => r.calls.length === 0).map((r) => r.questionId);
+    await writeManifest(dir, {
+      name: options.agent,
+      agent: options.agent,
+      model: pipeline.model,
+      sampling: pipeline.sampling,
+      seeds: [0],
+      prompt_files: options.promptFiles,
+      recorder: options.recorder,
+      created: options.created,
+      updated: options.created,
+      recorded_splits: { dev: 1 },
+      constructed: false,
+      source: options.source,
+      extra: {
+        pipeline: pipeline.key,
+        loop: pipeline.loop,
+        ...(inferred.length > 0
+          ? {
+              inferred_calls: {
+                questions: inferred,
+                reason:
+                  "the original run crashed on the model's first reply (\"'NoneType' object has no attribute 'strip'\": no content), leaving an empty trace; " +
+                  'the one call recorded for these questions is inferred: the first request (built from another question of the same database) with a null reply',
+              },
+            }
+          : {}),
+      },
+    });
+    return { dir, calls, runs: pipeline.runs.length, inferred, empty };
   } finally {
-    writer.close();
+    lock.release();
   }
-  const inferred = pipeline.runs.filter((r) => r.calls.some((c) => c.inferred)).map((r) => r.questionId);
-  const empty = pipeline.runs.filter((r) => r.calls.length === 0).map((r) => r.questionId);
-  await writeManifest(dir, {
-    name: options.agent,
-    agent: options.agent,
-    model: pipeline.model,
-    sampling: pipeline.sampling,
-    seeds: [0],
-    prompt_files: options.promptFiles,
-    recorder: options.recorder,
-    created: options.created,
-    updated: options.created,
-    recorded_splits: { dev: 1 },
-    constructed: false,
-    source: options.source,
-    extra: {
-      pipeline: pipeline.key,
-      loop: pipeline.loop,
-      ...(inferred.length > 0
-        ? {
-            inferred_calls: {
-              questions: inferred,
-              reason:
-                "the original run crashed on the model's first reply (\"'NoneType' object has no attribute 'strip'\": no content), leaving an empty trace; " +
-                'the one call recorded for these questions is inferred: the first request (built from another question of the same database) with a null reply',
-            },
-          }
-        : {}),
-    },
-  });
-  return { dir, calls, runs: pipeline.runs.length, inferred, empty };
 }

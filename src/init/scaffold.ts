@@ -118,9 +118,9 @@ jobs:
 `;
 
 const GITATTRIBUTES = `# Recordings are written by replaygate (record, import): keep their bytes exactly as written
-# (no line-ending conversion), show them collapsed in pull request diffs, and merge the
-# append-only calls files line by line (a call recorded on both branches is then named by
-# replaygate as a duplicate line to resolve).
+# (no line-ending conversion) and show them collapsed in pull request diffs. Each golden
+# question has its own calls file, so branches that re-record different questions merge with
+# plain git; two replies for one request after a merge are an error naming both lines
+# (docs/recordings.md).
 recordings/** -text linguist-generated=true
-recordings/**/calls.jsonl merge=union
 `;

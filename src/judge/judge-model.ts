@@ -9,6 +9,7 @@ import { Recording } from '../recording/recording.js';
 import { ReplayClient } from '../recording/replay-client.js';
 import type { RecordingManifest } from '../recording/types.js';
 import { RecordingWriter } from '../recording/writer.js';
+import { RecordingLock } from '../recording/lock.js';
 import { DataError } from '../util/errors.js';
 import { TOOL_NAME } from '../version.js';
 import type { JudgeConfig } from './config.js';
@@ -52,12 +53,29 @@ export async function openJudgeModel(judge: JudgeConfig, promptFiles: readonly s
       },
     };
   }
-  const prev = (await hasManifest(dir)) ? await readManifest(dir) : undefined;
-  const existing = prev ? await Recording.open(dir) : undefined;
+  // One writer per recording: a second judge --record (or record, prune) on it fails at once.
+  const lock = RecordingLock.acquire(dir, `${TOOL_NAME} judge --record`, root);
+  let prev: RecordingManifest | undefined;
+  let existing: Recording | undefined;
+  try {
+    prev = (await hasManifest(dir)) ? await readManifest(dir) : undefined;
+    existing = prev ? await Recording.open(dir) : undefined;
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   let writer: RecordingWriter | undefined;
   const sink: CallSink = {
     append: async (call) => {
-      writer ??= RecordingWriter.open(dir, 'append');
+      if (writer === undefined) {
+        const format = existing?.format;
+        existing?.close();
+        writer = RecordingWriter.open(dir, 'append', { lock, root });
+        if (format === 1) {
+          existing = Recording.openSync(dir);
+          client.useExisting(existing);
+        }
+      }
       return writer.write(call);
     },
   };
@@ -75,9 +93,13 @@ export async function openJudgeModel(judge: JudgeConfig, promptFiles: readonly s
   return {
     model: client,
     finish: async () => {
-      writer?.close();
-      existing?.close();
-      if (writer !== undefined || prev === undefined) await writeManifest(dir, judgeManifest(prev, judge, promptFiles, root, live.endpoint));
+      try {
+        writer?.close();
+        existing?.close();
+        if (writer !== undefined || prev === undefined) await writeManifest(dir, judgeManifest(prev, judge, promptFiles, root, live.endpoint));
+      } finally {
+        lock.release();
+      }
       return { sent: client.stats.sent, reused: client.stats.reused, failed: client.stats.failed };
     },
   };

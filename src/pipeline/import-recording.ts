@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { hasManifest, readManifest, writeManifest } from '../recording/manifest.js';
 import { RecordingWriter } from '../recording/writer.js';
+import { RecordingLock } from '../recording/lock.js';
+import type { Agent } from '../agent/types.js';
+import type { AgentConfig } from '../config/types.js';
 import { Recording } from '../recording/recording.js';
 import type { RecordedCall } from '../recording/types.js';
 import { DataError } from '../util/errors.js';
@@ -76,9 +79,27 @@ export async function importRecording(project: Project, agentName: string, items
   const config = project.config.agents.get(agentName);
   if (!config) throw new DataError(`no agent '${agentName}'`);
   if (!agent.firstRequest) throw new DataError(`agent '${agentName}' (kind ${agent.kind}) cannot key imported calls: only single-call agents can be imported into`);
-  const exists = await hasManifest(config.recording);
   const shown = relative(project.config.root, config.recording);
   if (options.append && options.force) throw new DataError('--append adds to a recording and --force replaces it: choose one');
+  // One writer per recording, from the first read to the manifest: a second writer fails at once.
+  const lock = RecordingLock.acquire(config.recording, `${TOOL_NAME} import ${options.format} --agent ${agentName}${options.force ? ' --force' : ''}${options.append ? ' --append' : ''}`, project.config.root);
+  try {
+    return await importLocked(project, agentName, items, options, { agent, config, shown, lock });
+  } finally {
+    lock.release();
+  }
+}
+
+async function importLocked(
+  project: Project,
+  agentName: string,
+  items: Iterable<ImportItem>,
+  options: ImportOptions,
+  ctx: { agent: Agent; config: AgentConfig; shown: string; lock: RecordingLock },
+): Promise<ImportSummary> {
+  const { agent, config, shown, lock } = ctx;
+  if (!agent.firstRequest) throw new Error('checked by the caller');
+  const exists = await hasManifest(config.recording);
   if (exists && !options.force && !options.append) {
     throw new DataError(`recording ${shown} exists; pass --append to add seeds or questions to it, or --force to replace it`);
   }
@@ -129,7 +150,7 @@ export async function importRecording(project: Project, agentName: string, items
       `none of the ${skipped} predictions has a golden question (ids tried: ${[...items].slice(0, 3).map((i) => i.questionId).join(', ')}, …); check --ids and the file format — nothing was written`,
     );
   }
-  const writer = RecordingWriter.open(config.recording, options.append ? 'append' : 'create');
+  const writer = RecordingWriter.open(config.recording, options.append ? 'append' : 'create', { lock, root: project.config.root });
   const covered = new Set<string>();
   try {
     for (const { item, request } of checked) {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { AgentConfig } from '../config/types.js';
 import type { Split } from '../golden/types.js';
@@ -7,6 +7,8 @@ import type { ModelClient } from '../model/types.js';
 import { replayAgent, selectQuestions } from '../pipeline/replay.js';
 import type { Project } from '../pipeline/project.js';
 import { CALLS_FILE, hasManifest, readManifest, writeManifest } from '../recording/manifest.js';
+import { formatOnDisk } from '../recording/layout.js';
+import { RecordingLock } from '../recording/lock.js';
 import { Recording } from '../recording/recording.js';
 import type { RecordingManifest } from '../recording/types.js';
 import { RecordingWriter } from '../recording/writer.js';
@@ -156,21 +158,48 @@ export async function recordAgent(project: Project, agentName: string, options: 
   const now = (): string => (options.now?.() ?? new Date()).toISOString();
   const started = now();
 
-  const repair = repairTornTail(callsFile);
-  if (repair.action === 'truncated') {
-    options.logger.warning(`removed a torn last line (line ${repair.line}, ${repair.bytes} bytes) left by an interrupted recording; its call will be recorded again`, { file: `${where}/${CALLS_FILE}` });
-  } else if (repair.action === 'newline-added') {
-    options.logger.warning('added the missing newline after the last call', { file: `${where}/${CALLS_FILE}` });
+  // One writer per recording: a second `record`, `import` or `recordings prune` fails at once.
+  const lock = RecordingLock.acquire(dir, `${TOOL_NAME} record --agent ${agentName}${options.force ? ' --force' : ''}`, project.config.root);
+  try {
+    return await recordLocked(project, agentName, options, { config, dir, callsFile, where, now, started, seeds, lock });
+  } finally {
+    lock.release();
   }
-  const superseded = await dropSupersededCalls(callsFile);
-  if (superseded > 0) options.logger.warning(`removed ${superseded} call(s) superseded by a later --force recording`, { file: `${where}/${CALLS_FILE}` });
+}
+
+interface Session {
+  readonly config: AgentConfig;
+  readonly dir: string;
+  readonly callsFile: string;
+  readonly where: string;
+  readonly now: () => string;
+  readonly started: string;
+  readonly seeds: readonly number[];
+  readonly lock: RecordingLock;
+}
+
+async function recordLocked(project: Project, agentName: string, options: RecordOptions, session: Session): Promise<RecordSummary> {
+  const { config, dir, callsFile, where, now, started, seeds, lock } = session;
+  if (formatOnDisk(dir) === 1) {
+    // Format 1 (calls.jsonl, appended line by line): repair what an interrupted writer left.
+    const repair = repairTornTail(callsFile);
+    if (repair.action === 'truncated') {
+      options.logger.warning(`removed a torn last line (line ${repair.line}, ${repair.bytes} bytes) left by an interrupted recording; its call will be recorded again`, { file: `${where}/${CALLS_FILE}` });
+    } else if (repair.action === 'newline-added') {
+      options.logger.warning('added the missing newline after the last call', { file: `${where}/${CALLS_FILE}` });
+    }
+    const superseded = await dropSupersededCalls(callsFile);
+    if (superseded > 0) {
+      options.logger.warning(`removed ${superseded} older line(s) of requests recorded again later at the same question, seed and call (left by an interrupted \`record --force\` or by two writers)`, { file: `${where}/${CALLS_FILE}` });
+    }
+  }
 
   let prev = (await hasManifest(dir)) ? await readManifest(dir) : undefined;
   if (prev && prev.agent !== agentName) {
     options.logger.warning(`the recording was made by agent '${prev.agent}'; recording agent '${agentName}' into it`, { file: `${where}/manifest.yml` });
   }
   let existing: Recording | undefined;
-  if (existsSync(callsFile)) {
+  if (formatOnDisk(dir) !== undefined) {
     if (!prev) {
       // calls.jsonl without a manifest (e.g. copied by hand): give it one so it can be opened.
       prev = nextManifest(undefined, manifestInput(project, config, [], new Set(), now(), options.live.endpoint));
@@ -198,10 +227,25 @@ export async function recordAgent(project: Project, agentName: string, options: 
       const counts = !increments.has(split) && ((before[split] ?? 0) === 0 || rerecord);
       if (counts) increments.add(split);
       if (counts || writer === undefined) await saveManifest();
-      writer ??= RecordingWriter.open(dir, 'append');
-      return writer.write(call);
+      if (writer === undefined) {
+        // Synchronous from here: no other run can look up calls while the files change under it.
+        const format = existing?.format;
+        existing?.close();
+        writer = RecordingWriter.open(dir, 'append', { lock, root: project.config.root });
+        if (writer.upgraded && !writer.upgraded.current) {
+          options.logger.info(`upgraded ${where} to recording format 2 (docs/recordings.md): ${writer.upgraded.bytesBefore} → ${writer.upgraded.bytesAfter} bytes`);
+        }
+        if (format === 1) {
+          existing = Recording.openSync(dir);
+          client.useExisting(existing);
+        }
+      }
+      const written = writer.write(call);
+      if (written.previous === 'replaced') replaced += 1;
+      return written;
     },
   };
+  let replaced = 0;
 
   const client = new RecordingThroughClient({
     recording: prev?.name ?? agentName,
@@ -240,10 +284,7 @@ export async function recordAgent(project: Project, agentName: string, options: 
     existing?.close();
     if (writer !== undefined) await saveManifest();
   }
-  if (options.force && writer !== undefined) {
-    const removed = await dropSupersededCalls(callsFile);
-    if (removed > 0) options.logger.info(`replaced ${removed} re-recorded call(s) in ${where}/${CALLS_FILE}`);
-  }
+  if (options.force && replaced > 0) options.logger.info(`replaced ${replaced} call(s) re-recorded by --force in ${where}`);
   if (client.fatal && !interrupted) {
     const kept = client.stats.sent > 0 ? ` ${client.stats.sent} call(s) recorded before the error are kept; run the same command again to continue.` : ' Nothing was written.';
     throw new EndpointError(`${client.fatal.message}.${kept}`, true, client.fatal.status);

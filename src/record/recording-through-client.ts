@@ -85,10 +85,20 @@ export class RecordingThroughClient implements ModelClient {
   /** The first fatal error (the session stopped sending after it). */
   fatal: EndpointError | undefined;
 
-  constructor(private readonly options: RecordingThroughOptions) {}
+  private existing: Recording | undefined;
+
+  constructor(private readonly options: RecordingThroughOptions) {
+    this.existing = options.existing;
+  }
+
+  /** Answers from this recording from now on (the same calls, reopened after the writer upgraded its format). */
+  useExisting(recording: Recording): void {
+    this.existing = recording;
+  }
 
   async complete(request: ChatRequest, site: CallSite): Promise<ModelResponse> {
-    const { existing, force, recording, agent } = this.options;
+    const { force, recording, agent } = this.options;
+    const existing = this.existing;
     const canonical = canonicalJson(request);
     const key = keyOfCanonical(canonical);
     if (!force) {
@@ -106,7 +116,7 @@ export class RecordingThroughClient implements ModelClient {
     };
     if (this.fatal) throw fail(this.fatal.message);
     const split = this.options.splits.get(site.questionId) ?? 'dev';
-    const rerecord = existing?.atSite(site) !== undefined;
+    const rerecord = this.existing?.atSite(site) !== undefined;
     if (rerecord && split === 'test' && this.options.testRecordings >= 1 && !this.options.allowRerecordTest) {
       throw fail(
         `this would re-record the test split (recorded ${this.options.testRecordings} time(s) already; it should be recorded once). Pass --allow-rerecord-test to do it anyway, or record --split dev`,

@@ -31,7 +31,13 @@ export async function* jsonlLines(file: string): AsyncGenerator<{ readonly text:
     let line = 0;
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new DataError(`cannot read file (${code === 'EISDIR' ? 'it is a folder, not a file' : (code ?? String(error))})`, file);
+      }
       const data = bytesRead === 0 ? carry : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
       let start = 0;
       for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {

@@ -18,7 +18,18 @@ export function canonicalJson(value: unknown): string {
 
 // Strings without non-ASCII characters are already NFC; skipping normalize() for them is the hot path.
 const NON_ASCII = /[^\u0000-\u007f]/;
-const str = (s: string): string => JSON.stringify(NON_ASCII.test(s) ? s.normalize('NFC') : s);
+
+/** `s` NFC-normalised (the canonical form's strings and keys). @example nfc('e\u0301') // 'é' */
+export function nfc(s: string): string {
+  return NON_ASCII.test(s) ? s.normalize('NFC') : s;
+}
+
+/** Canonical JSON of one string: NFC-normalised, then JSON-quoted. @example canonicalString('a"b') // '"a\\"b"' */
+export function canonicalString(s: string): string {
+  return JSON.stringify(nfc(s));
+}
+
+const str = canonicalString;
 
 function write(value: unknown, seen: Set<object>): string {
   switch (typeof value) {

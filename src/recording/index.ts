@@ -1,8 +1,13 @@
 export { canonicalJson, requestKey, keyOfCanonical } from './canonical.js';
-export { Recording } from './recording.js';
+export { Recording, type CallRef, type OpenOptions } from './recording.js';
 export { ReplayClient } from './replay-client.js';
 export { MissingRecording, requestDiff } from './missing-recording.js';
-export { RecordingWriter } from './writer.js';
-export { readManifest, writeManifest, hasManifest, MANIFEST_FILE, CALLS_FILE } from './manifest.js';
+export { RecordingWriter, type WrittenCall, type WriterOptions } from './writer.js';
+export { readManifest, readManifestSync, writeManifest, writeManifestSync, hasManifest, MANIFEST_FILE, CALLS_FILE, CALLS_DIR } from './manifest.js';
 export { jsonlLines, parseCallLine, type LineRef } from './calls-file.js';
+export { RecordingLock, RecordingLocked, type LockHolder } from './lock.js';
+export { upgradeRecording, type UpgradeSummary } from './upgrade.js';
+export { recordingBytes } from './size.js';
+export { compact, Expander, MissingBlob, MIN_BLOB_CHARS, BLOB_ID_HEX, type Stored } from './compact.js';
+export { questionFile, CURRENT_FORMAT, type RecordingFormat } from './layout.js';
 export type { RecordedCall, RecordingManifest } from './types.js';

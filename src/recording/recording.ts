@@ -1,36 +1,109 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
-import { jsonlLines, parseCallLine, type LineRef } from './calls-file.js';
-import { CALLS_FILE, readManifest } from './manifest.js';
-import type { RecordedCall, RecordingManifest } from './types.js';
 import type { CallSite } from '../model/types.js';
+import { jsonlLines, parseCallLine } from './calls-file.js';
+import { canonicalJson, keyOfCanonical } from './canonical.js';
+import { blobId, Expander, MissingBlob, refsOf, type Stored } from './compact.js';
+import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, isTempName, questionFile, type RecordingFormat } from './layout.js';
+import { readManifestSync } from './manifest.js';
+import { blobIdOfLine, lines, parseQuestionFile, storedCallOf, type LinePlace, type StoredCall } from './question-file.js';
+import type { RecordedCall, RecordingManifest } from './types.js';
 
-interface Entry extends LineRef {
+/** One recorded call as the index keeps it: where it is, nothing of its content. */
+interface Entry {
+  /** Index into the recording's files. */
+  readonly file: number;
+  /** Place in the file; updated when another process replaced the file after it was indexed. */
+  line: number;
+  offset: number;
+  length: number;
   readonly questionId: string;
   readonly seed: number;
   readonly callIndex: number;
+  readonly key: string;
+  /** Set when a lookup answered with this call (see {@link Recording.readCalls}). */
+  read: boolean;
+  /** Position in the index (stable, for {@link CallRef}). */
+  readonly id: number;
+}
+
+/** A file calls or blobs are read from, with what it was when indexed (to notice a replaced file). */
+interface FileInfo {
+  readonly path: string;
+  ino: number;
+  size: number;
+  /** Its content is a blob of `blobs/` (never rewritten: content-addressed). */
+  readonly shared: boolean;
+}
+
+/** A recorded call named by its place, for commands that list or rewrite recordings. */
+export interface CallRef {
+  readonly questionId: string;
+  readonly seed: number;
+  readonly callIndex: number;
+  readonly key: string;
+  /** `<file>:<line>`, the file absolute. */
+  readonly where: string;
+  /** @internal Position in the recording's index. */
+  readonly id: number;
+}
+
+/** A blob's place: the file (index) and, for a line of a calls file, its byte range. */
+interface BlobPlace {
+  readonly file: number;
+  offset: number;
+  length: number;
+  /** A file of `blobs/` (its whole content is the value), not a line of a calls file. */
+  readonly shared: boolean;
+}
+
+export interface OpenOptions {
+  /**
+   * Format 2: a call that refers to a blob the recording does not hold is an error (`error`,
+   * the default) or is left out and listed in {@link Recording.unresolved} (`skip`, for prune).
+   */
+  readonly unresolved?: 'error' | 'skip';
 }
 
 const siteId = (questionId: string, seed: number, callIndex: number): string => `${questionId}\u0000${seed}\u0000${callIndex}`;
+const OPEN_FILES = 16;
+const BLOB_CACHE = 256;
+const LOCAL_BLOB_FILES = 8;
 
 /**
- * A recording opened for replay: `manifest.yml` plus an index of `calls.jsonl` that keeps
- * only byte positions (about 100 bytes a call); requests and replies are read back from the
- * file when asked for, so memory does not grow with the size of the calls. Opened read-only:
- * replay never writes to a recording.
+ * A recording opened for replay (docs/recordings.md): `manifest.yml` plus an index that keeps
+ * only the place of each call (file, byte offset, length; a few hundred bytes a call); requests
+ * and replies are read back from the files when asked for, so memory does not grow with the
+ * size of the calls. Opened read-only: replay never writes to a recording.
+ *
+ * Both formats load: 1 (`calls.jsonl`) and 2 (`calls/` + `blobs/`). On open every key is
+ * recomputed from its re-assembled request and every blob id from its value; a mismatch is an
+ * error naming the line. Two different replies recorded for one request at one
+ * question/seed/call index (a bad merge) are an error naming both lines.
+ *
+ * Reads are tracked here, not in a client: every call a {@link lookup} answers with is marked, so
+ * `recordings prune` keeps exactly what any client reading through this class used.
  */
 export class Recording {
-  private fd: number | undefined;
+  private readonly fds = new Map<number, number>();
+  private readonly blobCache = new Map<string, Stored>();
+  private readonly localBlobs = new Map<number, ReadonlyMap<string, Stored>>();
 
   private constructor(
     /** Absolute folder of the recording. */
     readonly dir: string,
     readonly manifest: RecordingManifest,
+    readonly format: RecordingFormat,
+    /** The files calls and blobs are read from. */
+    private readonly files: readonly FileInfo[],
+    private readonly entries: readonly Entry[],
     private readonly byKey: ReadonlyMap<string, readonly Entry[]>,
     private readonly bySite: ReadonlyMap<string, Entry>,
-    /** Number of calls (lines) in `calls.jsonl`. */
-    readonly size: number,
+    private readonly blobPlaces: Map<string, BlobPlace>,
+    /** Calls left out because a blob they need is missing (only with `unresolved: 'skip'`). */
+    readonly unresolved: readonly CallRef[],
   ) {}
 
   /** The recording's name (from its manifest). */
@@ -38,58 +111,65 @@ export class Recording {
     return this.manifest.name;
   }
 
-  /** Absolute path of `calls.jsonl`. */
+  /** Number of calls. */
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** Format 1: absolute path of `calls.jsonl`; format 2: of the `calls/` folder. */
   get callsFile(): string {
-    return join(this.dir, CALLS_FILE);
+    return join(this.dir, this.format === 1 ? CALLS_FILE : CALLS_DIR);
   }
 
   /**
-   * Opens `<dir>/manifest.yml` and streams `<dir>/calls.jsonl`, validating every line:
-   * JSON shape and the key recomputed from the request.
-   * @throws DataError naming `calls.jsonl:<line>` for a line that is not JSON, lacks a field,
-   *   or whose key does not match its request; or naming the manifest when it is unreadable.
+   * Opens `<dir>/manifest.yml` and reads every call, checking each: JSON shape, the key
+   * recomputed from the request, blob ids, and conflicting replies.
+   * @throws DataError naming `<file>:<line>` for a line that is not JSON, lacks a field, or whose
+   *   key does not match its request; naming both lines of a request recorded twice at one place
+   *   with different replies; or naming the manifest when it is unreadable.
    */
-  static async open(dir: string): Promise<Recording> {
-    const manifest = await readManifest(dir);
-    const file = join(dir, CALLS_FILE);
+  static async open(dir: string, options: OpenOptions = {}): Promise<Recording> {
+    const manifest = readManifestSync(dir);
+    const format = manifest.format ?? 1;
+    return format === 1 ? openFormat1(dir, manifest) : openFormat2(dir, manifest, options);
+  }
+
+  /**
+   * {@link open} for a format-2 recording, synchronously (a writer swaps its view of the
+   * recording right after upgrading it, before any other lookup can run).
+   * @throws DataError as {@link open}, or when the recording is in format 1.
+   */
+  static openSync(dir: string, options: OpenOptions = {}): Recording {
+    const manifest = readManifestSync(dir);
+    if (manifest.format !== 2) throw new DataError('a format-1 recording cannot be opened synchronously', dir);
+    return openFormat2(dir, manifest, options);
+  }
+
+  /** @internal Builds the index (used by the loaders of both formats). */
+  static fromIndex(
+    dir: string,
+    manifest: RecordingManifest,
+    format: RecordingFormat,
+    files: readonly FileInfo[],
+    entries: Entry[],
+    blobPlaces: Map<string, BlobPlace>,
+    unresolved: readonly CallRef[],
+  ): Recording {
     const byKey = new Map<string, Entry[]>();
     const bySite = new Map<string, Entry>();
-    /** Lines that record the same request at the same question/seed/call: checked once streaming is done. */
-    const twins: [first: Entry, second: Entry, secondReply: string][] = [];
-    let size = 0;
-    for await (const { text, ref } of jsonlLines(file)) {
-      const call = parseCallLine(text, `${file}:${ref.line}`);
-      const entry: Entry = { ...ref, questionId: call.question_id, seed: call.seed, callIndex: call.call_index };
-      const list = byKey.get(call.key);
-      const twin = list?.find((e) => e.questionId === entry.questionId && e.seed === entry.seed && e.callIndex === entry.callIndex);
-      if (twin) twins.push([twin, entry, JSON.stringify(call.reply)]);
-      if (list) list.push(entry);
-      else byKey.set(call.key, [entry]);
-      const site = siteId(call.question_id, call.seed, call.call_index);
-      // A re-recorded call (after a prompt edit) is appended with a new request: the latest line of a site is the one diffs show.
-      bySite.set(site, entry);
-      size += 1;
+    for (const e of entries) {
+      const list = byKey.get(e.key);
+      if (list) list.push(e);
+      else byKey.set(e.key, [e]);
+      // A re-recorded call (after a prompt edit) comes after the older one: the latest of a site is the one diffs show.
+      bySite.set(siteId(e.questionId, e.seed, e.callIndex), e);
     }
-    const recording = new Recording(dir, manifest, byKey, bySite, size);
-    try {
-      for (const [first, second, reply] of twins) {
-        if (JSON.stringify(recording.read(first).reply) !== reply) {
-          throw new DataError(
-            `lines ${first.line} and ${second.line} record the same request for question '${second.questionId}', seed ${second.seed}, call ${second.callIndex} with different replies (a merge of two recordings?); keep one of them`,
-            `${file}:${second.line}`,
-          );
-        }
-      }
-    } catch (error) {
-      recording.close();
-      throw error;
-    }
-    return recording;
+    return new Recording(dir, manifest, format, files, entries, byKey, bySite, blobPlaces, unresolved);
   }
 
   /**
    * The recorded call for a request key. When several questions sent the identical request,
-   * the one recorded at the same question/seed/call index is preferred.
+   * the one recorded at the same question/seed/call index is preferred. The call is marked read.
    * @returns undefined when the key has no recording.
    */
   lookup(key: string, site: CallSite): RecordedCall | undefined {
@@ -98,16 +178,18 @@ export class Recording {
     const entry =
       entries.find((e) => e.questionId === site.questionId && e.seed === site.seed && e.callIndex === site.callIndex) ??
       entries[0];
-    return entry && this.read(entry);
+    if (!entry) return undefined;
+    entry.read = true;
+    return this.read(entry);
   }
 
-  /** The call recorded at a question/seed/call index, whatever its request (for MissingRecording diffs). */
-  atSite(site: CallSite): (RecordedCall & { readonly line: number }) | undefined {
+  /** The call recorded at a question/seed/call index, whatever its request (for MissingRecording diffs); not marked read. */
+  atSite(site: CallSite): (RecordedCall & { readonly line: number; readonly where: string }) | undefined {
     const entry = this.bySite.get(siteId(site.questionId, site.seed, site.callIndex));
-    return entry && { ...this.read(entry), line: entry.line };
+    return entry && { ...this.read(entry), line: entry.line, where: this.where(entry) };
   }
 
-  /** Question ids and seeds that have a first call (call index 0), in file order. */
+  /** Question ids and seeds that have a first call (call index 0), in index order. */
   runs(): { questionId: string; seed: number }[] {
     const out: { questionId: string; seed: number }[] = [];
     for (const e of this.bySite.values()) if (e.callIndex === 0) out.push({ questionId: e.questionId, seed: e.seed });
@@ -125,21 +207,433 @@ export class Recording {
     return out;
   }
 
-  /** Path of the calls file relative to `root`, for messages. */
+  /** Every call, in file order. */
+  calls(): CallRef[] {
+    return this.entries.map((e) => this.refOf(e));
+  }
+
+  /** Calls a lookup answered with since the recording was opened (or since {@link resetReads}), in file order. */
+  readCalls(): CallRef[] {
+    return this.entries.filter((e) => e.read).map((e) => this.refOf(e));
+  }
+
+  /** Forgets which calls were read. */
+  resetReads(): void {
+    for (const e of this.entries) e.read = false;
+  }
+
+  /**
+   * The whole call at a place returned by {@link calls}.
+   * @throws Error when `ref` is not a call of this recording.
+   */
+  readCall(ref: CallRef): RecordedCall {
+    return this.read(this.entryOf(ref), true);
+  }
+
+  /** SHA-256 hex of the canonical JSON of a call's reply (to tell a re-recorded reply from the same one). */
+  replyDigest(ref: CallRef): string {
+    return createHash('sha256').update(canonicalJson(this.read(this.entryOf(ref)).reply)).digest('hex');
+  }
+
+  /** Path of the calls file (format 1) or folder (format 2) relative to `root`, for messages. */
   displayPath(root: string): string {
     return relative(root, this.callsFile) || this.callsFile;
   }
 
-  /** Releases the file descriptor used for reading calls back. */
+  /** Releases the file descriptors used for reading calls back. */
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+    this.blobCache.clear();
+    this.localBlobs.clear();
   }
 
-  private read(entry: LineRef): RecordedCall {
-    this.fd ??= openSync(this.callsFile, 'r');
-    const buffer = Buffer.allocUnsafe(entry.length);
-    readSync(this.fd, buffer, 0, entry.length, entry.offset);
-    return JSON.parse(buffer.toString('utf8')) as RecordedCall;
+  private refOf(e: Entry): CallRef {
+    return { questionId: e.questionId, seed: e.seed, callIndex: e.callIndex, key: e.key, where: this.where(e), id: e.id };
   }
+
+  private entryOf(ref: CallRef): Entry {
+    const entry = this.entries[ref.id];
+    if (!entry || entry.key !== ref.key || entry.questionId !== ref.questionId) throw new Error(`no call ${ref.where} in ${this.dir}`);
+    return entry;
+  }
+
+  private where(e: { readonly file: number; readonly line: number }): string {
+    return `${this.files[e.file]!.path}:${e.line}`;
+  }
+
+  /**
+   * The file's descriptor (the last few are kept open). Opened after a writer replaced the file
+   * (it renames a new version over it; readers may run while `record` writes), it reads the new
+   * version: {@link read} notices that its line is not at its offset and indexes the file again.
+   */
+  private fd(file: number): number {
+    let fd = this.fds.get(file);
+    if (fd !== undefined) {
+      this.fds.delete(file);
+      this.fds.set(file, fd);
+      return fd;
+    }
+    if (this.fds.size >= OPEN_FILES) {
+      const [oldest, oldFd] = this.fds.entries().next().value as [number, number];
+      closeSync(oldFd);
+      this.fds.delete(oldest);
+    }
+    const info = this.files[file]!;
+    try {
+      fd = openSync(info.path, 'r');
+    } catch (error) {
+      throw new DataError(`cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)}); was the recording removed while this command read it? Run the command again`, info.path);
+    }
+    this.fds.set(file, fd);
+    return fd;
+  }
+
+  private bytes(file: number, offset: number, length: number): Buffer {
+    const fd = this.fd(file);
+    const buffer = Buffer.allocUnsafe(length);
+    readSync(fd, buffer, 0, length, offset);
+    return buffer;
+  }
+
+  /** Finds this file's calls and blobs again in its new version; a call no longer there reads as an error. */
+  private reindex(file: number, fd: number, ino: number, size: number): void {
+    const info = this.files[file]!;
+    const data = Buffer.allocUnsafe(size);
+    readSync(fd, data, 0, size, 0);
+    info.ino = ino;
+    info.size = size;
+    const mine = this.entries.filter((e) => e.file === file);
+    const at = new Map<string, LinePlace>();
+    if (this.format === 1) {
+      for (const { text, line, offset, length } of lines(data)) {
+        try {
+          const c = JSON.parse(text) as RecordedCall;
+          at.set(`${c.key}\u0000${siteId(c.question_id, c.seed, c.call_index)}`, { line, offset, length });
+        } catch {
+          // a torn line: not one of ours
+        }
+      }
+    } else {
+      const parsed = parseQuestionFile(data, (line) => `${info.path}:${line}`);
+      for (const c of parsed.calls) at.set(`${c.key}\u0000${siteId(c.questionId, c.seed, c.callIndex)}`, c);
+      this.localBlobs.delete(file);
+    }
+    for (const e of mine) {
+      const now = at.get(`${e.key}\u0000${siteId(e.questionId, e.seed, e.callIndex)}`);
+      if (now) {
+        e.line = now.line;
+        e.offset = now.offset;
+        e.length = now.length;
+      } else {
+        e.length = -1;
+      }
+    }
+  }
+
+  /** The text of a call's line; indexes its file again first when the file was replaced. */
+  private lineOf(entry: Entry): string {
+    if (entry.length >= 0) {
+      const text = this.wholeLine(entry);
+      if (text !== undefined) return text;
+    }
+    const fd = this.fd(entry.file);
+    const stat = fstatSync(fd);
+    const info = this.files[entry.file]!;
+    if (stat.ino !== info.ino || stat.size !== info.size) this.reindex(entry.file, fd, stat.ino, stat.size);
+    else if (entry.length >= 0) throw new DataError(`line ${entry.line} changed since the recording was opened (edited while this command read it?); run the command again`, info.path);
+    if (entry.length < 0) {
+      throw new DataError(
+        `the call of question '${entry.questionId}', seed ${entry.seed}, call ${entry.callIndex} was removed by another process while this command read the recording; run the command again`,
+        this.files[entry.file]!.path,
+      );
+    }
+    const text = this.wholeLine(entry);
+    if (text === undefined) throw new DataError(`line ${entry.line} changed since the recording was opened (edited while this command read it?); run the command again`, this.files[entry.file]!.path);
+    return text;
+  }
+
+  /**
+   * The line at the entry's place when it is still the entry's: a whole line (a newline or the
+   * start of the file before it, a newline or the end after it) holding the entry's key.
+   */
+  private wholeLine(entry: Entry): string | undefined {
+    const before = entry.offset > 0 ? 1 : 0;
+    const fd = this.fd(entry.file);
+    const buffer = Buffer.allocUnsafe(entry.length + before + 1);
+    const n = readSync(fd, buffer, 0, buffer.length, entry.offset - before);
+    if (n < entry.length + before) return undefined;
+    if (before === 1 && buffer[0] !== 10) return undefined;
+    if (n === buffer.length && buffer[n - 1] !== 10) return undefined;
+    const body = buffer.subarray(before, before + entry.length);
+    if (body.indexOf(10) !== -1 || body[0] !== 123) return undefined;
+    const text = body.toString('utf8');
+    return text.includes(`"key":"${entry.key}"`) ? text : undefined;
+  }
+
+  private read(entry: Entry, withRequest = false): RecordedCall {
+    const text = this.lineOf(entry);
+    if (this.format === 1) return JSON.parse(text) as RecordedCall;
+    const stored = storedCallOf(JSON.parse(text) as Record<string, unknown>, this.where(entry));
+    let local: ReadonlyMap<string, Stored> | undefined;
+    const expander = new Expander((id) => (local ??= this.blobsOf(entry.file)).get(id) ?? this.sharedBlob(id), () => this.where(entry));
+    const reply = expander.value(stored.reply) as RecordedCall['reply'];
+    const call = storedCallView(stored, reply, expander);
+    if (withRequest) return { key: call.key, request: call.request, reply, usage: call.usage, question_id: call.question_id, seed: call.seed, call_index: call.call_index };
+    return call;
+  }
+
+  /** The blobs a calls file defines (read when a call of it is read; the last few files are kept). */
+  private blobsOf(file: number): ReadonlyMap<string, Stored> {
+    const cached = this.localBlobs.get(file);
+    if (cached !== undefined) {
+      this.localBlobs.delete(file);
+      this.localBlobs.set(file, cached);
+      return cached;
+    }
+    const info = this.files[file]!;
+    const fd = this.fd(file);
+    const size = fstatSync(fd).size;
+    const data = Buffer.allocUnsafe(size);
+    readSync(fd, data, 0, size, 0);
+    const out = new Map<string, Stored>();
+    for (const { text } of lines(data)) {
+      const id = blobIdOfLine(text);
+      if (id === undefined) continue;
+      try {
+        out.set(id, (JSON.parse(text) as { value: Stored }).value);
+      } catch {
+        throw new DataError('not valid JSON; the file changed since the recording was opened', info.path);
+      }
+    }
+    if (this.localBlobs.size >= LOCAL_BLOB_FILES) this.localBlobs.delete(this.localBlobs.keys().next().value as number);
+    this.localBlobs.set(file, out);
+    return out;
+  }
+
+  /** A blob of `blobs/` (read on first use; the most recent ones are kept). */
+  private sharedBlob(id: string): Stored | undefined {
+    const cached = this.blobCache.get(id);
+    if (cached !== undefined) return cached;
+    // Shared blobs are content-addressed: one written by a writer since the recording was opened is right too.
+    const place = this.blobPlaces.get(id);
+    const file = place !== undefined ? this.files[place.file]!.path : join(this.dir, BLOBS_DIR, `${id}.json`);
+    let value: Stored;
+    try {
+      value = JSON.parse(readFileSync(file, 'utf8')) as Stored;
+    } catch {
+      return undefined;
+    }
+    if (this.blobCache.size >= BLOB_CACHE) this.blobCache.delete(this.blobCache.keys().next().value as string);
+    this.blobCache.set(id, value);
+    return value;
+  }
+}
+
+/**
+ * A call read back: the reply decoded at once, the request (larger, rarely needed) when first
+ * asked for. A plain object whose `request` is an own enumerable getter, so spreading,
+ * `JSON.stringify` and deep equality see every field of a {@link RecordedCall}, as for format 1.
+ */
+function storedCallView(stored: StoredCall, reply: RecordedCall['reply'], expander: Expander): RecordedCall {
+  let decoded: RecordedCall['request'] | undefined;
+  const view = { key: stored.key, usage: stored.usage, question_id: stored.questionId, seed: stored.seed, call_index: stored.callIndex, reply } as RecordedCall;
+  Object.defineProperty(view, 'request', {
+    enumerable: true,
+    get: () => (decoded ??= expander.value(stored.request) as RecordedCall['request']),
+  });
+  return view;
+}
+
+function readAt(file: string, offset: number, length: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(length);
+    readSync(fd, buffer, 0, length, offset);
+    return buffer.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function openFormat1(dir: string, manifest: RecordingManifest): Promise<Recording> {
+  const file = join(dir, CALLS_FILE);
+  const entries: Entry[] = [];
+  const byPlace = new Map<string, Entry>();
+  /** Lines that record the same request at the same question/seed/call: checked once streaming is done. */
+  const twins: [first: Entry, second: Entry, secondReply: string][] = [];
+  for await (const { text, ref } of jsonlLines(file)) {
+    const call = parseCallLine(text, `${file}:${ref.line}`);
+    const entry: Entry = { file: 0, line: ref.line, offset: ref.offset, length: ref.length, questionId: call.question_id, seed: call.seed, callIndex: call.call_index, key: call.key, read: false, id: entries.length };
+    const place = `${call.key}\u0000${siteId(call.question_id, call.seed, call.call_index)}`;
+    const twin = byPlace.get(place);
+    if (twin) twins.push([twin, entry, JSON.stringify(call.reply)]);
+    else byPlace.set(place, entry);
+    entries.push(entry);
+  }
+  for (const [first, second, reply] of twins) {
+    if (JSON.stringify((JSON.parse(readAt(file, first.offset, first.length)) as RecordedCall).reply) !== reply) {
+      throw new DataError(
+        `lines ${first.line} and ${second.line} record the same request for question '${second.questionId}', seed ${second.seed}, call ${second.callIndex} with different replies (a merge of two recordings?); keep one of them`,
+        `${file}:${second.line}`,
+      );
+    }
+  }
+  return Recording.fromIndex(dir, manifest, 1, [fileInfo(file, false)], entries, new Map(), []);
+}
+
+function readDir(dir: string, shown: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    throw new DataError(`cannot read the folder (${code === 'ENOTDIR' ? 'it is a file, not a folder' : (code ?? String(error))})`, shown);
+  }
+}
+
+/**
+ * Reads a file of the recording whole, with its inode (to notice later that it was replaced). A
+ * symbolic link is refused: it could point anywhere (outside the project), and a recording holds
+ * its own files only.
+ * @throws DataError naming the file: a link, a folder, unreadable.
+ */
+function readFile(file: string): { data: Buffer; ino: number } {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EMLINK') throw new DataError('is a symbolic link; a recording holds regular files only (replace the link by the file it points to)', file);
+    throw new DataError(`cannot read the file (${code ?? String(error)})`, file);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw new DataError('cannot read the file (it is a folder, not a file)', file);
+    if (!stat.isFile()) throw new DataError('cannot read the file (not a regular file)', file);
+    const data = Buffer.allocUnsafe(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = readSync(fd, data, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return { data: read === stat.size ? data : data.subarray(0, read), ino: stat.ino };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function fileInfo(path: string, shared: boolean): FileInfo {
+  try {
+    const stat = statSync(path);
+    return { path, ino: stat.ino, size: stat.size, shared };
+  } catch {
+    return { path, ino: 0, size: 0, shared };
+  }
+}
+
+function openFormat2(dir: string, manifest: RecordingManifest, options: OpenOptions): Recording {
+  const files: FileInfo[] = [];
+  const blobPlaces = new Map<string, BlobPlace>();
+  const sharedRaw = new Map<string, string>();
+  // Shared blobs: one file each, checked against their names; they may refer only to each other.
+  const shared = new Map<string, Stored>();
+  const blobsDir = join(dir, BLOBS_DIR);
+  for (const name of readDir(blobsDir, blobsDir)) {
+    if (isTempName(name) || name.startsWith('.')) continue;
+    const file = join(blobsDir, name);
+    const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
+    if (!/^[0-9a-f]{32}$/.test(id)) throw new DataError(`not a blob file (blobs/ holds only <32 hex digits>.json files written by replaygate)`, file);
+    const { data } = readFile(file);
+    const text = data.toString('utf8');
+    let value: Stored;
+    try {
+      value = JSON.parse(text) as Stored;
+    } catch (error) {
+      throw new DataError(`not valid JSON (${(error as Error).message})`, file);
+    }
+    // As written: canonical JSON and a newline, hashed as it is; anything else is canonicalised first.
+    let raw = text.endsWith('\n') ? text.slice(0, -1) : text;
+    if (blobId(raw) !== id) raw = canonicalJson(value);
+    const actual = blobId(raw);
+    if (actual !== id) throw new DataError(`the blob does not match its name (hash ${actual}); it was edited by hand or is corrupt — restore it from git or re-record`, file);
+    shared.set(id, value);
+    sharedRaw.set(id, raw);
+    files.push({ path: file, ino: 0, size: data.length, shared: true });
+    blobPlaces.set(id, { file: files.length - 1, offset: 0, length: data.length, shared: true });
+  }
+  for (const [id, value] of shared) {
+    for (const child of refsOf(value)) {
+      if (!shared.has(child)) throw new DataError(`refers to blob ${child}, which is not in blobs/ (a shared blob may refer only to shared blobs)`, join(blobsDir, `${id}.json`));
+    }
+  }
+  const sharedExpander = new Expander((id) => shared.get(id), () => blobsDir, undefined, (id) => sharedRaw.get(id));
+  const entries: Entry[] = [];
+  const unresolved: CallRef[] = [];
+  const callsDir = join(dir, CALLS_DIR);
+  for (const name of readDir(callsDir, callsDir)) {
+    if (name.startsWith('.')) continue;
+    const file = join(callsDir, name);
+    if (!name.endsWith('.jsonl')) throw new DataError('not a calls file (calls/ holds only <question>.jsonl files written by replaygate)', file);
+    const fileIndex = files.length;
+    const { data, ino } = readFile(file);
+    files.push({ path: file, ino, size: data.length, shared: false });
+    const parsed = parseQuestionFile(data, (line) => `${file}:${line}`);
+    let line = 0;
+    const at = (): string => `${file}:${line}`;
+    const expander = new Expander((id) => parsed.blobs.get(id)?.value, at, sharedExpander, (id) => parsed.blobs.get(id)?.raw);
+    const byPlace = new Map<string, { line: number; call: StoredCall }>();
+    let checkedId = '';
+    for (const call of parsed.calls) {
+      line = call.line;
+      if (call.questionId !== checkedId) {
+        const expected = questionFile(call.questionId);
+        if (`${CALLS_DIR}/${name}` !== expected) {
+          throw new DataError(`question '${call.questionId}' belongs in ${expected}, not in ${CALLS_DIR}/${name} (moved by hand?)`, at());
+        }
+        checkedId = call.questionId;
+      }
+      let key: string;
+      try {
+        key = keyOfCanonical(expander.canonical(call.request));
+      } catch (error) {
+        if (error instanceof MissingBlob && options.unresolved === 'skip') {
+          unresolved.push({ questionId: call.questionId, seed: call.seed, callIndex: call.callIndex, key: call.key, where: at(), id: -1 });
+          continue;
+        }
+        throw error;
+      }
+      if (key !== call.key) {
+        throw new DataError(
+          `key ${call.key} does not match its request (recomputed ${key}); the line was edited by hand or is corrupt — re-record it (replaygate record) instead of editing`,
+          at(),
+        );
+      }
+      let replyText: string;
+      try {
+        replyText = expander.canonical(call.reply);
+      } catch (error) {
+        if (error instanceof MissingBlob && options.unresolved === 'skip') {
+          unresolved.push({ questionId: call.questionId, seed: call.seed, callIndex: call.callIndex, key: call.key, where: at(), id: -1 });
+          continue;
+        }
+        throw error;
+      }
+      const place = `${call.key}\u0000${siteId(call.questionId, call.seed, call.callIndex)}`;
+      const twin = byPlace.get(place);
+      if (twin) {
+        if (expander.canonical(twin.call.reply) !== replyText) {
+          throw new DataError(
+            `lines ${twin.line} and ${call.line} record the same request for question '${call.questionId}', seed ${call.seed}, call ${call.callIndex} with different replies (a merge of two recordings?); keep one of them`,
+            at(),
+          );
+        }
+      } else {
+        byPlace.set(place, { line: call.line, call });
+      }
+      entries.push({ file: fileIndex, line: call.line, offset: call.offset, length: call.length, questionId: call.questionId, seed: call.seed, callIndex: call.callIndex, key: call.key, read: false, id: entries.length });
+    }
+  }
+  return Recording.fromIndex(dir, manifest, 2, files, entries, blobPlaces, unresolved);
 }

@@ -25,7 +25,7 @@ export class ReplayClient implements ModelClient {
       site,
       key,
       nearest && requestDiff(nearest.request, request),
-      nearest && `${relative(process.cwd(), this.recording.callsFile)}:${nearest.line}`,
+      nearest && relative(process.cwd(), nearest.where),
       this.agent,
       this.recording.manifest.recorder,
     );

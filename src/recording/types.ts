@@ -14,6 +14,8 @@ export interface RecordedCall {
 
 /** `manifest.yml` of a recording (SPEC §3). Unknown keys are kept in `extra`. */
 export interface RecordingManifest {
+  /** On-disk format (docs/recordings.md): 1 = one `calls.jsonl`, 2 = `calls/` per question + `blobs/`. Read: always set. */
+  readonly format?: 1 | 2;
   readonly name: string;
   /** Agent configuration name the calls were made by. */
   readonly agent: string;
@@ -25,6 +27,7 @@ export interface RecordingManifest {
   /** Tool and version that wrote it, e.g. `replaygate 0.1.0 import din-sql-csv`. */
   readonly recorder: string;
   readonly created: string;
+  /** Format 1 only (format 2 leaves it out so that re-records on two branches merge); read as `created` when absent. */
   readonly updated: string;
   /** Per split, how many times it was recorded (re-recording increments; test should stay 1). */
   readonly recorded_splits: Readonly<Record<string, number>>;

@@ -189,9 +189,9 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(body.startsWith(MARKER)).toBe(true);
     expect(body).toContain('## ✅ replaygate gate: pass');
     expect(body).toContain(`base \`${good.base.slice(0, 7)}\``);
-    expect(body).toContain('- `recordings/sql-agent/calls.jsonl` (modified)');
+    expect(body).toMatch(/^- `recordings\/sql-agent\/calls\/spider-dev-\d{4}\.jsonl` \(modified\)$/m);
     expect(body).toContain('- `recordings/sql-agent/manifest.yml` (modified)');
-    expect(body).toContain('**Changed in this PR:** prompt `prompts/sql.md` (+1 −1 lines) · recordings of `sql-agent` (+4 −4 calls, 2 files)');
+    expect(body).toContain('**Changed in this PR:** prompt `prompts/sql.md` (+1 −1 lines) · recordings of `sql-agent` (+4 −4 calls, 5 files)');
     expect(r.outputs).toMatchObject({ fixed: '1', broken: '0', 'recordings-changed': 'true', 'comment-url': comments[0]?.html_url });
     expect(readFileSync(r.outputs['markdown-path'] ?? '', 'utf8')).toContain(body.split('\n')[1] ?? '<none>');
     const checks = gh.checkRuns.get(REPO) ?? [];
@@ -301,8 +301,9 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(body).toContain('… 3,090 more stable breaks: `monthly-revenue-by-region-and-channel-00010`');
     expect(body).toContain(', … (3,060 more in the JSON report); the job summary shows the first 200 in full.');
     expect(body).toContain('… 3,000 more in the job summary.');
-    expect(body).toContain('**Changed in this PR:** recordings of `sql-agent` (3,100 replies changed, 2 files)');
-  });
+    // One calls file per question (recording format 2) and the manifest.
+    expect(body).toContain('**Changed in this PR:** recordings of `sql-agent` (3,100 replies changed, 3,101 files)');
+  }, 900_000); // two imports of 3,100 question files: about 40 s each on a loaded machine
 
   it('command: check → schema checks of the head; a golden SQL that no longer runs is annotated at its line', async () => {
     const pr = await pullRequestRepo(async (repo) => {

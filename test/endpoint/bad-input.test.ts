@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/recording/manifest.js';
 import type { RunRecord } from '../../src/scoring/types.js';
 import { cli } from '../record/helpers.js';
+import { allCalls } from '../recording/helpers.js';
 import { copyExample, EXAMPLE_CANDIDATES, type ExampleCopy } from './example-project.js';
 import { startFakeModelServer, type FakeModelServer } from './fake-model-server.js';
 
@@ -207,7 +208,7 @@ describe('recording through an upstream that fails', () => {
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/cannot reach the model endpoint http:\/\/127\.0\.0\.1:9\/v1 .*Nothing was written/);
-    expect(readFileSync(project.path('recordings/answer/calls.jsonl'), 'utf8')).toBe('');
+    expect(await allCalls(project.path('recordings/answer'))).toHaveLength(0);
   });
 
   it('500 on every attempt: the call is not recorded (exit 1), nothing written; 429 once: retried and recorded', async () => {
@@ -215,13 +216,13 @@ describe('recording through an upstream that fails', () => {
     const failed = await cli(['record', '-a', 'answer', '-q', 'chq-015', '--no-progress', '--max-retries', '2'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-500-00000000' });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/1 call\(s\) could not be recorded.*\n.*500/);
-    expect(readFileSync(project.path('recordings/answer/calls.jsonl'), 'utf8')).toBe('');
+    expect(await allCalls(project.path('recordings/answer'))).toHaveLength(0);
     fake.failNext({ kind: '429' });
     const sent = fake.requests.length;
     const ok = await cli(['record', '-a', 'answer', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-429-00000000' });
     expect(ok.code).toBe(0);
     expect(fake.requests.slice(sent).map((r) => r.status)).toEqual([429, 200]);
-    expect(readFileSync(project.path('recordings/answer/calls.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(await allCalls(project.path('recordings/answer'))).toHaveLength(1);
     expect(existsSync(project.path('recordings/answer/manifest.yml'))).toBe(true);
   });
 });

@@ -3,10 +3,11 @@
  * the official openai client, LangChain.js), each recorded against the loopback fake model
  * server and replayed with the server stopped (issue #11, "Done when").
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/scoring/types.js';
-import { callLines } from '../record/project-fixture.js';
+import { readManifestSync } from '../../src/recording/manifest.js';
+import { allCalls, writeFormat1 } from '../recording/helpers.js';
 import { cli } from '../record/helpers.js';
 import { copyExample, EXAMPLE_CANDIDATES, type ExampleCopy } from './example-project.js';
 import { startFakeModelServer, type FakeModelServer } from './fake-model-server.js';
@@ -48,9 +49,9 @@ describe.each(AGENTS)('%s', (agent) => {
     expect(recorded[agent]!.code).toBe(0);
     expect(recorded[agent]!.stdout).toMatch(/calls sent 1\d · reused 0 · not recorded 0/);
     expect(upstream[agent]).toBeGreaterThanOrEqual(10);
-    const lines = callLines(project.read(`recordings/${agent}/calls.jsonl`));
+    const lines = await allCalls(project.path(`recordings/${agent}`));
     expect(lines).toHaveLength(upstream[agent]!);
-    expect([...new Set(lines.map((l) => (l.request as { endpoint: string }).endpoint))].sort()).toEqual(ROUTES[agent]);
+    expect([...new Set(lines.map((l) => (l.request as unknown as { endpoint: string }).endpoint))].sort()).toEqual(ROUTES[agent]);
     const scored = [await score(agent), await score(agent), await score(agent)];
     for (const s of scored) {
       expect(s.code).toBe(0);
@@ -72,7 +73,7 @@ describe('editing one character of the Python agent\'s system prompt', () => {
       expect(code).toBe(1);
       expect(runs.map((r) => r.outcome)).toEqual(Array(5).fill('missing_recording'));
       expect(stderr).toMatch(/5 run\(s\) have no recording; the first:\nMissingRecording: recording 'python-agent' has no reply for question 'chq-003', seed 0, call 0/);
-      expect(stderr).toMatch(/Nearest recorded request \(.*calls\.jsonl:\d+, same question\/seed\/call\) differs:/);
+      expect(stderr).toMatch(/Nearest recorded request \(.*calls\/chq-003\.jsonl:\d+, same question\/seed\/call\) differs:/);
       expect(stderr).toMatch(/\n-body\.messages\[0\]\.content: "You are a careful data analyst for a music store/);
       expect(stderr).toMatch(/\n\+body\.messages\[0\]\.content: "You are a careful data analysts for a music store/);
       expect(stderr).toMatch(/To re-record the affected calls: replaygate record --agent python-agent --questions chq-003/);
@@ -83,7 +84,7 @@ describe('editing one character of the Python agent\'s system prompt', () => {
 });
 
 describe('recording a command agent again', () => {
-  it('sends nothing when everything is recorded; after a torn last line, only that call is sent again', async () => {
+  it('sends nothing when everything is recorded; after a torn last line (format 1), only that call is sent again', async () => {
     const server = await startFakeModelServer(EXAMPLE_CANDIDATES);
     try {
       const env = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-test-examples-0000' };
@@ -91,6 +92,13 @@ describe('recording a command agent again', () => {
       expect(again.code, again.stderr).toBe(0);
       expect(again.stdout).toMatch(/calls sent 0 · reused 15 · not recorded 0/);
       expect(server.requests).toHaveLength(0);
+      // Format 2 replaces whole files, so a killed writer leaves no torn line; a recording in
+      // format 1 (replaygate 0.1, appended line by line) can have one.
+      const dir = project.path('recordings/python-agent');
+      const calls = await allCalls(dir);
+      const manifest = readManifestSync(dir);
+      for (const part of ['calls', 'blobs', 'manifest.yml']) rmSync(`${dir}/${part}`, { recursive: true, force: true });
+      writeFormat1(dir, calls, manifest);
       const file = 'recordings/python-agent/calls.jsonl';
       const text = project.read(file);
       const lines = text.trimEnd().split('\n');
@@ -101,7 +109,7 @@ describe('recording a command agent again', () => {
       expect(resumed.stderr).toMatch(/removed a torn last line \(line 15, 200 bytes\)/);
       expect(resumed.stdout).toMatch(/calls sent 1 · reused 14 · not recorded 0/);
       expect(server.requests).toHaveLength(1);
-      expect(project.read(file).trimEnd().split('\n')).toHaveLength(15);
+      expect(await allCalls(dir)).toHaveLength(15);
     } finally {
       await server.close();
     }

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { cli } from '../record/helpers.js';
+import { allCalls } from '../recording/helpers.js';
 import { copyExample, EXAMPLE_CANDIDATES, type ExampleCopy } from './example-project.js';
 import { startFakeModelServer } from './fake-model-server.js';
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
 afterAll(() => project.remove());
 
 it('five seeds give five distinct calls per question, and confidence reads them as samples', async () => {
-  const lines = project.read('recordings/python-agent/calls.jsonl').trim().split('\n').map((l) => JSON.parse(l) as { question_id: string; seed: number; request: { run_seed: number } });
+  const lines = (await allCalls(project.path('recordings/python-agent'))) as unknown as { question_id: string; seed: number; request: { run_seed: number } }[];
   expect(new Set(lines.map((l) => `${l.question_id}/${l.seed}`)).size).toBe(25);
   expect(lines.every((l) => l.request.run_seed === l.seed)).toBe(true);
   const out = project.path('confidence.json');

@@ -93,7 +93,7 @@ describe('replay and score on concert_singer', () => {
 describe('replaygate score', () => {
   it('fails with MissingRecording, showing the diff, after a one-character prompt edit; the recording is untouched', async () => {
     const prompt = join(project.dir, 'prompts', 'sql.md');
-    const calls = join(project.dir, 'recordings', 'a', 'calls.jsonl');
+    const calls = join(project.dir, 'recordings', 'a', 'calls', 'count.jsonl');
     const before = readFileSync(calls);
     const original = readFileSync(prompt, 'utf8');
     writeFileSync(prompt, original.replace('one SQLite', 'one SQLite!'));
@@ -121,47 +121,52 @@ describe('replaygate score', () => {
 
 describe('bad recordings', () => {
   it('names the line of a recording line that is not JSON', async () => {
-    const calls = join(project.dir, 'recordings', 'a', 'calls.jsonl');
+    const calls = join(project.dir, 'recordings', 'a', 'calls', 'names.jsonl');
     const good = readFileSync(calls);
+    const n = good.toString('utf8').split('\n').length;
     appendFileSync(calls, '{not json\n');
     const err: string[] = [];
     const code = await main(['score', '-c', project.config, '-a', 'a'], { stdout: () => {}, stderr: (s) => err.push(s), isTTY: false });
     writeFileSync(calls, good);
     expect(code).toBe(2);
-    expect(err.join('')).toMatch(/calls\.jsonl:14: not valid JSON/);
+    expect(err.join('')).toMatch(new RegExp(`calls/names\\.jsonl:${n}: not valid JSON`));
   });
   it('names the line whose key does not match its request', async () => {
-    const calls = join(project.dir, 'recordings', 'a', 'calls.jsonl');
+    const calls = join(project.dir, 'recordings', 'a', 'calls', 'names.jsonl');
     const good = readFileSync(calls, 'utf8');
     const lines = good.split('\n');
-    const edited = JSON.parse(lines[1]!);
-    edited.request.messages[1].content += ' (edited)';
-    lines[1] = JSON.stringify(edited);
+    const at = lines.findIndex((l) => l.startsWith('{"question_id"'));
+    const edited = JSON.parse(lines[at]!);
+    edited.request.model += ' (edited)';
+    lines[at] = JSON.stringify(edited);
     writeFileSync(calls, lines.join('\n'));
     const err: string[] = [];
     const code = await main(['score', '-c', project.config, '-a', 'a'], { stdout: () => {}, stderr: (s) => err.push(s), isTTY: false });
     writeFileSync(calls, good);
     expect(code).toBe(2);
-    expect(err.join('')).toMatch(/calls\.jsonl:2: key sha256:[0-9a-f]+ does not match its request/);
+    expect(err.join('')).toMatch(new RegExp(`calls/names\\.jsonl:${at + 1}: key sha256:[0-9a-f]+ does not match its request`));
   });
 });
 
 describe('conflicting recording lines', () => {
   it('names both lines when one request is recorded twice with different replies', async () => {
-    const calls = join(project.dir, 'recordings', 'a', 'calls.jsonl');
+    const calls = join(project.dir, 'recordings', 'a', 'calls', 'count.jsonl');
     const good = readFileSync(calls, 'utf8');
-    const first = JSON.parse(good.split('\n')[0]!);
+    const lines = good.trimEnd().split('\n');
+    const at = lines.findIndex((l) => l.startsWith('{"question_id"'));
+    const first = JSON.parse(lines[at]!);
     appendFileSync(calls, `${JSON.stringify({ ...first, reply: { content: 'SELECT 2' } })}\n`);
     const err: string[] = [];
     const code = await main(['score', '-c', project.config, '-a', 'a'], { stdout: () => {}, stderr: (s) => err.push(s), isTTY: false });
     writeFileSync(calls, good);
     expect(code).toBe(2);
-    expect(err.join('')).toMatch(/calls\.jsonl:14: lines 1 and 14 record the same request for question 'count', seed 0, call 0 with different replies/);
+    const n = lines.length + 1;
+    expect(err.join('')).toMatch(new RegExp(`calls/count\\.jsonl:${n}: lines ${at + 1} and ${n} record the same request for question 'count', seed 0, call 0 with different replies`));
   });
   it('accepts an identical duplicate line', async () => {
-    const calls = join(project.dir, 'recordings', 'a', 'calls.jsonl');
+    const calls = join(project.dir, 'recordings', 'a', 'calls', 'count.jsonl');
     const good = readFileSync(calls, 'utf8');
-    appendFileSync(calls, `${good.split('\n')[0]}\n`);
+    appendFileSync(calls, `${good.trimEnd().split('\n').at(-1)}\n`);
     const code = await main(['score', '-c', project.config, '-a', 'a', '-q', 'count'], { stdout: () => {}, stderr: () => {}, isTTY: false });
     writeFileSync(calls, good);
     expect(code).toBe(0);

@@ -1,14 +1,14 @@
 /**
- * A recording process killed with SIGKILL mid-way resumes without duplicate or broken lines.
+ * A recording process killed with SIGKILL mid-way resumes without duplicate or broken calls.
  * Runs the built CLI (`node bin/replaygate.js record …`), so it builds first (tsc → build/).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
-import { callLines, CANDIDATES, makeProject, type TempProject } from './project-fixture.js';
+import { recordedCalls, CANDIDATES, makeProject, type TempProject } from './project-fixture.js';
 import { cli, replay } from './helpers.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -50,13 +50,13 @@ describe('killed recording resumes', () => {
     expect(existsSync(join(REPO, 'build/cli/commands/record.js'))).toBe(true);
     server = await startFakeOpenAI({ candidates: CANDIDATES });
     project = makeProject();
-  });
+  }, 600_000); // a whole tsc build: minutes on a loaded machine
   afterAll(async () => {
     await server.close();
     project.remove();
   });
 
-  it('SIGKILL mid-way, a torn last line, then resume: every call once, all lines whole, replay and score pass', async () => {
+  it('SIGKILL mid-way (its lock and a half-written temporary file left behind), then resume: every call once, all files whole, replay and score pass', async () => {
     const env = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-test-kill-resume' };
     const args = ['record', '-c', project.config, '-a', 'tools', '--seeds', '5', '--concurrency', '1', '--no-progress'];
     server.delayMs = 40;
@@ -66,25 +66,29 @@ describe('killed recording resumes', () => {
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
     const atKill = server.requests.length;
-    const partial = callLines(project.read('recordings/tools/calls.jsonl'));
+    const partial = recordedCalls(project.path('recordings/tools'));
     expect(partial.length).toBeGreaterThanOrEqual(7);
     expect(partial.length).toBeLessThan(atKill + 1);
-    // The manifest is written before the first line, so a killed session leaves an openable recording.
+    // The manifest is written before the first call, so a killed session leaves an openable recording.
     expect(project.read('recordings/tools/manifest.yml')).toContain('recorded_splits');
+    // The killed writer's lock is left behind, naming its (now dead) pid.
+    const lock = JSON.parse(project.read('recordings/tools/.lock')) as { pid: number };
+    expect(lock.pid).toBe(first.child.pid);
 
-    // Simulate the worst case of a kill: half a line written.
-    const last = readFileSync(project.path('recordings/tools/calls.jsonl'), 'utf8').trimEnd().split('\n').pop() ?? '';
-    appendFileSync(project.path('recordings/tools/calls.jsonl'), last.slice(0, Math.floor(last.length / 2)));
+    // Simulate the worst case of a kill: a question file half written to its temporary file.
+    const [name] = readdirSync(project.path('recordings/tools/calls'));
+    const text = readFileSync(project.path('recordings/tools/calls', name!), 'utf8');
+    writeFileSync(project.path('recordings/tools/calls', `.${name}.${first.child.pid}-0badf00d.tmp`), text.slice(0, Math.floor(text.length / 2)));
 
     server.delayMs = 0;
     const resumed = await runCli(args, env).done;
-    expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toMatch(/removed a torn last line \(line \d+, \d+ bytes\)/);
+    expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(/runs 20 · calls sent \d+ · reused \d+ · not recorded 0/);
+    // The stale lock was broken and released; the leftover temporary file removed.
+    expect(existsSync(project.path('recordings/tools/.lock'))).toBe(false);
+    expect(readdirSync(project.path('recordings/tools/calls')).filter((n) => n.startsWith('.'))).toEqual([]);
 
-    const text = project.read('recordings/tools/calls.jsonl');
-    expect(text.endsWith('\n')).toBe(true);
-    const lines = callLines(text); // throws on a broken line
+    const lines = recordedCalls(project.path('recordings/tools')); // throws on a broken file
     const sites = lines.map((l) => `${l.question_id}/${l.seed}/${l.call_index}`);
     expect(new Set(sites).size).toBe(lines.length); // no duplicates
     expect(new Set(lines.map((l) => l.key)).size).toBe(lines.length);
@@ -113,15 +117,16 @@ describe('killed recording resumes', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('interrupted');
       const sent = server.requests.length - start;
-      const lines = callLines(other.read('recordings/sql/calls.jsonl'));
+      const lines = recordedCalls(other.path('recordings/sql'));
       expect(lines.length).toBeGreaterThanOrEqual(3);
       expect(lines.length).toBeLessThanOrEqual(sent);
       expect(sent).toBeLessThan(20);
-      expect(other.read('recordings/sql/manifest.yml')).toMatch(/updated: /);
+      expect(other.read('recordings/sql/manifest.yml')).toContain('recorded_splits:');
+      expect(existsSync(other.path('recordings/sql/.lock'))).toBe(false);
       server.delayMs = 0;
       const resumed = await runCli(args, env).done;
       expect(resumed.code).toBe(0);
-      expect(callLines(other.read('recordings/sql/calls.jsonl'))).toHaveLength(20);
+      expect(recordedCalls(other.path('recordings/sql'))).toHaveLength(20);
     } finally {
       other.remove();
     }

@@ -7,6 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Candidates } from './fake-openai.js';
+import { Recording } from '../../src/recording/recording.js';
 
 const SPIDER = join(import.meta.dirname, '../../../shared/data/spider/database');
 
@@ -127,7 +128,36 @@ export function makeProject(prefix = 'replaygate-record-'): TempProject {
   };
 }
 
-/** Lines of a calls.jsonl, parsed. */
+/** A recorded call, expanded (any format), as the tests inspect it. */
+export interface CallLine {
+  key: string;
+  question_id: string;
+  seed: number;
+  call_index: number;
+  request: unknown;
+  reply: unknown;
+}
+
+/** Every call of the recording in `dir` (format 2), expanded, in file order; throws on a corrupt recording. */
+export function recordedCalls(dir: string): CallLine[] {
+  const recording = Recording.openSync(dir);
+  try {
+    return recording.calls().map((ref) => {
+      const c = recording.readCall(ref);
+      return { key: c.key, question_id: c.question_id, seed: c.seed, call_index: c.call_index, request: c.request, reply: c.reply };
+    });
+  } finally {
+    recording.close();
+  }
+}
+
+/** The text of every file of a recording folder (for searching it). */
+export function recordingText(dir: string): string {
+  const walk = (d: string): string[] => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [readFileSync(join(d, n), 'utf8')]));
+  return walk(dir).join('\n');
+}
+
+/** Lines of a format-1 calls.jsonl, parsed. */
 export function callLines(text: string): { key: string; question_id: string; seed: number; call_index: number; request: unknown; reply: unknown }[] {
   return text
     .split('\n')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from '../../src/recording/manifest.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
-import { callLines, CANDIDATES, makeProject, QUESTIONS, type TempProject } from './project-fixture.js';
+import { recordedCalls, CANDIDATES, makeProject, QUESTIONS, type TempProject } from './project-fixture.js';
 import { cli, record } from './helpers.js';
 
 const SEEDS = [0, 1, 2, 3, 4];
@@ -34,7 +34,7 @@ describe('record after an edit sends only the changed calls', () => {
     expect(new Set(sent.map((r) => r.question))).toEqual(new Set([QUESTIONS.heavy]));
     expect(again.stats).toMatchObject({ sent: 5, reused: 15, failed: 0 });
     // Old calls are kept (never deleted or rewritten); the new ones are appended.
-    expect(callLines(project.read('recordings/sql/calls.jsonl'))).toHaveLength(25);
+    expect(recordedCalls(project.path('recordings/sql'))).toHaveLength(25);
     // A dev call was re-recorded: the dev count goes up, the test count does not.
     expect((await readManifest(project.path('recordings/sql'))).recorded_splits).toEqual({ dev: 2, test: 1 });
 
@@ -82,15 +82,20 @@ describe('record after an edit sends only the changed calls', () => {
 
   it('--force re-sends the selected calls and keeps one line per call', async () => {
     const before = server.requests.length;
-    const lines = callLines(project.read('recordings/sql/calls.jsonl')).length;
+    const lines = recordedCalls(project.path('recordings/sql')).length;
     const forced = await record(project.config, 'sql', { baseUrl: server.url }, { seeds: [0, 1], questions: new Set(['singers']), force: true });
     expect(server.requests.length - before).toBe(2);
     expect(forced.stats).toMatchObject({ sent: 2, reused: 0 });
-    const after = callLines(project.read('recordings/sql/calls.jsonl'));
+    const after = recordedCalls(project.path('recordings/sql'));
     expect(after).toHaveLength(lines);
     const sites = after.map((l) => `${l.key} ${l.question_id} ${l.seed} ${l.call_index}`);
     expect(new Set(sites).size).toBe(sites.length);
-    // The two forced calls are now the last lines.
-    expect(after.slice(-2).map((l) => [l.question_id, l.seed])).toEqual(expect.arrayContaining([['singers', 0], ['singers', 1]]));
+    // Each forced call is the latest of its question/seed/call index (the one a MissingRecording diff shows).
+    const sent = new Set(server.requests.slice(-2).map((r) => r.key));
+    for (const seed of [0, 1]) {
+      expect(sent.has(after.filter((l) => l.question_id === 'singers' && l.seed === seed && l.call_index === 0).at(-1)!.key)).toBe(true);
+    }
+    // The fake model answers the same again: nothing is reported as replaced.
+    expect(forced.log.join('\n')).not.toMatch(/replaced/);
   });
 });

@@ -6,7 +6,7 @@ import { LiveModelClient } from '../../src/record/live-client.js';
 import { recordAgent } from '../../src/record/record.js';
 import { ConfigError } from '../../src/util/errors.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
-import { callLines, CANDIDATES, makeProject, type TempProject } from './project-fixture.js';
+import { recordedCalls, CANDIDATES, makeProject, type TempProject } from './project-fixture.js';
 import { captureLogger, cli, record, replay } from './helpers.js';
 
 /** A port nothing listens on: bind an ephemeral port, then release it. */
@@ -39,7 +39,7 @@ describe('retries', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(summary.stats).toMatchObject({ sent: 1, failed: 0 });
     expect(summary.httpErrors).toBe(1);
-    expect(callLines(project.read('recordings/sql/calls.jsonl'))).toHaveLength(1);
+    expect(recordedCalls(project.path('recordings/sql'))).toHaveLength(1);
   });
 
   it('retries 500, a dropped connection and a malformed JSON body, then records', async () => {
@@ -50,7 +50,7 @@ describe('retries', () => {
     expect(server.requests.slice(before).map((r) => r.status)).toEqual([500, 0, 200, 200]);
     expect(summary.stats).toMatchObject({ sent: 1, failed: 0 });
     expect(summary.httpErrors).toBe(3);
-    const [line] = callLines(project.read('recordings/sql/calls.jsonl'));
+    const [line] = recordedCalls(project.path('recordings/sql'));
     expect(line?.reply).toEqual({ content: expect.stringContaining('SELECT') });
   });
 
@@ -63,7 +63,7 @@ describe('retries', () => {
     expect(first.runs.find((r) => r.questionId === 'singers')?.outcome).toBe('missing_recording');
     const second = await record(project.config, 'sql', { baseUrl: server.url }, { seeds: [0] });
     expect(second.stats).toMatchObject({ sent: 1, reused: 3, failed: 0 });
-    expect(callLines(project.read('recordings/sql/calls.jsonl'))).toHaveLength(4);
+    expect(recordedCalls(project.path('recordings/sql'))).toHaveLength(4);
   });
 
   it('does not retry a 400, and an always-malformed body fails the call without writing it', async () => {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readManifest } from '../../src/recording/manifest.js';
 import type { ChatRequest } from '../../src/model/types.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
-import { callLines, CANDIDATES, makeProject, QUESTIONS, SQL_PROMPT, type TempProject } from './project-fixture.js';
+import { recordedCalls, CANDIDATES, makeProject, QUESTIONS, SQL_PROMPT, type TempProject } from './project-fixture.js';
 import { comparable, record, replay } from './helpers.js';
 
 const SEEDS = [0, 1, 2, 3, 4];
@@ -48,7 +48,7 @@ describe('record → replay round trip (fake OpenAI-compatible server)', () => {
     // Both right and wrong answers were drawn, so the comparison is not trivial.
     expect(new Set(live.runs.map((r) => r.outcome))).toEqual(new Set(['correct', 'wrong_number']));
 
-    const lines = callLines(project.read('recordings/sql/calls.jsonl'));
+    const lines = recordedCalls(project.path('recordings/sql'));
     expect(lines).toHaveLength(20);
     // The object sent is the object hashed: the server's own key of what it received is the recorded key.
     expect(new Set(server.requests.map((r) => r.key))).toEqual(new Set(lines.map((l) => l.key)));
@@ -94,7 +94,7 @@ describe('record → replay round trip (fake OpenAI-compatible server)', () => {
     expect(sent.length).toBeGreaterThan(40); // at least two calls per run
     expect(sent.every((r) => (r.body as ChatRequest).tool_choice === 'auto' && r.body.temperature === 0.7)).toBe(true);
 
-    const lines = callLines(project.read('recordings/tools/calls.jsonl'));
+    const lines = recordedCalls(project.path('recordings/tools'));
     expect(lines).toHaveLength(sent.length);
     const replies = lines.map((l) => JSON.stringify(l.reply));
     expect(replies.some((r) => r.includes('drop_all_tables'))).toBe(true);

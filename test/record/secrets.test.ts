@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
-import { CANDIDATES, makeProject, type TempProject } from './project-fixture.js';
+import { CANDIDATES, makeProject, recordingText, type TempProject } from './project-fixture.js';
 import { cli } from './helpers.js';
 
 describe('secrets never reach a file or a log', () => {
@@ -40,11 +40,11 @@ describe('secrets never reach a file or a log', () => {
 
     // Every file written under the project (recording, manifest, reports) and every captured line.
     const files = project.files();
-    expect(files).toEqual(expect.arrayContaining(['recordings/tools/calls.jsonl', 'recordings/tools/manifest.yml', 'report.json', 'report.md']));
+    expect(files).toEqual(expect.arrayContaining(['recordings/tools/calls/heavy.jsonl', 'recordings/tools/manifest.yml', 'report.json', 'report.md']));
     const hits = files.filter((f) => readFileSync(project.path(f)).includes(key));
     expect(hits).toEqual([]);
     expect(logs.filter((l) => l.includes(key))).toEqual([]);
-    const recorded = project.read('recordings/tools/calls.jsonl') + project.read('recordings/tools/manifest.yml');
+    const recorded = recordingText(project.path('recordings/tools'));
     expect(recorded).not.toMatch(/authorization|bearer/i);
     expect(project.read('recordings/tools/manifest.yml')).toContain(`endpoint: ${server.url}`);
   });

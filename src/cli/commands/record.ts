@@ -35,7 +35,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
   program
     .command('record')
     .description(
-      'Run an agent live against an OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY) and append to its recording ' +
+      'Run an agent live against an OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY) and add to its recording ' +
         'the calls a replay would miss: after a prompt edit, only the changed calls are sent. Tool calls run against the warehouse as in replay.',
     )
     .requiredOption('-a, --agent <name>', 'agent (in replaygate.yml) to record')
@@ -43,7 +43,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
     .addOption(splitOption())
     .addOption(questionsOption())
     .option('--seeds <seeds>', "seed count (5 → 0..4) or list (0,2; one seed: 7,); default: the config's seeds", parseSeeds)
-    .option('--force', 'send every selected call again, even when recorded (the new call replaces the old line)')
+    .option('--force', 'send every selected call again, even when recorded (the new call replaces the recorded call of the same request)')
     .option('--allow-rerecord-test', 're-record calls of the test split although it was recorded before (without --split or --questions, a test split recorded before is left out)')
     .option('--concurrency <n>', 'requests in flight at once', parseWhole(1, 64), DEFAULT_CONCURRENCY)
     .option('--max-retries <n>', 'retries per call on 429, 5xx, network errors and malformed replies', parseWhole(0, 20), DEFAULT_MAX_RETRIES)
