@@ -1,9 +1,6 @@
 import type { AgentConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
-import { agentDeps } from './deps.js';
-import { loadCustomAgent } from './load-custom-agent.js';
 import { SqlAgent } from './sql-agent.js';
-import { createToolsAgent } from './tools-agent.js';
 import type { Agent } from './types.js';
 
 /**
@@ -15,10 +12,11 @@ export async function createAgent(config: AgentConfig, semanticFiles: readonly s
   switch (config.kind) {
     case 'sql':
       return new SqlAgent(config);
+    // The semantic layer, its SQL parser and the tools are loaded only for the agents that use them.
     case 'tools':
-      return createToolsAgent(config, await agentDeps(semanticFiles));
+      return (await import('./tools-agent.js')).createToolsAgent(config, await (await import('./deps.js')).agentDeps(semanticFiles));
     case 'module':
-      return loadCustomAgent(config, await agentDeps(semanticFiles));
+      return (await import('./load-custom-agent.js')).loadCustomAgent(config, await (await import('./deps.js')).agentDeps(semanticFiles));
     default:
       throw new ConfigError(`agent '${config.name}': kind '${String(config.kind)}' is not available in this build`);
   }

@@ -60,3 +60,19 @@ export function sideOption(side: 'base' | 'candidate'): Option {
 export function sideRunsOption(side: 'base' | 'candidate'): Option {
   return new Option(`--${side}-runs <file>`, `take the ${side} runs from a \`replaygate score --json\` report instead of replaying`);
 }
+
+/** `--shard i/n`: run only shard i (1-based) of n; a question's shard is fixed by a hash of its id. */
+export function parseShard(value: string): { readonly index: number; readonly count: number } {
+  const m = /^\s*(\d{1,4})\s*\/\s*(\d{1,4})\s*$/.exec(value);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (m === null || count < 1 || index < 1 || index > count) {
+    throw new InvalidArgumentError(`--shard takes i/n with 1 ≤ i ≤ n ≤ 9999 (e.g. 2/4: the second of four shards); got "${value}"`);
+  }
+  return { index, count };
+}
+
+/** `--shard i/n`, shared by score, gate, check and confidence. */
+export function shardOption(): Option {
+  return new Option('--shard <i/n>', 'run only shard i of n (a question\'s shard is fixed by a hash of its id); merge the --json reports with `replaygate merge`').argParser(parseShard);
+}

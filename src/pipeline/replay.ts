@@ -13,6 +13,7 @@ import type { ModelClient } from '../model/types.js';
 import type { Cell, QueryResult } from '../warehouse/types.js';
 import { GoldenResults } from './golden-results.js';
 import type { Project } from './project.js';
+import { inShard, type Shard } from '../shard/shard.js';
 
 /** Rows of an answer kept in a run record. */
 export const PREVIEW_ROWS = 100;
@@ -23,6 +24,8 @@ export interface ReplayOptions {
   /** Only these question ids (default: all). */
   readonly questions?: ReadonlySet<string>;
   readonly split?: Split;
+  /** Only the questions of this shard (`--shard i/n`), after `questions` and `split`. */
+  readonly shard?: Shard;
   /** Runs in flight at once (default 8); results keep question order whatever it is. */
   readonly concurrency?: number;
   /** Golden results shared across agents (created when absent). */
@@ -53,8 +56,12 @@ export async function openRecording(dir: string, root: string, agent: string): P
   return Recording.open(dir);
 }
 
-/** Questions selected by split and ids, in golden order. */
-export function selectQuestions(project: Project, options: Pick<ReplayOptions, 'questions' | 'split'>): GoldenQuestion[] {
+/**
+ * Questions selected by split and ids, in golden order, then those of the shard (a shard may
+ * hold none of them: its report is then empty).
+ * @throws DataError for an unknown id, or when split and ids select nothing.
+ */
+export function selectQuestions(project: Project, options: Pick<ReplayOptions, 'questions' | 'split' | 'shard'>): GoldenQuestion[] {
   if (options.questions) {
     const known = new Set(project.golden.map((q) => q.id));
     const unknown = [...options.questions].filter((id) => !known.has(id));
@@ -70,7 +77,7 @@ export function selectQuestions(project: Project, options: Pick<ReplayOptions, '
         : `no golden question is in split '${options.split}'${options.questions ? ' among the ids given' : ''}`,
     );
   }
-  return selected;
+  return options.shard === undefined ? selected : selected.filter((q) => inShard(q.id, options.shard));
 }
 
 /**
