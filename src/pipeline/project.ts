@@ -4,6 +4,7 @@ import { loadConfig } from '../config/load.js';
 import type { ProjectConfig } from '../config/types.js';
 import { loadGoldenQuestions } from '../golden/load.js';
 import type { GoldenQuestion } from '../golden/types.js';
+import { cacheDir, cacheEnabled } from '../util/cache.js';
 import { ConfigError } from '../util/errors.js';
 import { openWarehouse, type Warehouse } from '../warehouse/index.js';
 import type { SqlEngine } from '../warehouse/types.js';
@@ -27,6 +28,8 @@ export interface OpenProjectOptions {
   readonly databases?: ReadonlyMap<string, string>;
   /** Override `warehouse.isolation` (e.g. for benchmarks). */
   readonly isolation?: 'process' | 'inline';
+  /** Keep validated golden files in `<project>/.replaygate/cache/` (default: on unless `REPLAYGATE_CACHE=0`). */
+  readonly cache?: boolean;
 }
 
 /**
@@ -45,7 +48,8 @@ export async function openProject(configFile: string, options: OpenProjectOption
   warehouse.warm(); // host start-up overlaps loading the golden questions
   let golden: GoldenQuestion[];
   try {
-    golden = await loadGoldenQuestions(config.goldenFiles, new Set(databases.keys()));
+    const cache = options.cache ?? cacheEnabled();
+    golden = await loadGoldenQuestions(config.goldenFiles, new Set(databases.keys()), cache ? { cacheDir: cacheDir(config.root) } : {});
   } catch (error) {
     await warehouse.close();
     throw error;

@@ -97,3 +97,11 @@ function stableJson(value: unknown): string {
     return v;
   });
 }
+
+/** `sha256:` of the stable JSON of `value` (sorted keys): the fingerprint of a run that opened no project. */
+export function digestOf(value: unknown): string {
+  return sha256(stableJson({ v: 1, tool: TOOL_NAME, value }));
+}
+
+/** `sha256:` of a file's bytes, or a note that it could not be read. */
+export { fileDigest };

@@ -100,6 +100,8 @@ class SqliteHost {
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
   readonly #queue: Pending[] = [];
+  /** Requests queued but not yet written to the host: sent together once this turn of the event loop ends. */
+  #outbox: HostRequest[] = [];
 
   constructor(readonly driver: DriverName) {}
 
@@ -113,13 +115,22 @@ class SqliteHost {
     return new Promise((resolve, reject) => {
       const child = this.#child ?? this.#spawn();
       this.#queue.push({ request, timeoutMs, resolve, reject });
-      child.send(request);
+      // One write per turn of the event loop for all the statements queued in it (a replay
+      // queues several at once): each write is a system call on both sides.
+      if (this.#outbox.push(request) === 1) setImmediate(() => this.#flush());
       if (this.#queue.length === 1) {
         child.ref();
         child.channel?.ref();
         this.#armTimer();
       }
     });
+  }
+
+  #flush(): void {
+    const batch = this.#outbox;
+    this.#outbox = [];
+    if (batch.length === 0 || this.#child === undefined) return;
+    this.#child.send(batch.length === 1 ? (batch[0] as HostRequest) : batch);
   }
 
   /** Starts the host process now (unref'd), so its start-up overlaps the caller's other work. */
@@ -132,6 +143,7 @@ class SqliteHost {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#outbox = [];
     const child = this.#stop();
     for (const pending of this.#queue.splice(0)) {
       pending.reject(new Error('the warehouse was closed before this statement finished'));
@@ -199,9 +211,10 @@ class SqliteHost {
 
   #restart(): void {
     this.#stop();
+    this.#outbox = []; // the queue holds them: all are resent below
     if (this.#queue.length === 0) return;
     const child = this.#spawn();
-    for (const pending of this.#queue) child.send(pending.request);
+    child.send(this.#queue.map((pending) => pending.request));
   }
 
   #stop(): ChildProcess | undefined {
@@ -238,6 +251,8 @@ export interface PoolQuery extends ReadOptions {
  */
 export class SqliteHostPool {
   readonly #hosts: SqliteHost[];
+  /** File → index of its home host. */
+  readonly #home = new Map<string, number>();
   #nextId = 1;
 
   constructor(driver: DriverName, size: number) {
@@ -248,7 +263,9 @@ export class SqliteHostPool {
     const { maxRows, legacyStringLiterals, timeoutMs } = options;
     // The file's own host keeps its connection warm; a busier one hands over to the least busy
     // host (which opens the file too), so replays that run one database at a time use every host.
-    const own = this.#hosts[fnv1a(file) % this.#hosts.length] as SqliteHost;
+    let home = this.#home.get(file);
+    if (home === undefined) this.#home.set(file, (home = fnv1a(file) % this.#hosts.length));
+    const own = this.#hosts[home] as SqliteHost;
     const idlest = this.#hosts.reduce((a, b) => (b.pending < a.pending ? b : a));
     const host = own.pending <= idlest.pending + 1 ? own : idlest;
     return host.run({ id: this.#nextId++, file, sql, maxRows, legacyStringLiterals }, timeoutMs);

@@ -22,7 +22,14 @@ function failure(id: number, kind: HostFailure['kind'], error: unknown): HostRep
   return { id, error: { kind, message: e.message, stack: e.stack ?? '' } };
 }
 
-process.on('message', (request: HostRequest) => {
+// Requests come one by one or several in one message (an array); each gets its own reply, sent
+// as soon as its statement ends, so the parent's time limit for the next one starts then.
+process.on('message', (message: HostRequest | HostRequest[]) => {
+  if (Array.isArray(message)) for (const request of message) answer(request);
+  else answer(message);
+});
+
+function answer(request: HostRequest): void {
   let open: SqliteConnection;
   try {
     open = connections.get(request.file);
@@ -35,5 +42,5 @@ process.on('message', (request: HostRequest) => {
     const kind = error instanceof SqlRefusedError ? 'refused' : error instanceof SqlError ? 'sql' : 'bug';
     send(failure(request.id, kind, error));
   }
-});
+}
 send({ ready: true });

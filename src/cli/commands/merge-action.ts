@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { checkShards, type ShardedReport } from '../../shard/check-shards.js';
-import { mergeScoreShards, type ScoreReportJson } from '../../shard/score-shards.js';
+import { mergeGateShards } from '../../shard/gate-shards.js';
+import { mergeScoreShards } from '../../shard/score-shards.js';
 import { DataError } from '../../util/errors.js';
 import type { CliContext } from '../context.js';
 import type { MergeOptions } from './merge.js';
+import { printGateReport } from './gate-action.js';
 import { printScoreReport } from './score-action.js';
 
 const KINDS = ['score', 'gate', 'check', 'confidence'];
@@ -33,6 +35,10 @@ export async function runMerge(ctx: CliContext, files: readonly string[], opts: 
   switch (set.reports[0]?.kind) {
     case 'score':
       return printScoreReport(ctx, mergeScoreShards(set as never as Parameters<typeof mergeScoreShards>[0]), opts);
+    case 'gate': {
+      const { report, repeats } = mergeGateShards(set as never as Parameters<typeof mergeGateShards>[0]);
+      return printGateReport(ctx, report, repeats, opts);
+    }
     default:
       throw new DataError(`merging '${set.reports[0]?.kind}' reports is not supported`);
   }
