@@ -1,20 +1,16 @@
-import { writeOutput } from '../output.js';
-import { ConfigError } from '../../util/errors.js';
-import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { renderSchemaChecks, runSchemaChecks, type SchemaCheckReport } from '../../checks/index.js';
-import { loadConfig } from '../../config/load.js';
-import { openProject } from '../../pipeline/project.js';
-import { TOOL_NAME } from '../../version.js';
-import { migratedCopy, type MigratedCopy } from '../../warehouse/index.js';
-import { EXIT, type CliContext } from '../context.js';
-import { parseWhole } from '../options.js';
+import type { SchemaCheckReport } from '../../checks/index.js';
+import type { Shard } from '../../shard/shard.js';
+import type { CliContext } from '../context.js';
+import { parseWhole, shardOption } from '../options.js';
 
-interface CheckOptions {
+/** Options of `replaygate check`. */
+export interface CheckOptions {
   config: string;
   migration?: string;
   database?: string;
   agent?: string[];
+  shard?: Shard;
   json?: string;
   concurrency: number;
 }
@@ -36,7 +32,7 @@ export type CheckReportJson = SchemaCheckReport & {
  * every recorded run replays) against the warehouse, or with `--migration FILE.sql` against a
  * migrated temporary copy of it (the original files are only read). Exit 1 when any list of
  * failures is non-empty (a configured agent with no recording is a failure); 2 for a usage
- * error or a migration statement that fails.
+ * error or a migration statement that fails. The work is loaded when the command runs.
  */
 export function registerCheck(program: Command, ctx: CliContext): void {
   program
@@ -48,56 +44,13 @@ export function registerCheck(program: Command, ctx: CliContext): void {
     .option('-m, --migration <file>', 'apply this SQL (DDL) to a temporary copy of the warehouse and check the copy; the original is never changed')
     .option('--database <name>', 'with --migration and several databases: migrate only this one (default: every database)')
     .option('-a, --agent <names...>', "replay only these agents' recordings (default: every agent)")
+    .addOption(shardOption())
     .option('--json <file>', 'write the check report as JSON here')
     .option('--concurrency <n>', 'replayed runs in flight at once', parseWhole(1, 64), 8)
     .addHelpText(
       'after',
-      '\nExamples:\n  replaygate check\n  replaygate check --migration migrations/rename-unit-price.sql   # what would this migration break?',
+      '\nExamples:\n  replaygate check\n  replaygate check --migration migrations/rename-unit-price.sql   # what would this migration break?\n' +
+        '  replaygate check --shard 1/2 --json out/check-1.json           # half of the checks; replaygate merge out/check-*.json',
     )
-    .action(async (opts: CheckOptions) => {
-      const configFile = resolve(ctx.cwd, opts.config);
-      let copy: MigratedCopy | undefined;
-      let target: string | undefined;
-      if (opts.migration !== undefined) {
-        const config = await loadConfig(configFile);
-        const migration = resolve(ctx.cwd, opts.migration);
-        // Throws DataError (exit 2) naming the migration file and line when a statement fails.
-        const all = config.warehouse.databases;
-        if (opts.database !== undefined && !all.has(opts.database)) {
-          throw new ConfigError(`--database: no database '${opts.database}' in ${relative(ctx.cwd, configFile) || configFile} (known: ${[...all.keys()].join(', ')})`);
-        }
-        const targets = opts.database === undefined ? all : new Map([[opts.database, all.get(opts.database) as string]]);
-        const migrated = await migratedCopy(targets, { file: migration });
-        copy = { ...migrated, databases: new Map([...all, ...migrated.databases]) };
-        target = `a temporary copy of the warehouse migrated by ${relative(ctx.cwd, migration) || migration}`;
-      }
-      try {
-        const project = await openProject(configFile, copy ? { databases: copy.databases } : {});
-        let report: SchemaCheckReport;
-        try {
-          report = await runSchemaChecks(project, {
-            ...(target !== undefined ? { target } : { target: [...project.config.warehouse.databases.values()].map((f) => relative(ctx.cwd, f) || f).join(', ') }),
-            ...(opts.agent ? { agents: opts.agent } : {}),
-            concurrency: opts.concurrency,
-          });
-        } finally {
-          await project.close();
-        }
-        ctx.stdout(`${renderSchemaChecks(report, { relativeTo: ctx.cwd })}\n`);
-        if (opts.json) {
-          const json: CheckReportJson = {
-            schemaVersion: CHECK_SCHEMA_VERSION,
-            kind: 'check',
-            tool: TOOL_NAME,
-            createdAt: new Date().toISOString(),
-            ...(opts.migration !== undefined ? { migration: opts.migration } : {}),
-            ...report,
-          };
-          await writeOutput(ctx, opts.json, `${JSON.stringify(json, null, 2)}\n`);
-        }
-        if (!report.passed) ctx.exitCode = EXIT.fail;
-      } finally {
-        await copy?.cleanup();
-      }
-    });
+    .action(async (opts: CheckOptions) => (await import('./check-action.js')).runCheck(ctx, opts));
 }

@@ -2,10 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { checkShards, type ShardedReport } from '../../shard/check-shards.js';
 import { mergeGateShards } from '../../shard/gate-shards.js';
+import { mergeCheckShards } from '../../shard/schema-check-shards.js';
 import { mergeScoreShards } from '../../shard/score-shards.js';
 import { DataError } from '../../util/errors.js';
 import type { CliContext } from '../context.js';
 import type { MergeOptions } from './merge.js';
+import { printCheckReport } from './check-action.js';
 import { printGateReport } from './gate-action.js';
 import { printScoreReport } from './score-action.js';
 
@@ -39,6 +41,8 @@ export async function runMerge(ctx: CliContext, files: readonly string[], opts: 
       const { report, repeats } = mergeGateShards(set as never as Parameters<typeof mergeGateShards>[0]);
       return printGateReport(ctx, report, repeats, opts);
     }
+    case 'check':
+      return printCheckReport(ctx, mergeCheckShards(set as never as Parameters<typeof mergeCheckShards>[0]), opts);
     default:
       throw new DataError(`merging '${set.reports[0]?.kind}' reports is not supported`);
   }
