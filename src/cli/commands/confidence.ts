@@ -17,7 +17,11 @@ import type { RunRecord } from '../../scoring/types.js';
 import { TOOL_NAME } from '../../version.js';
 import { ConfigError, DataError } from '../../util/errors.js';
 import { EXIT, type CliContext } from '../context.js';
-import { parseSeeds, parseWhole, questionsOption, splitOption } from '../options.js';
+import { parseSeeds, parseWhole, questionsOption, shardOption, splitOption } from '../options.js';
+import { configFingerprint } from '../../shard/fingerprint.js';
+import { confidenceShardPayload, type ConfidenceReportJson } from '../../shard/confidence-shards.js';
+import { shardSection } from '../../shard/section.js';
+import { shardLabel, type Shard } from '../../shard/shard.js';
 import { progressFor } from '../progress.js';
 
 interface ConfidenceOptions {
@@ -28,6 +32,7 @@ interface ConfidenceOptions {
   samplesKind?: SamplesKind;
   split?: 'dev' | 'test';
   questions?: Set<string>;
+  shard?: Shard;
   labels?: string;
   json?: string;
   markdown?: string;
@@ -83,6 +88,7 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
     .addOption(new Option('--samples-kind <kind>', 'what the samples are, for the report (default: seeds with --agent, systems with --agents)').choices(['seeds', 'systems', 'candidates']))
     .addOption(splitOption())
     .addOption(questionsOption())
+    .addOption(shardOption())
     .option('--labels <file>', 'correctness labels (JSON {id: bool}, JSON/JSONL [{id, correct}], or CSV id,correct) instead of execution match')
     .option('--json <file>', 'write the report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the report as Markdown (tables and a Mermaid accuracy–coverage chart) here')
@@ -118,6 +124,12 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
       }
 
       if (opts.flagAt > opts.passAt) throw new ConfigError(`--flag-at (${opts.flagAt}) must not be above --pass-at (${opts.passAt})`);
+      if (opts.shard !== undefined && opts.plant !== undefined) {
+        throw new ConfigError('--plant draws the answers to plant from every question: run it without --shard');
+      }
+      if (opts.shard !== undefined && opts.json === undefined) {
+        throw new ConfigError(`--shard ${shardLabel(opts.shard)} assesses part of the questions: give --json FILE for its report, then combine the shards with replaygate merge`);
+      }
       const project = await openProject(resolve(ctx.cwd, opts.config));
       try {
         await runConfidence(project, opts, ctx);
@@ -129,8 +141,10 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
 
 async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: CliContext): Promise<void> {
   const timing: Record<string, number> = {};
-  const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
-  const golden = selectQuestions(project, selection);
+  const unsharded = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
+  const selection = { ...unsharded, ...(opts.shard ? { shard: opts.shard } : {}) };
+  const whole = selectQuestions(project, unsharded);
+  const golden = opts.shard === undefined ? whole : selectQuestions(project, selection);
   const goldenResults = new GoldenResults(project.config.match, project.config.warehouse);
   const progress = progressFor(ctx, opts.progress);
   const replay = async (agent: string, seeds: readonly number[]): Promise<RunRecord[]> => {
@@ -164,6 +178,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
 
   const aligned = alignSamples(golden, sets, opts.agent !== undefined ? 'seed' : 'system');
   let labels: ReadonlyMap<string, boolean> = aligned.labels;
+  let labelsFile: { path: string; count: number } | undefined;
   let labelsSource = `execution match (${project.config.match}) of the shown answer against the golden answer`;
   if (opts.labels !== undefined) {
     const file = resolve(ctx.cwd, opts.labels);
@@ -174,7 +189,8 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
       throw new ConfigError(`cannot read the labels file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, opts.labels);
     }
     labels = parseLabels(text, opts.labels, new Set(aligned.questions.map((q) => q.questionId)));
-    if (labels.size === 0) {
+    labelsFile = { path: opts.labels, count: labels.size };
+    if (labels.size === 0 && opts.shard === undefined) {
       throw new DataError(`the labels file labels none of the ${aligned.questions.length} answers, so there is nothing to evaluate; give one label per golden question id (JSON {"<id>": true}, JSONL, or CSV id,correct)`, opts.labels);
     }
     labelsSource = `labels file ${opts.labels} (${labels.size} labels)`;
@@ -219,23 +235,58 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   }
 
   t = performance.now();
-  const report = buildConfidenceReport(assessments, {
+  const settings = {
     title,
     samplesKind: kind,
     sampleLabels: sets.map((s) => s.label),
-    labels,
     labelsSource,
     gate,
     thinEvidence: opts.thinEvidence,
     judgeRecordings: false,
     evaluation: { resamples: opts.resamples, seed: opts.bootstrapSeed },
+  };
+  const report = buildConfidenceReport(assessments, {
+    ...settings,
+    labels,
     ...(plant !== undefined ? { plant } : {}),
     timingMs: timing,
   });
   timing['evaluate'] = performance.now() - t;
   const notes = aligned.unrecorded.length > 0 ? [`${aligned.unrecorded.length} selected golden questions have no recording in any sample set and are left out.`] : [];
-  const finalReport = { ...report, notes: [...report.notes, ...notes], tool: TOOL_NAME, createdAt: new Date().toISOString(), timingMs: { ...timing } };
+  const fingerprint = await configFingerprint(project.config, project.golden, {
+    kind: 'confidence',
+    agents: opts.agents ?? (opts.agent !== undefined ? [opts.agent] : []),
+    match: project.config.match,
+    seeds: opts.seeds ?? project.config.seeds,
+    selection: unsharded,
+    extra: { ...settings, labelsSource: null, labels: opts.labels ?? null, plant: opts.plant ?? null, plantSeed: opts.plantSeed },
+  });
+  const finalReport: ConfidenceReportJson = {
+    ...report,
+    notes: [...report.notes, ...notes],
+    tool: TOOL_NAME,
+    createdAt: new Date().toISOString(),
+    timingMs: { ...timing },
+    fingerprint,
+    ...(opts.shard !== undefined
+      ? { shard: shardSection(opts.shard, whole, confidenceShardPayload({ assessments, labels, unrecorded: aligned.unrecorded, settings, labelsFile })) }
+      : {}),
+  };
+  await printConfidenceReport(ctx, finalReport, opts);
+}
 
+/** Prints a confidence report (text, time), writes `--json` / `--markdown` / `--svg`; exit code 0. */
+export async function printConfidenceReport(
+  ctx: CliContext,
+  finalReport: ConfidenceReportJson,
+  opts: { readonly maxAnswers?: number; readonly json?: string; readonly markdown?: string; readonly svg?: string },
+): Promise<void> {
+  const report = finalReport;
+  const timing = finalReport.timingMs ?? {};
+  const shard = finalReport.shard;
+  if (shard !== undefined) {
+    ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions (the evaluation is the merge's: replaygate merge of every shard's --json report)\n\n`);
+  }
   const unlabelled = unlabelledNote(report.unlabelled, report.answers.length);
   if (unlabelled !== undefined) ctx.stderr(`warning: ${unlabelled}\n`);
   const render = opts.maxAnswers !== undefined ? { maxAnswers: opts.maxAnswers } : {};

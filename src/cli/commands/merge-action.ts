@@ -3,11 +3,13 @@ import { relative, resolve } from 'node:path';
 import { checkShards, type ShardedReport } from '../../shard/check-shards.js';
 import { mergeGateShards } from '../../shard/gate-shards.js';
 import { mergeCheckShards } from '../../shard/schema-check-shards.js';
+import { mergeConfidenceShards } from '../../shard/confidence-shards.js';
 import { mergeScoreShards } from '../../shard/score-shards.js';
 import { DataError } from '../../util/errors.js';
 import type { CliContext } from '../context.js';
 import type { MergeOptions } from './merge.js';
 import { printCheckReport } from './check-action.js';
+import { printConfidenceReport } from './confidence.js';
 import { printGateReport } from './gate-action.js';
 import { printScoreReport } from './score-action.js';
 
@@ -43,6 +45,8 @@ export async function runMerge(ctx: CliContext, files: readonly string[], opts: 
     }
     case 'check':
       return printCheckReport(ctx, mergeCheckShards(set as never as Parameters<typeof mergeCheckShards>[0]), opts);
+    case 'confidence':
+      return printConfidenceReport(ctx, mergeConfidenceShards(set as never as Parameters<typeof mergeConfidenceShards>[0]), opts);
     default:
       throw new DataError(`merging '${set.reports[0]?.kind}' reports is not supported`);
   }
