@@ -261,24 +261,59 @@ var MAX_LEGACY_LITERAL_REWRITES = 20;
 var MAX_CELL_BYTES = 1 << 20;
 var MAX_RESULT_BYTES = 64 << 20;
 function runRead(connection, sql, options) {
-  const { bindParameter } = checkReadStatement(sql);
-  let text = sql;
-  for (let rewrites = 0; ; rewrites++) {
-    try {
-      return readRows(connection, text, options.maxRows, bindParameter);
-    } catch (error) {
-      if (!isSqliteError(error)) throw error;
-      const retry = options.legacyStringLiterals && rewrites < MAX_LEGACY_LITERAL_REWRITES ? legacyStringLiteralRewrite(text, error.message) : void 0;
-      if (retry === void 0) throw new SqlError(error.message, sql);
-      text = retry;
-    }
+  const prepared = preparedRead(connection, sql, options.legacyStringLiterals);
+  try {
+    return readRows(prepared, sql, options.maxRows);
+  } catch (error) {
+    if (!isSqliteError(error)) throw error;
+    throw new SqlError(error.message, sql);
   }
 }
-function readRows(connection, sql, maxRows, parameter) {
-  const statement = connection.prepareRead(sql);
-  if (parameter !== void 0) {
-    throw new SqlRefusedError(`the statement has a bind parameter (${parameter}), and a recorded answer has no values to bind`, sql);
+var PREPARED_CACHE_SIZE = 2048;
+var preparedCaches = /* @__PURE__ */ new WeakMap();
+function preparedRead(connection, sql, legacyStringLiterals) {
+  let cache = preparedCaches.get(connection);
+  if (cache === void 0) {
+    cache = /* @__PURE__ */ new Map();
+    preparedCaches.set(connection, cache);
   }
+  const key = legacyStringLiterals ? `1${sql}` : `0${sql}`;
+  let entry = cache.get(key);
+  if (entry === void 0) {
+    entry = prepareEntry(connection, sql, legacyStringLiterals);
+    if (cache.size >= PREPARED_CACHE_SIZE) cache.clear();
+    cache.set(key, entry);
+  }
+  if (!entry.ok) throw entry.refused ? new SqlRefusedError(entry.message, sql) : new SqlError(entry.message, sql);
+  return entry.statement;
+}
+function prepareEntry(connection, sql, legacyStringLiterals) {
+  try {
+    const { bindParameter } = checkReadStatement(sql);
+    let text = sql;
+    for (let rewrites = 0; ; rewrites++) {
+      let statement;
+      try {
+        statement = connection.prepareRead(text);
+      } catch (error) {
+        if (!isSqliteError(error)) throw error;
+        const retry = legacyStringLiterals && rewrites < MAX_LEGACY_LITERAL_REWRITES ? legacyStringLiteralRewrite(text, error.message) : void 0;
+        if (retry === void 0) throw new SqlError(error.message, sql);
+        text = retry;
+        continue;
+      }
+      if (bindParameter !== void 0) {
+        throw new SqlRefusedError(`the statement has a bind parameter (${bindParameter}), and a recorded answer has no values to bind`, sql);
+      }
+      return { ok: true, statement };
+    }
+  } catch (error) {
+    if (error instanceof SqlRefusedError) return { ok: false, refused: true, message: error.message };
+    if (error instanceof SqlError) return { ok: false, refused: false, message: error.message };
+    throw error;
+  }
+}
+function readRows(statement, sql, maxRows) {
   const rows = [];
   let truncated = false;
   let bytes = 0;
@@ -287,23 +322,30 @@ function readRows(connection, sql, maxRows, parameter) {
       truncated = true;
       break;
     }
-    for (const value of row) {
-      const size = typeof value === "string" ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
-      if (size > MAX_CELL_BYTES) {
-        throw new SqlError(`a value in the result is ${Math.round(size / 1024)} KiB; values over ${MAX_CELL_BYTES / 1024} KiB are refused`, sql);
+    for (let c = 0; c < row.length; c++) {
+      const value = row[c];
+      if (typeof value === "bigint") {
+        if (value >= MIN_SAFE && value <= MAX_SAFE) row[c] = Number(value);
+        bytes += 8;
+      } else if (typeof value === "string") {
+        if (value.length > MAX_CELL_BYTES) throw tooLarge(value.length, sql);
+        bytes += value.length;
+      } else if (value instanceof Uint8Array) {
+        if (value.byteLength > MAX_CELL_BYTES) throw tooLarge(value.byteLength, sql);
+        bytes += value.byteLength;
+        row[c] = new Uint8Array(value);
+      } else {
+        bytes += 8;
       }
-      bytes += size;
     }
-    rows.push(row.map(toCell));
+    rows.push(row);
   }
   return { columns: statement.columns, rows, rowCount: rows.length, truncated };
 }
-function toCell(value) {
-  if (typeof value === "bigint") {
-    return value >= -Number.MAX_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER ? Number(value) : value;
-  }
-  if (value instanceof Uint8Array) return new Uint8Array(value);
-  return value;
+var MIN_SAFE = BigInt(-Number.MAX_SAFE_INTEGER);
+var MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+function tooLarge(size, sql) {
+  return new SqlError(`a value in the result is ${Math.round(size / 1024)} KiB; values over ${MAX_CELL_BYTES / 1024} KiB are refused`, sql);
 }
 
 // src/warehouse/sqlite-host.ts
@@ -314,7 +356,11 @@ function failure(id, kind, error) {
   const e = error instanceof Error ? error : new Error(String(error));
   return { id, error: { kind, message: e.message, stack: e.stack ?? "" } };
 }
-process.on("message", (request) => {
+process.on("message", (message) => {
+  if (Array.isArray(message)) for (const request of message) answer(request);
+  else answer(message);
+});
+function answer(request) {
   let open;
   try {
     open = connections.get(request.file);
@@ -327,5 +373,5 @@ process.on("message", (request) => {
     const kind = error instanceof SqlRefusedError ? "refused" : error instanceof SqlError ? "sql" : "bug";
     send(failure(request.id, kind, error));
   }
-});
+}
 send({ ready: true });

@@ -1,4 +1,5 @@
 import * as core from '@actions/core';
+import { shardFromText, type Shard } from '../shard/shard.js';
 import { ConfigError } from '../util/errors.js';
 
 /**
@@ -11,9 +12,12 @@ export type InputSource = (name: string) => string;
 /** The default {@link InputSource}: `core.getInput` (trimmed, `''` when unset). */
 export const actionsInputSource: InputSource = (name) => core.getInput(name);
 
-/** What the Action runs: the base-vs-head `gate`, or `score` / `check` of the head only. */
-export type ActionCommand = 'gate' | 'score' | 'check';
-export const ACTION_COMMANDS: readonly ActionCommand[] = ['gate', 'score', 'check'];
+/**
+ * What the Action runs: the base-vs-head `gate`, `score` / `check` of the head only, or `merge`
+ * of the reports of shard jobs (`shard: i/n`) into the whole run's verdict, summary and comment.
+ */
+export type ActionCommand = 'gate' | 'score' | 'check' | 'merge';
+export const ACTION_COMMANDS: readonly ActionCommand[] = ['gate', 'score', 'check', 'merge'];
 
 /** The Action's inputs, typed and validated. Defaults equal action.yml's (a test checks). */
 export interface ActionInputs {
@@ -28,6 +32,10 @@ export interface ActionInputs {
   readonly githubToken: string | undefined;
   /** Folder holding the config, relative to the workspace (default `.`). */
   readonly workingDirectory: string;
+  /** Run only this shard of the questions (`i/n`); its report is for `command: merge`, it posts no comment. */
+  readonly shard: Shard | undefined;
+  /** `command: merge`: the shard jobs' reports, files or folders (every `.json` below), relative to the workspace. */
+  readonly reports: readonly string[];
 }
 
 /** In-code defaults, mirroring action.yml (the runner fills those; direct runs do not). */
@@ -37,6 +45,8 @@ export const INPUT_DEFAULTS = {
   command: 'gate',
   comment: 'true',
   'working-directory': '.',
+  shard: '',
+  reports: '',
 } as const;
 
 /**
@@ -112,12 +122,29 @@ export function readActionInputs(source: InputSource = actionsInputSource): Acti
     // A leading '-' would be read by git as an option; refs have no whitespace.
     throw new ConfigError(`Input 'base-ref' must be a branch, tag or commit SHA, got ${JSON.stringify(baseRef)}.`);
   }
+  const command = getChoiceInput(source, 'command', ACTION_COMMANDS, INPUT_DEFAULTS.command);
+  const shardText = getOptionalInput(source, 'shard');
+  let shard: Shard | undefined;
+  if (shardText !== undefined) {
+    const parsed = shardFromText(shardText);
+    if ('error' in parsed) throw new ConfigError(`Input 'shard' ${parsed.error}.`);
+    if (command === 'merge') throw new ConfigError("Input 'shard' is for the shard jobs; the merge job (command: merge) takes 'reports'.");
+    shard = parsed;
+  }
+  const reports = (getOptionalInput(source, 'reports') ?? '').split(/\s*\n\s*|\s*,\s*/).filter((r) => r !== '');
+  if (command === 'merge' && reports.length === 0) {
+    throw new ConfigError("Input 'reports' is required with command: merge: the shard jobs' report files, or a folder holding them (e.g. the folder download-artifact wrote).");
+  }
+  if (command !== 'merge' && reports.length > 0) throw new ConfigError("Input 'reports' is only for command: merge.");
+  if (reports.some((r) => r.includes('\0'))) throw new ConfigError("Input 'reports' must be paths, got a value with a NUL character.");
   return {
     config,
     baseRef,
-    command: getChoiceInput(source, 'command', ACTION_COMMANDS, INPUT_DEFAULTS.command),
+    command,
     comment: getBooleanInput(source, 'comment', true),
     githubToken: getOptionalInput(source, 'github-token'),
     workingDirectory,
+    shard,
+    reports,
   };
 }

@@ -84,8 +84,9 @@ export async function run(deps: ActionDeps): Promise<ActionOutcome> {
   const setFailed = deps.setFailed ?? ((message: string) => core.setFailed(message));
   const state: RunState = { command: undefined, configLabel: undefined, map: identityMap, sticky: undefined };
   try {
-    const { result, comment } = await execute(deps, logger, state);
-    const failure = result.verdict === 'fail' ? failureMessage(result) : undefined;
+    const { result, comment, partial } = await execute(deps, logger, state);
+    // A shard's verdict is partial: the merge job's decides (and fails the check).
+    const failure = result.verdict === 'fail' && !partial ? failureMessage(result) : undefined;
     if (failure !== undefined) setFailed(failure);
     return { result, comment, failure };
   } catch (error) {
@@ -129,7 +130,7 @@ async function reportError(deps: ActionDeps, logger: Logger, state: RunState, me
   }
 }
 
-async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promise<{ result: GateRunResult; comment: StickyResult | undefined }> {
+async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promise<{ result: GateRunResult; comment: StickyResult | undefined; partial: boolean }> {
   const env = deps.env ?? process.env;
   const source = deps.inputs ?? actionsInputSource;
   try {
@@ -173,8 +174,11 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     notARepository = error;
   }
   const rel = (abs: string): string => toPosix(relative(root, abs));
-  const marker = commentMarker(inputs.command, configLabel);
-  const markers = inputs.command === 'gate' ? [marker, legacyCommentMarker(rel(headConfig))] : [marker];
+  // command: merge posts the comment of the command its shards ran, under that command's marker.
+  const reports = inputs.reports.map((r) => insideWorkspace(workspace, 'reports', r, workspace));
+  const shownCommand = inputs.command === 'merge' ? ((await (await import('./pipeline-merge.js')).mergedCommand(reports)) ?? 'gate') : inputs.command;
+  const marker = commentMarker(shownCommand, configLabel);
+  const markers = shownCommand === 'gate' ? [marker, legacyCommentMarker(rel(headConfig))] : [marker];
   if (pr !== undefined && inputs.comment && inputs.githubToken !== undefined && event.repo !== undefined) {
     state.sticky = { client: (deps.octokit ?? defaultOctokit)(inputs.githubToken), where: { ...event.repo, issueNumber: pr.number }, markers };
   }
@@ -186,7 +190,15 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     let baseConfig: string | undefined;
     const notes: string[] = [];
     const baseRef = inputs.baseRef ?? pr?.baseSha;
-    if (command === 'gate') {
+    const shard = inputs.shard;
+    if (command === 'merge') {
+      logger.info(`Merging the shard jobs' reports: ${reports.map((r) => toPosix(relative(workspace, r))).join(', ')}`);
+      // The shards replayed the base; the merge only names it (and the files the pull request changed).
+      if (shownCommand === 'gate' && baseRef !== undefined && notARepository === undefined) {
+        const sha = await resolveCommit(root, baseRef, 'base-ref');
+        baseCommit = { sha, label: inputs.baseRef ?? pr?.baseRef ?? sha };
+      }
+    } else if (command === 'gate') {
       if (baseRef === undefined) {
         logger.info(`The '${event.name || 'unknown'}' event is not a pull request and 'base-ref' is not set: nothing to compare, scoring the head only.`);
         command = 'score';
@@ -213,7 +225,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     const pipelineLogger = mapLogger(logger, state.map);
     let raw: GateRunResult;
     try {
-      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger });
+      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger, ...(shard ? { shard } : {}), ...(command === 'merge' ? { reports } : {}) });
     } catch (error) {
       if (!(error instanceof BaseLoadError) || baseCommit === undefined) throw error;
       const short = baseCommit.sha.slice(0, 7);
@@ -228,7 +240,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       notes.push(note);
       baseConfig = undefined;
       command = 'score';
-      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger });
+      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger, ...(shard ? { shard } : {}) });
     }
     const result = mapResult(raw, state.map);
 
@@ -243,7 +255,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     );
 
     // Keyed by the command input too: gate, score and check steps on one config keep their own report.
-    const reportDir = join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate', slug(`${inputs.command}-${configLabel}`));
+    const reportDir = join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate', slug(`${shownCommand}-${configLabel}`));
     await mkdir(reportDir, { recursive: true });
     const reportPath = join(reportDir, 'report.json');
     await writeFile(reportPath, `${JSON.stringify(result.report, (_key, value: unknown) => jsonValue(value, state.map), 2)}\n`);
@@ -272,7 +284,10 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     await writeJobSummary(deps, env, logger, head, result.markdown, reportPath);
 
     let comment: StickyResult | undefined;
-    if (pr === undefined) {
+    if (shard !== undefined) {
+      logger.info(`Shard ${shard.index}/${shard.count}: no pull request comment and no verdict of its own; upload ${reportPath} for the merge job (command: merge).`);
+      state.sticky = undefined;
+    } else if (pr === undefined) {
       logger.info('Not a pull request event: no comment (the job summary has the report).');
     } else if (!inputs.comment) {
       logger.info("Input 'comment' is false: no pull request comment.");
@@ -291,7 +306,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
         logger.info(`Pull request comment ${comment.action}${comment.url === undefined ? '' : `: ${comment.url}`}`);
       }
     }
-    return { result, comment };
+    return { result, comment, partial: shard !== undefined };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -1,4 +1,4 @@
-import { renderSchemaChecks, runSchemaChecks } from '../checks/index.js';
+import { renderSchemaChecks, runRankedSchemaChecks, type SchemaCheckRanks, type SchemaCheckReport } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
 import { gateResult, parseGateRules, compareRuns, type GateResult } from '../gate/index.js';
 import { describeAgent } from '../pipeline/describe.js';
@@ -9,6 +9,9 @@ import { renderGateMarkdown } from '../report/gate-markdown.js';
 import { buildScoreReport } from '../report/score-report.js';
 import { scoreMarkdown } from '../report/score-markdown.js';
 import type { RunRecord } from '../scoring/types.js';
+import { configFingerprint, digestOf } from '../shard/fingerprint.js';
+import { shardSection, type ShardSection } from '../shard/section.js';
+import type { Shard } from '../shard/shard.js';
 import { ConfigError, isUserError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { TOOL_NAME } from '../version.js';
@@ -60,16 +63,19 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
   const now = options.now ?? (() => new Date());
   const concurrency = options.concurrency ?? 8;
   return async (request: GateRunRequest): Promise<GateRunResult> => {
+    if (request.command === 'merge') return (await import('./pipeline-merge.js')).mergeShardReports(request.reports ?? [], request.logger);
     const head = await open(request.headConfig);
+    const shard = request.shard;
     try {
-      if (request.command === 'check') return await check(head, request.logger, concurrency);
+      if (request.command === 'check') return await check(head, request.logger, concurrency, shard);
       if (request.command === 'score' || request.baseConfig === undefined) {
-        return await score(head, request.logger, concurrency, now);
+        const runs = await replayAll(head, [...head.config.agents.keys()], request.logger, 'head', concurrency, shard);
+        return await scoreResult({ head, runs, createdAt: now().toISOString(), ...(shard ? { shard } : {}) });
       }
       const baseConfig = request.baseConfig;
       const base = await onBase(() => open(baseConfig));
       try {
-        return await gate(base, head, request.logger, concurrency, now);
+        return await gate(base, head, request.logger, concurrency, now, shard);
       } finally {
         await base.close();
       }
@@ -77,6 +83,29 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
       await head.close();
     }
   };
+}
+
+/** One side's runs per agent, each run ranked by its index in the unsharded replay (for merging shards). */
+export type RankedSide = Record<string, { readonly runs: readonly RunRecord[]; readonly ranks: readonly number[] }>;
+
+/** What an Action shard's report keeps for `command: merge`. */
+export type ActionShardPayload =
+  | { readonly command: 'gate'; readonly rules: ReturnType<typeof parseGateRules>; readonly gated: readonly string[]; readonly newAgents: readonly string[]; readonly base: RankedSide; readonly head: RankedSide; readonly files: GateRunResult['files'] }
+  | { readonly command: 'score'; readonly agents: readonly string[]; readonly summaries: readonly unknown[]; readonly match: string; readonly seeds: readonly number[]; readonly head: RankedSide; readonly files: GateRunResult['files'] }
+  | { readonly command: 'check'; readonly report: SchemaCheckReport; readonly ranks: SchemaCheckRanks; readonly files: GateRunResult['files'] };
+
+function ranked(project: Project, runs: ReadonlyMap<string, RunRecord[]>): RankedSide {
+  const position = new Map(project.golden.map((q, i) => [q.id, i]));
+  const seeds = project.config.seeds;
+  const seedIndex = new Map(seeds.map((s, i) => [s, i]));
+  const out: Record<string, { runs: readonly RunRecord[]; ranks: readonly number[] }> = {};
+  for (const [agent, list] of runs) out[agent] = { runs: list, ranks: list.map((r) => (position.get(r.questionId) ?? 0) * seeds.length + (seedIndex.get(r.seed) ?? 0)) };
+  return out;
+}
+
+/** The shard section of an Action shard's report, keyed to the head's golden questions. */
+function actionShard(shard: Shard, head: Project, payload: ActionShardPayload): ShardSection<ActionShardPayload> {
+  return shardSection(shard, head.golden, payload);
 }
 
 /** Runs a base-side step; a user error there becomes a {@link BaseLoadError}. */
@@ -89,12 +118,12 @@ async function onBase<T>(step: () => Promise<T>): Promise<T> {
   }
 }
 
-async function replayAll(project: Project, agents: readonly string[], logger: Logger, side: string, concurrency: number): Promise<Map<string, RunRecord[]>> {
+async function replayAll(project: Project, agents: readonly string[], logger: Logger, side: string, concurrency: number, shard?: Shard): Promise<Map<string, RunRecord[]>> {
   const golden = new GoldenResults(project.config.match, project.config.warehouse);
   const out = new Map<string, RunRecord[]>();
   for (const name of agents) {
-    const runs = await logger.group(`Replay ${side}: ${name}`, async () => {
-      const r = await replayAgent(project, name, { goldenResults: golden, concurrency });
+    const runs = await logger.group(`Replay ${side}: ${name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}`, async () => {
+      const r = await replayAgent(project, name, { goldenResults: golden, concurrency, ...(shard ? { shard } : {}) });
       logger.info(`${r.length} runs, ${r.filter((x) => x.outcome === 'correct').length} correct, ${r.filter((x) => x.outcome === 'missing_recording').length} missing recordings`);
       return r;
     });
@@ -103,7 +132,7 @@ async function replayAll(project: Project, agents: readonly string[], logger: Lo
   return out;
 }
 
-async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date): Promise<GateRunResult> {
+async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date, shard?: Shard): Promise<GateRunResult> {
   const headAgents = [...head.config.agents.keys()];
   const gated = headAgents.filter((a) => base.config.agents.has(a));
   const newAgents = headAgents.filter((a) => !base.config.agents.has(a));
@@ -114,8 +143,34 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     );
   }
   const rules = await onBase(async () => parseGateRules(base.config.gate, base.config.file));
-  const baseRuns = await onBase(() => replayAll(base, gated, logger, 'base', concurrency));
-  const headRuns = await replayAll(head, [...gated, ...newAgents], logger, 'head', concurrency);
+  const baseRuns = await onBase(() => replayAll(base, gated, logger, 'base', concurrency, shard));
+  const headRuns = await replayAll(head, [...gated, ...newAgents], logger, 'head', concurrency, shard);
+  const files = filesOf(head.config);
+  const result = gateFromRuns({ baseRuns, headRuns, rules, gated, newAgents, files, createdAt: now().toISOString() });
+  if (shard === undefined) return result;
+  const fingerprint = digestOf({ command: 'gate', head: await fingerprintOf(head, 'gate'), base: await fingerprintOf(base, 'gate') });
+  const payload: ActionShardPayload = { command: 'gate', rules, gated, newAgents, base: ranked(base, baseRuns), head: ranked(head, headRuns), files };
+  return { ...result, report: { ...(result.report as object), fingerprint, shard: actionShard(shard, head, payload) } };
+}
+
+function fingerprintOf(project: Project, kind: string): Promise<string> {
+  return configFingerprint(project.config, project.golden, { kind, agents: [...project.config.agents.keys()], match: project.config.match, seeds: project.config.seeds, selection: {} });
+}
+
+/** What {@link gateFromRuns} assembles the gate's result from. */
+export interface GateRuns {
+  readonly baseRuns: ReadonlyMap<string, readonly RunRecord[]>;
+  readonly headRuns: ReadonlyMap<string, readonly RunRecord[]>;
+  readonly rules: ReturnType<typeof parseGateRules>;
+  readonly gated: readonly string[];
+  readonly newAgents: readonly string[];
+  readonly files: GateRunResult['files'];
+  readonly createdAt: string;
+}
+
+/** The gate's result for the Action from both sides' runs: pure, so that `command: merge` assembles it as the unsharded run does. */
+export function gateFromRuns(input: GateRuns): GateRunResult {
+  const { baseRuns, headRuns, rules, gated, newAgents } = input;
   const results = gated.map((agent) => ({
     agent,
     gate: gateResult(compareRuns(baseRuns.get(agent) ?? [], headRuns.get(agent) ?? [], rules), rules),
@@ -133,7 +188,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
   const newNote = newAgents.length === 0 ? '' : `\n> New agents in this pull request (scored, not gated: no base to compare): ${newAgents.map((a) => `\`${a}\``).join(', ')}\n`;
   const first = results[0]?.gate;
   const verdict = results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail';
-  const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt: now().toISOString(), verdict, agents: results, newAgents };
+  const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt: input.createdAt, verdict, agents: results, newAgents };
   return {
     command: 'gate',
     verdict,
@@ -146,20 +201,38 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     missingRecordings: missing,
     markdown: `${markdown}${newNote}`,
     report,
-    files: filesOf(head.config),
+    files: input.files,
   };
 }
 
-async function score(head: Project, logger: Logger, concurrency: number, now: () => Date): Promise<GateRunResult> {
+async function scoreResult(input: { head: Project; runs: Map<string, RunRecord[]>; createdAt: string; shard?: Shard }): Promise<GateRunResult> {
+  const { head, shard } = input;
   const agents = [...head.config.agents.keys()];
-  const runsByAgent = await replayAll(head, agents, logger, 'head', concurrency);
-  const runs = [...runsByAgent.values()].flat();
+  const summaries = await Promise.all(agents.map((a) => describeAgent(head, a)));
+  const files = filesOf(head.config);
+  const result = scoreFromRuns({ runs: input.runs, agents: summaries, match: head.config.match, seeds: head.config.seeds, files, createdAt: input.createdAt });
+  if (shard === undefined) return result;
+  const fingerprint = digestOf({ command: 'score', head: await fingerprintOf(head, 'score') });
+  const payload: ActionShardPayload = { command: 'score', agents, summaries, match: head.config.match, seeds: head.config.seeds, head: ranked(head, input.runs), files };
+  return { ...result, report: { ...(result.report as object), fingerprint, shard: actionShard(shard, head, payload) } };
+}
+
+/** The Action's score result from the head's runs per agent (pure; `command: merge` uses it too). */
+export function scoreFromRuns(input: {
+  readonly runs: ReadonlyMap<string, readonly RunRecord[]>;
+  readonly agents: Parameters<typeof buildScoreReport>[0]['agents'];
+  readonly match: string;
+  readonly seeds: readonly number[];
+  readonly files: GateRunResult['files'];
+  readonly createdAt: string;
+}): GateRunResult {
+  const runs = [...input.runs.values()].flat();
   const report = buildScoreReport({
     tool: TOOL_NAME,
-    createdAt: now().toISOString(),
-    match: head.config.match,
-    seeds: head.config.seeds,
-    agents: await Promise.all(agents.map((a) => describeAgent(head, a))),
+    createdAt: input.createdAt,
+    match: input.match,
+    seeds: input.seeds,
+    agents: input.agents,
     ambiguousGolden: [],
     runs,
   });
@@ -177,12 +250,23 @@ async function score(head: Project, logger: Logger, concurrency: number, now: ()
     missingRecordings: missing,
     markdown: scoreMarkdown(report),
     report,
-    files: filesOf(head.config),
+    files: input.files,
   };
 }
 
-async function check(head: Project, logger: Logger, concurrency: number): Promise<GateRunResult> {
-  const report = await logger.group('Schema checks', () => runSchemaChecks(head, { concurrency }));
+async function check(head: Project, logger: Logger, concurrency: number, shard?: Shard): Promise<GateRunResult> {
+  const { report, ranks } = await logger.group('Schema checks', () => runRankedSchemaChecks(head, { concurrency, ...(shard ? { shard } : {}) }));
+  const files = filesOf(head.config);
+  const result = checkFromReport(report, files);
+  if (shard === undefined) return result;
+  const fingerprint = digestOf({ command: 'check', head: await fingerprintOf(head, 'check') });
+  const payload: ActionShardPayload = { command: 'check', report, ranks, files };
+  const section = shardSection(shard, [...head.golden, ...ranks.metricQueries.map((id) => ({ id }))], payload);
+  return { ...result, report: { ...(result.report as object), fingerprint, shard: section } };
+}
+
+/** The Action's check result from a schema-check report (pure; `command: merge` uses it too). */
+export function checkFromReport(report: SchemaCheckReport, files: GateRunResult['files']): GateRunResult {
   const reasons: VerdictReason[] = [];
   const { golden, metrics, replays } = report;
   if (golden.failures.length > 0) reasons.push({ code: 'golden_sql', message: `${golden.failures.length} of ${golden.checked} golden SQL queries fail` });
@@ -213,7 +297,7 @@ async function check(head: Project, logger: Logger, concurrency: number): Promis
     markdown: `### Schema checks\n\n\`\`\`text\n${renderSchemaChecks(report).replace(/```/g, "'''")}\n\`\`\`\n`,
     report: { schemaVersion: 1, kind: 'action-check', ...report },
     findings,
-    files: filesOf(head.config),
+    files,
   };
 }
 

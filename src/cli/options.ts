@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
+import { shardFromText, type Shard } from '../shard/shard.js';
 
 /**
  * Parses `--seeds`: a count `5` (seeds 0..4) or a list `0,3,7`; a trailing comma makes a
@@ -62,14 +63,10 @@ export function sideRunsOption(side: 'base' | 'candidate'): Option {
 }
 
 /** `--shard i/n`: run only shard i (1-based) of n; a question's shard is fixed by a hash of its id. */
-export function parseShard(value: string): { readonly index: number; readonly count: number } {
-  const m = /^\s*(\d{1,4})\s*\/\s*(\d{1,4})\s*$/.exec(value);
-  const index = Number(m?.[1]);
-  const count = Number(m?.[2]);
-  if (m === null || count < 1 || index < 1 || index > count) {
-    throw new InvalidArgumentError(`--shard takes i/n with 1 ≤ i ≤ n ≤ 9999 (e.g. 2/4: the second of four shards); got "${value}"`);
-  }
-  return { index, count };
+export function parseShard(value: string): Shard {
+  const shard = shardFromText(value);
+  if ('error' in shard) throw new InvalidArgumentError(`--shard ${shard.error}`);
+  return shard;
 }
 
 /** `--shard i/n`, shared by score, gate, check and confidence. */

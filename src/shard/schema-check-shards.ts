@@ -42,47 +42,60 @@ function compareRanks(a: readonly number[], b: readonly number[]): number {
   return 0;
 }
 
-function mergeRanked<T>(reports: readonly CheckShardReportJson[], items: (r: CheckShardReportJson) => readonly T[], ranks: (r: SchemaCheckRanks) => readonly (readonly number[])[]): T[] {
+function mergeRanked<T>(parts: readonly SchemaCheckPart[], items: (r: SchemaCheckReport) => readonly T[], ranks: (r: SchemaCheckRanks) => readonly (readonly number[])[]): T[] {
   const all: { item: T; rank: readonly number[] }[] = [];
-  for (const r of reports) {
-    const rk = ranks(r.shard?.payload as SchemaCheckRanks);
-    items(r).forEach((item, i) => all.push({ item, rank: rk[i] ?? [] }));
+  for (const part of parts) {
+    const rk = ranks(part.ranks);
+    items(part.report).forEach((item, i) => all.push({ item, rank: rk[i] ?? [] }));
   }
   return all.sort((a, b) => compareRanks(a.rank, b.rank)).map((x) => x.item);
 }
 
+/** One shard's schema-check report with its failures' ranks. */
+export interface SchemaCheckPart {
+  readonly report: SchemaCheckReport;
+  readonly ranks: SchemaCheckRanks;
+}
+
 /**
- * The check report of the whole run from its shards' reports (checked to be one complete set):
- * counts added, failures in the unsharded order, failing metrics in definition order, and
- * `passed` recomputed. Equal to the unsharded report but `createdAt`.
+ * The schema-check report of the whole run from the shards' reports, in shard order: counts
+ * added, failures in the unsharded order, failing metrics in definition order, `passed`
+ * recomputed. Equal to the unsharded report.
  */
-export function mergeCheckShards(set: CheckedShards<CheckShardReportJson>): CheckShardReportJson {
-  const reports = set.reports;
-  const first = reports[0] as CheckShardReportJson;
-  const sum = (f: (r: CheckShardReportJson) => number): number => reports.reduce((s, r) => s + f(r), 0);
-  const golden = { checked: sum((r) => r.golden.checked), failures: mergeRanked(reports, (r) => r.golden.failures, (k) => k.golden) };
-  const metricFailures = mergeRanked(reports, (r) => r.metrics.failures, (k) => k.metrics);
+export function mergeSchemaCheckReports(parts: readonly SchemaCheckPart[]): SchemaCheckReport {
+  const first = parts[0] as SchemaCheckPart;
+  const sum = (f: (r: SchemaCheckReport) => number): number => parts.reduce((s, p) => s + f(p.report), 0);
+  const golden = { checked: sum((r) => r.golden.checked), failures: mergeRanked(parts, (r) => r.golden.failures, (k) => k.golden) };
+  const metricFailures = mergeRanked(parts, (r) => r.metrics.failures, (k) => k.metrics);
   const failing = new Set(metricFailures.map((f) => f.metric));
   const metrics = {
     queries: sum((r) => r.metrics.queries),
-    metrics: first.metrics.metrics,
+    metrics: first.report.metrics.metrics,
     failures: metricFailures,
-    failingMetrics: ((first.shard?.payload as SchemaCheckRanks).metricOrder ?? []).filter((m) => failing.has(m)),
+    failingMetrics: first.ranks.metricOrder.filter((m) => failing.has(m)),
   };
   const replays = {
     checked: sum((r) => r.replays.checked),
-    failures: mergeRanked(reports, (r) => r.replays.failures, (k) => k.replays),
+    failures: mergeRanked(parts, (r) => r.replays.failures, (k) => k.replays),
     orphaned: sum((r) => r.replays.orphaned),
     // Agent-level: every shard finds the same agents without a recording.
-    missingRecordings: first.replays.missingRecordings,
+    missingRecordings: first.report.replays.missingRecordings,
   };
+  return { target: first.report.target, golden, metrics, replays, passed: isPassed(golden, metrics, replays) };
+}
+
+/**
+ * The check report of the whole run from its shards' reports (checked to be one complete set).
+ * Equal to the unsharded report but `createdAt`.
+ */
+export function mergeCheckShards(set: CheckedShards<CheckShardReportJson>): CheckShardReportJson {
+  const first = set.reports[0] as CheckShardReportJson;
+  const parts = set.reports.map((r) => {
+    const { schemaVersion: _v, kind: _k, tool: _t, createdAt: _c, migration: _m, fingerprint: _f, shard, ...report } = r;
+    return { report, ranks: shard?.payload as SchemaCheckRanks };
+  });
   return checkReportJson(
-    {
-      tool: first.tool,
-      createdAt: set.createdAt,
-      ...(first.migration !== undefined ? { migration: first.migration } : {}),
-      report: { target: first.target, golden, metrics, replays, passed: isPassed(golden, metrics, replays) },
-    },
+    { tool: first.tool, createdAt: set.createdAt, ...(first.migration !== undefined ? { migration: first.migration } : {}), report: mergeSchemaCheckReports(parts) },
     first.fingerprint,
   );
 }

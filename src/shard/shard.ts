@@ -28,3 +28,17 @@ export function inShard(questionId: string, shard: Shard | undefined): boolean {
 export function shardLabel(shard: Shard): string {
   return `${shard.index}/${shard.count}`;
 }
+
+/**
+ * Reads `i/n` (1 ≤ i ≤ n ≤ 9999); returns the shard, or what is wrong with the text.
+ * @example shardFromText('2/4') // { index: 2, count: 4 }
+ */
+export function shardFromText(value: string): Shard | { readonly error: string } {
+  const m = /^\s*(\d{1,4})\s*\/\s*(\d{1,4})\s*$/.exec(value);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (m === null || count < 1 || index < 1 || index > count) {
+    return { error: `takes i/n with 1 ≤ i ≤ n ≤ 9999 (e.g. 2/4: the second of four shards); got "${value}"` };
+  }
+  return { index, count };
+}

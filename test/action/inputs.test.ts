@@ -15,6 +15,8 @@ describe('Action inputs', () => {
       comment: true,
       githubToken: undefined,
       workingDirectory: '.',
+      shard: undefined,
+      reports: [],
     });
   });
 
@@ -25,7 +27,7 @@ describe('Action inputs', () => {
       runs: { using: string; main: string };
     };
     expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' });
-    expect(Object.keys(action.inputs).sort()).toEqual(['base-ref', 'command', 'comment', 'config', 'github-token', 'working-directory']);
+    expect(Object.keys(action.inputs).sort()).toEqual(['base-ref', 'command', 'comment', 'config', 'github-token', 'reports', 'shard', 'working-directory']);
     for (const [name, input] of Object.entries(action.inputs)) {
       expect(input.description.length, name).toBeGreaterThan(10);
       expect(name).toMatch(/^[a-z]+(-[a-z]+)*$/);
@@ -51,8 +53,17 @@ describe('Action inputs', () => {
   });
 
   it('rejects an unknown command, naming the choices', () => {
-    expect(() => readActionInputs(from({ command: 'deploy' }))).toThrow("Input 'command' must be one of gate, score, check, got \"deploy\".");
+    expect(() => readActionInputs(from({ command: 'deploy' }))).toThrow("Input 'command' must be one of gate, score, check, merge, got \"deploy\".");
     expect(getChoiceInput(from({ command: ' check ' }), 'command', ['gate', 'check'], 'gate')).toBe('check');
+  });
+
+  it('reads shard: i/n, and reports for command: merge only', () => {
+    expect(readActionInputs(from({ shard: '2/4' })).shard).toEqual({ index: 2, count: 4 });
+    expect(() => readActionInputs(from({ shard: '5/4' }))).toThrow("Input 'shard' takes i/n with 1 ≤ i ≤ n ≤ 9999");
+    expect(() => readActionInputs(from({ command: 'merge' }))).toThrow("Input 'reports' is required with command: merge");
+    expect(() => readActionInputs(from({ command: 'merge', shard: '1/2', reports: 'r' }))).toThrow("Input 'shard' is for the shard jobs");
+    expect(() => readActionInputs(from({ reports: 'r.json' }))).toThrow("Input 'reports' is only for command: merge.");
+    expect(readActionInputs(from({ command: 'merge', reports: 'shards/a.json\nshards/b.json, shards/c' })).reports).toEqual(['shards/a.json', 'shards/b.json', 'shards/c']);
   });
 
   it('rejects a base-ref git would read as an option', () => {
