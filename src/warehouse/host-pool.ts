@@ -14,12 +14,15 @@ import { DataError } from '../util/errors.js';
 import type { DriverName } from './drivers.js';
 import type { ReadOptions } from './read.js';
 import { SqlError, SqlRefusedError, SqlTimeoutError, type QueryResult } from './types.js';
+import { fromWire, type WireResult } from './wire.js';
 
-/** One statement sent to a host. */
-export interface HostRequest extends ReadOptions {
+/** One statement sent to a host (JSON: no row cap is `maxRows: null`). */
+export interface HostRequest {
   readonly id: number;
   readonly file: string;
   readonly sql: string;
+  readonly maxRows: number | null;
+  readonly legacyStringLiterals: boolean;
 }
 
 /** Why a host could not answer a request: the statement's fault, an unopenable file, or a bug. */
@@ -32,7 +35,7 @@ export interface HostFailure {
 /** A host's message: ready after loading its driver, then one reply per request, in order. */
 export type HostReply =
   | { readonly ready: true }
-  | { readonly id: number; readonly result: QueryResult }
+  | { readonly id: number; readonly result: WireResult }
   | { readonly id: number; readonly error: HostFailure };
 
 interface Pending {
@@ -156,7 +159,9 @@ class SqliteHost {
 
   #spawn(): ChildProcess {
     const child = fork(sqliteHostScript(), [this.driver], {
-      serialization: 'advanced', // bigint and Uint8Array cells survive
+      // JSON is several times cheaper than 'advanced' to send and receive; wire.ts carries the
+      // cells JSON cannot (bigint, BLOB, ±Infinity, NaN, −0).
+      serialization: 'json',
       execArgv: [],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -192,7 +197,7 @@ class SqliteHost {
     } else {
       const head = this.#queue.shift();
       if (head?.request.id !== reply.id) throw new Error(`SQLite host replied to ${reply.id} out of order`);
-      if ('result' in reply) head.resolve(reply.result);
+      if ('result' in reply) head.resolve(fromWire(reply.result));
       else head.reject(toError(reply.error, head.request));
       if (this.#queue.length === 0) {
         this.#child?.unref();
@@ -268,7 +273,7 @@ export class SqliteHostPool {
     const own = this.#hosts[home] as SqliteHost;
     const idlest = this.#hosts.reduce((a, b) => (b.pending < a.pending ? b : a));
     const host = own.pending <= idlest.pending + 1 ? own : idlest;
-    return host.run({ id: this.#nextId++, file, sql, maxRows, legacyStringLiterals }, timeoutMs);
+    return host.run({ id: this.#nextId++, file, sql, maxRows: Number.isFinite(maxRows) ? maxRows : null, legacyStringLiterals }, timeoutMs);
   }
 
   /** Starts every host process now, so their start-up overlaps other work. */

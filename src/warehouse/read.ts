@@ -30,6 +30,14 @@ export interface ReadOptions {
  *   // { columns: ['a', 'a'], rows: [[1, 2]], rowCount: 1, truncated: false }
  */
 export function runRead(connection: SqliteConnection, sql: string, options: ReadOptions): QueryResult {
+  return runReadDetailed(connection, sql, options).result;
+}
+
+/**
+ * {@link runRead}, also saying whether some cell is a value JSON does not keep exactly (bigint,
+ * BLOB, ±Infinity, NaN, −0): the host then encodes the result for the channel (`wire.ts`).
+ */
+export function runReadDetailed(connection: SqliteConnection, sql: string, options: ReadOptions): { result: QueryResult; special: boolean } {
   const prepared = preparedRead(connection, sql, options.legacyStringLiterals);
   try {
     return readRows(prepared, sql, options.maxRows);
@@ -100,9 +108,10 @@ function prepareEntry(connection: SqliteConnection, sql: string, legacyStringLit
   }
 }
 
-function readRows(statement: PreparedRead, sql: string, maxRows: number): QueryResult {
+function readRows(statement: PreparedRead, sql: string, maxRows: number): { result: QueryResult; special: boolean } {
   const rows: Cell[][] = [];
   let truncated = false;
+  let special = false;
   let bytes = 0;
   for (const row of statement.rows()) {
     if (rows.length >= maxRows || bytes > MAX_RESULT_BYTES) {
@@ -114,6 +123,10 @@ function readRows(statement: PreparedRead, sql: string, maxRows: number): QueryR
       const value = row[c];
       if (typeof value === 'bigint') {
         if (value >= MIN_SAFE && value <= MAX_SAFE) row[c] = Number(value);
+        else special = true;
+        bytes += 8;
+      } else if (typeof value === 'number') {
+        if (!Number.isFinite(value) || Object.is(value, -0)) special = true;
         bytes += 8;
       } else if (typeof value === 'string') {
         if (value.length > MAX_CELL_BYTES) throw tooLarge(value.length, sql);
@@ -123,13 +136,14 @@ function readRows(statement: PreparedRead, sql: string, maxRows: number): QueryR
         bytes += value.byteLength;
         // better-sqlite3 returns Buffers; a plain copy is the same across drivers and processes.
         row[c] = new Uint8Array(value);
+        special = true;
       } else {
         bytes += 8;
       }
     }
     rows.push(row as Cell[]);
   }
-  return { columns: statement.columns, rows, rowCount: rows.length, truncated };
+  return { result: { columns: statement.columns, rows, rowCount: rows.length, truncated }, special };
 }
 
 const MIN_SAFE = BigInt(-Number.MAX_SAFE_INTEGER);

@@ -18,6 +18,18 @@ interface Token {
 const WORD_CHAR = /[\p{L}\p{N}_$]/u;
 const READ_KEYWORDS = new Set(['SELECT', 'WITH', 'VALUES']);
 
+/** `/\s/` for one UTF-16 unit; ASCII without a regular expression (the hot path). */
+function isSpace(code: number, char: string): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return /\s/.test(char);
+}
+
+/** {@link WORD_CHAR} for one UTF-16 unit; ASCII without a regular expression. */
+function isWordChar(code: number, char: string): boolean {
+  if (code < 128) return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 36;
+  return WORD_CHAR.test(char);
+}
+
 /** Tokens of `sql`, skipping whitespace and comments; an unterminated quote or comment runs to the end. */
 function tokenize(sql: string): Token[] {
   const tokens: Token[] = [];
@@ -31,17 +43,19 @@ function tokenize(sql: string): Token[] {
       else return next + 1;
     }
   };
+  const n = sql.length;
   let i = 0;
-  while (i < sql.length) {
+  while (i < n) {
+    const code = sql.charCodeAt(i);
     const c = sql[i] as string;
-    if (/\s/.test(c)) {
+    if (isSpace(code, c)) {
       i++;
-    } else if (sql.startsWith('--', i)) {
+    } else if (code === 45 /* - */ && sql.charCodeAt(i + 1) === 45) {
       const eol = sql.indexOf('\n', i);
-      i = eol < 0 ? sql.length : eol + 1;
-    } else if (sql.startsWith('/*', i)) {
+      i = eol < 0 ? n : eol + 1;
+    } else if (code === 47 /* / */ && sql.charCodeAt(i + 1) === 42 /* * */) {
       const close = sql.indexOf('*/', i + 2);
-      i = close < 0 ? sql.length : close + 2;
+      i = close < 0 ? n : close + 2;
     } else {
       let end: number;
       let kind: TokenKind;
@@ -50,9 +64,9 @@ function tokenize(sql: string): Token[] {
       else if (c === '`') [kind, end] = ['identifier', closingQuote(i, '`')];
       else if (c === '[') [kind, end] = ['identifier', closingQuote(i, ']')];
       else if (c === ';') [kind, end] = ['semicolon', i + 1];
-      else if (WORD_CHAR.test(c)) {
+      else if (isWordChar(code, c)) {
         end = i + 1;
-        while (end < sql.length && WORD_CHAR.test(sql[end] as string)) end++;
+        while (end < n && isWordChar(sql.charCodeAt(end), sql[end] as string)) end++;
         kind = 'word';
       } else [kind, end] = ['punct', i + 1];
       tokens.push({ kind, start: i, end });

@@ -10,8 +10,9 @@
 import { ConnectionCache } from './connections.js';
 import { loadDriver, type DriverName, type SqliteConnection } from './drivers.js';
 import type { HostFailure, HostReply, HostRequest } from './host-pool.js';
-import { runRead } from './read.js';
+import { runReadDetailed } from './read.js';
 import { SqlError, SqlRefusedError } from './types.js';
+import { toWire } from './wire.js';
 
 const driver = loadDriver(process.argv[2] as DriverName);
 const connections = new ConnectionCache(driver);
@@ -37,7 +38,9 @@ function answer(request: HostRequest): void {
     return send(failure(request.id, 'open', error));
   }
   try {
-    send({ id: request.id, result: runRead(open, request.sql, request) });
+    // JSON has no Infinity: a request without a row cap says null.
+    const { result, special } = runReadDetailed(open, request.sql, { maxRows: request.maxRows ?? Infinity, legacyStringLiterals: request.legacyStringLiterals });
+    send({ id: request.id, result: toWire(result, special) });
   } catch (error) {
     const kind = error instanceof SqlRefusedError ? 'refused' : error instanceof SqlError ? 'sql' : 'bug';
     send(failure(request.id, kind, error));
