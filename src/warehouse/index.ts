@@ -21,7 +21,11 @@ export const DEFAULT_DISTINCT_LIMIT = 100_000;
 export interface WarehouseOptions extends QueryOptions {
   /** SQLite driver (default `auto`: better-sqlite3 when its native addon loads, else `node:sqlite`). */
   readonly driver?: DriverChoice;
-  /** Host processes; each database file is served by one of them (default: the number of cores). */
+  /**
+   * Host processes; each database file is served by one of them (default: the number of cores
+   * less one, at least one — the replaying process needs a core of its own: on two cores one
+   * host and the parent finish sooner than two hosts competing with it).
+   */
   readonly hosts?: number;
   /**
    * `process` (default): statements run in host processes, which are killed at the time limit.
@@ -58,7 +62,7 @@ export interface Warehouse {
  */
 export function openWarehouse(databases: ReadonlyMap<string, string>, options: WarehouseOptions = {}): Warehouse {
   const driver = loadDriver(options.driver ?? 'auto').name;
-  const hosts = options.hosts ?? availableParallelism();
+  const hosts = options.hosts ?? defaultHosts();
   if (!Number.isInteger(hosts) || hosts < 1) {
     throw new ConfigError(`warehouse hosts must be a whole number ≥ 1, got ${hosts}`);
   }
@@ -86,6 +90,11 @@ export function openWarehouse(databases: ReadonlyMap<string, string>, options: W
     warm: () => pool.warm(),
     close: () => pool.close(),
   };
+}
+
+/** The default number of host processes: the cores less the one the replaying process uses, at least one. */
+export function defaultHosts(): number {
+  return Math.max(1, availableParallelism() - 1);
 }
 
 /**
