@@ -37,6 +37,11 @@ export interface ReplayOptions {
   /** Called after each run. */
   readonly onRun?: (run: RunRecord, done: number, total: number) => void;
   /**
+   * Keep each answer's first rows in its run record (default true). The gate compares outcomes
+   * only: without previews its runs take a fraction of the memory (10,000 questions × 5 seeds × 2 sides).
+   */
+  readonly preview?: boolean;
+  /**
    * Replay even when some golden SQL fails (their runs become `error` with the reason) instead of
    * refusing: for recording, where calls matter and grades do not.
    */
@@ -121,7 +126,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
-      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden);
+      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, options.preview !== false);
       out[index] = run;
       done += 1;
       options.onRun?.(run, done, jobs.length);
@@ -143,6 +148,7 @@ async function runOne(
   question: GoldenQuestion,
   seed: number,
   golden: GoldenResults,
+  withPreview: boolean,
 ): Promise<RunRecord> {
   const engine = project.engineFor(question);
   const { maxRows, timeoutMs } = project.config.warehouse;
@@ -236,7 +242,7 @@ async function runOne(
     resultDigest: resultDigest(end.result, { ordered: question.ordered }),
     rowCount: end.result.rowCount,
     truncated: end.result.truncated,
-    preview: preview(end.result),
+    ...(withPreview ? { preview: preview(end.result) } : {}),
     ...(end.text !== undefined ? { text: end.text } : {}),
     ...(detail !== undefined ? { detail } : {}),
   };
@@ -255,9 +261,17 @@ function endText(end: Exclude<AgentEnd, { status: 'answered' }>): { text?: strin
   }
 }
 
-/** First rows of a result, JSON-safe (bigint → decimal string, bytes → hex), long values cut. */
+/**
+ * First rows of a result, JSON-safe (bigint → decimal string, bytes → hex), long values cut. Rows
+ * that need no change are the result's own arrays, not copies (results are never changed).
+ */
 export function preview(result: QueryResult, rows = PREVIEW_ROWS): { columns: string[]; rows: unknown[][] } {
-  return { columns: [...result.columns], rows: result.rows.slice(0, rows).map((r) => r.map(jsonCell)) };
+  const kept = result.rows.length > rows ? result.rows.slice(0, rows) : result.rows;
+  return { columns: result.columns as string[], rows: kept.map((r) => (r.some(needsJsonCell) ? r.map(jsonCell) : (r as unknown[]))) };
+}
+
+function needsJsonCell(cell: Cell): boolean {
+  return typeof cell === 'bigint' || cell instanceof Uint8Array || (typeof cell === 'string' && cell.length > PREVIEW_CELL_CHARS);
 }
 
 /** Characters of a text or blob value kept in a report preview. */

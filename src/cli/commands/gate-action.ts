@@ -59,6 +59,8 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
           seeds,
           goldenResults: golden,
           concurrency: opts.concurrency,
+          // The gate reads outcomes, never an answer's rows: no previews (a fraction of the memory).
+          preview: false,
           onRun: (_r, done) => progress.tick(done),
         });
         const seedIndex = new Map(seeds.map((s, i) => [s, i]));
