@@ -46,7 +46,35 @@ export interface ReplayOptions {
    * refusing: for recording, where calls matter and grades do not.
    */
   readonly allowBrokenGolden?: boolean;
+  /**
+   * `outcome`: keep of each run only what the gate compares — who, which question and seed, the
+   * outcome, the counts, and the detail and key of a missing recording — so that 100,000 runs
+   * fit in a few megabytes. Default `full`.
+   */
+  readonly runFields?: 'full' | 'outcome';
 }
+
+/** A run record reduced to what the paired comparison and the repeats read (see `runFields`). */
+export function outcomeOnly(run: RunRecord): RunRecord {
+  const { agent, recording, questionId, split, kind, db, seed, outcome, keys, calls, promptTokens, completionTokens, detail } = run;
+  const missing = outcome === 'missing_recording';
+  return {
+    agent,
+    recording,
+    questionId,
+    split,
+    kind,
+    ...(db !== undefined ? { db } : {}),
+    seed,
+    outcome,
+    keys: missing ? keys : NO_KEYS,
+    calls,
+    promptTokens,
+    completionTokens,
+    ...(missing && detail !== undefined ? { detail } : {}),
+  };
+}
+const NO_KEYS: readonly string[] = Object.freeze([]);
 
 /**
  * Opens an agent's recording, saying which agent and what to do when there is none.
@@ -126,7 +154,8 @@ export async function replayAgent(project: Project, agentName: string, options: 
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
-      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, options.preview !== false);
+      const full = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, options.preview !== false && options.runFields !== 'outcome');
+      const run = options.runFields === 'outcome' ? outcomeOnly(full) : full;
       out[index] = run;
       done += 1;
       options.onRun?.(run, done, jobs.length);

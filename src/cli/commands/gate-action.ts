@@ -59,8 +59,10 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
           seeds,
           goldenResults: golden,
           concurrency: opts.concurrency,
-          // The gate reads outcomes, never an answer's rows: no previews (a fraction of the memory).
+          // The gate reads outcomes, never an answer's rows or SQL (the determinism check reads SQL,
+          // digests and keys): runs of a few dozen bytes, so 10,000 questions × 5 seeds × 2 sides fit.
           preview: false,
+          runFields: opts.determinism ? 'full' : 'outcome',
           onRun: (_r, done) => progress.tick(done),
         });
         const seedIndex = new Map(seeds.map((s, i) => [s, i]));
