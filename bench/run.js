@@ -192,3 +192,6 @@ console.log('\ntargets (issue #13):');
 for (const x of results.targets) console.log(`  ${x.met === null ? 'not measured' : x.met ? 'met    ' : 'NOT met'}  ${x.name}: ${x.measured ?? '—'} (target ${x.target})`);
 console.log(`\nwritten: ${values.out.replace(`${ROOT}/`, '')}`);
 void SPIDER_DEV;
+
+// The model endpoint of command agents: overhead per replayed call, process start per run (bench/endpoint.js).
+if (!skip.has('endpoint')) execFileSync(process.execPath, [join(ROOT, 'bench', 'endpoint.js')], { stdio: 'inherit', cwd: ROOT });

@@ -162,6 +162,14 @@ function isSqliteError(error) {
 // src/warehouse/sql-text.ts
 var WORD_CHAR = /[\p{L}\p{N}_$]/u;
 var READ_KEYWORDS = /* @__PURE__ */ new Set(["SELECT", "WITH", "VALUES"]);
+function isSpace(code, char) {
+  if (code < 128) return code === 32 || code >= 9 && code <= 13;
+  return /\s/.test(char);
+}
+function isWordChar(code, char) {
+  if (code < 128) return code >= 97 && code <= 122 || code >= 65 && code <= 90 || code >= 48 && code <= 57 || code === 95 || code === 36;
+  return WORD_CHAR.test(char);
+}
 function tokenize(sql) {
   const tokens = [];
   const closingQuote = (start, quote) => {
@@ -173,17 +181,19 @@ function tokenize(sql) {
       else return next + 1;
     }
   };
+  const n = sql.length;
   let i = 0;
-  while (i < sql.length) {
+  while (i < n) {
+    const code = sql.charCodeAt(i);
     const c = sql[i];
-    if (/\s/.test(c)) {
+    if (isSpace(code, c)) {
       i++;
-    } else if (sql.startsWith("--", i)) {
+    } else if (code === 45 && sql.charCodeAt(i + 1) === 45) {
       const eol = sql.indexOf("\n", i);
-      i = eol < 0 ? sql.length : eol + 1;
-    } else if (sql.startsWith("/*", i)) {
+      i = eol < 0 ? n : eol + 1;
+    } else if (code === 47 && sql.charCodeAt(i + 1) === 42) {
       const close = sql.indexOf("*/", i + 2);
-      i = close < 0 ? sql.length : close + 2;
+      i = close < 0 ? n : close + 2;
     } else {
       let end;
       let kind;
@@ -192,9 +202,9 @@ function tokenize(sql) {
       else if (c === "`") [kind, end] = ["identifier", closingQuote(i, "`")];
       else if (c === "[") [kind, end] = ["identifier", closingQuote(i, "]")];
       else if (c === ";") [kind, end] = ["semicolon", i + 1];
-      else if (WORD_CHAR.test(c)) {
+      else if (isWordChar(code, c)) {
         end = i + 1;
-        while (end < sql.length && WORD_CHAR.test(sql[end])) end++;
+        while (end < n && isWordChar(sql.charCodeAt(end), sql[end])) end++;
         kind = "word";
       } else [kind, end] = ["punct", i + 1];
       tokens.push({ kind, start: i, end });
@@ -260,7 +270,7 @@ function legacyStringLiteralRewrite(sql, errorMessage) {
 var MAX_LEGACY_LITERAL_REWRITES = 20;
 var MAX_CELL_BYTES = 1 << 20;
 var MAX_RESULT_BYTES = 64 << 20;
-function runRead(connection, sql, options) {
+function runReadDetailed(connection, sql, options) {
   const prepared = preparedRead(connection, sql, options.legacyStringLiterals);
   try {
     return readRows(prepared, sql, options.maxRows);
@@ -316,6 +326,7 @@ function prepareEntry(connection, sql, legacyStringLiterals) {
 function readRows(statement, sql, maxRows) {
   const rows = [];
   let truncated = false;
+  let special = false;
   let bytes = 0;
   for (const row of statement.rows()) {
     if (rows.length >= maxRows || bytes > MAX_RESULT_BYTES) {
@@ -326,6 +337,10 @@ function readRows(statement, sql, maxRows) {
       const value = row[c];
       if (typeof value === "bigint") {
         if (value >= MIN_SAFE && value <= MAX_SAFE) row[c] = Number(value);
+        else special = true;
+        bytes += 8;
+      } else if (typeof value === "number") {
+        if (!Number.isFinite(value) || Object.is(value, -0)) special = true;
         bytes += 8;
       } else if (typeof value === "string") {
         if (value.length > MAX_CELL_BYTES) throw tooLarge(value.length, sql);
@@ -334,18 +349,35 @@ function readRows(statement, sql, maxRows) {
         if (value.byteLength > MAX_CELL_BYTES) throw tooLarge(value.byteLength, sql);
         bytes += value.byteLength;
         row[c] = new Uint8Array(value);
+        special = true;
       } else {
         bytes += 8;
       }
     }
     rows.push(row);
   }
-  return { columns: statement.columns, rows, rowCount: rows.length, truncated };
+  return { result: { columns: statement.columns, rows, rowCount: rows.length, truncated }, special };
 }
 var MIN_SAFE = BigInt(-Number.MAX_SAFE_INTEGER);
 var MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 function tooLarge(size, sql) {
   return new SqlError(`a value in the result is ${Math.round(size / 1024)} KiB; values over ${MAX_CELL_BYTES / 1024} KiB are refused`, sql);
+}
+
+// src/warehouse/wire.ts
+function needsEncoding(cell) {
+  if (typeof cell === "number") return !Number.isFinite(cell) || Object.is(cell, -0);
+  return typeof cell === "bigint" || cell instanceof Uint8Array;
+}
+function encodeCell(cell) {
+  if (typeof cell === "bigint") return { $bigint: cell.toString() };
+  if (cell instanceof Uint8Array) return { $bytes: Buffer.from(cell.buffer, cell.byteOffset, cell.byteLength).toString("base64") };
+  if (typeof cell === "number" && needsEncoding(cell)) return { $number: Object.is(cell, -0) ? "-0" : String(cell) };
+  return cell;
+}
+function toWire(result, special) {
+  if (!special) return result;
+  return { ...result, rows: result.rows.map((row) => row.map(encodeCell)), encoded: true };
 }
 
 // src/warehouse/sqlite-host.ts
@@ -368,7 +400,8 @@ function answer(request) {
     return send(failure(request.id, "open", error));
   }
   try {
-    send({ id: request.id, result: runRead(open, request.sql, request) });
+    const { result, special } = runReadDetailed(open, request.sql, { maxRows: request.maxRows ?? Infinity, legacyStringLiterals: request.legacyStringLiterals });
+    send({ id: request.id, result: toWire(result, special) });
   } catch (error) {
     const kind = error instanceof SqlRefusedError ? "refused" : error instanceof SqlError ? "sql" : "bug";
     send(failure(request.id, kind, error));

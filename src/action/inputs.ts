@@ -13,11 +13,17 @@ export type InputSource = (name: string) => string;
 export const actionsInputSource: InputSource = (name) => core.getInput(name);
 
 /**
- * What the Action runs: the base-vs-head `gate`, `score` / `check` of the head only, or `merge`
- * of the reports of shard jobs (`shard: i/n`) into the whole run's verdict, summary and comment.
+ * What the Action runs: the base-vs-head `gate`, `score` / `check` of the head only,
+ * `comment`: post the comment and check run of a report written by a `gate` step in another
+ * workflow (the fork pattern: `workflow_run`, never the pull request's code), or `merge`: the
+ * reports of shard jobs (`shard: i/n`) into the whole run's verdict, summary and comment.
  */
-export type ActionCommand = 'gate' | 'score' | 'check' | 'merge';
-export const ACTION_COMMANDS: readonly ActionCommand[] = ['gate', 'score', 'check', 'merge'];
+export type ActionCommand = 'gate' | 'score' | 'check' | 'comment' | 'merge';
+export const ACTION_COMMANDS: readonly ActionCommand[] = ['gate', 'score', 'check', 'comment', 'merge'];
+
+/** When the step fails: on a failing verdict (default), or `never` (adoption: report only). */
+export type FailOn = 'verdict' | 'never';
+export const FAIL_ON_VALUES: readonly FailOn[] = ['verdict', 'never'];
 
 /** The Action's inputs, typed and validated. Defaults equal action.yml's (a test checks). */
 export interface ActionInputs {
@@ -32,6 +38,12 @@ export interface ActionInputs {
   readonly githubToken: string | undefined;
   /** Folder holding the config, relative to the workspace (default `.`). */
   readonly workingDirectory: string;
+  /** `verdict`: a failing verdict fails the step (default); `never`: report only. */
+  readonly failOn: FailOn;
+  /** Create a check run with annotations on the changed lines (default true). */
+  readonly checkRun: boolean;
+  /** `command: comment`: the JSON report of the gate step, relative to the workspace. */
+  readonly report: string;
   /** Run only this shard of the questions (`i/n`); its report is for `command: merge`, it posts no comment. */
   readonly shard: Shard | undefined;
   /** `command: merge`: the shard jobs' reports, files or folders (every `.json` below), relative to the workspace. */
@@ -45,6 +57,9 @@ export const INPUT_DEFAULTS = {
   command: 'gate',
   comment: 'true',
   'working-directory': '.',
+  'fail-on': 'verdict',
+  'check-run': 'true',
+  report: 'replaygate-report/report.json',
   shard: '',
   reports: '',
 } as const;
@@ -111,9 +126,11 @@ export function getChoiceInput<T extends string>(source: InputSource, name: stri
 export function readActionInputs(source: InputSource = actionsInputSource): ActionInputs {
   const config = getOptionalInput(source, 'config') ?? INPUT_DEFAULTS.config;
   const workingDirectory = getOptionalInput(source, 'working-directory') ?? INPUT_DEFAULTS['working-directory'];
+  const report = getOptionalInput(source, 'report') ?? INPUT_DEFAULTS.report;
   for (const [name, value] of [
     ['config', config],
     ['working-directory', workingDirectory],
+    ['report', report],
   ] as const) {
     if (value.includes('\0')) throw new ConfigError(`Input '${name}' must be a path, got a value with a NUL character.`);
   }
@@ -128,7 +145,7 @@ export function readActionInputs(source: InputSource = actionsInputSource): Acti
   if (shardText !== undefined) {
     const parsed = shardFromText(shardText);
     if ('error' in parsed) throw new ConfigError(`Input 'shard' ${parsed.error}.`);
-    if (command === 'merge') throw new ConfigError("Input 'shard' is for the shard jobs; the merge job (command: merge) takes 'reports'.");
+    if (command === 'merge' || command === 'comment') throw new ConfigError(`Input 'shard' is for the shard jobs (gate, score, check); command: ${command} takes none.`);
     shard = parsed;
   }
   const reports = (getOptionalInput(source, 'reports') ?? '').split(/\s*\n\s*|\s*,\s*/).filter((r) => r !== '');
@@ -144,6 +161,9 @@ export function readActionInputs(source: InputSource = actionsInputSource): Acti
     comment: getBooleanInput(source, 'comment', true),
     githubToken: getOptionalInput(source, 'github-token'),
     workingDirectory,
+    failOn: getChoiceInput(source, 'fail-on', FAIL_ON_VALUES, INPUT_DEFAULTS['fail-on']),
+    checkRun: getBooleanInput(source, 'check-run', true),
+    report,
     shard,
     reports,
   };

@@ -1,14 +1,22 @@
+import { relative } from 'node:path';
 import { renderSchemaChecks, runRankedSchemaChecks, type SchemaCheckRanks, type SchemaCheckReport } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
-import { gateResult, parseGateRules, compareRuns, type GateResult } from '../gate/index.js';
+import { gateResult, parseGateRules, compareRuns, type AmbiguousGolden, type GateResult, type GateRules } from '../gate/index.js';
+import type { GoldenQuestion } from '../golden/types.js';
+import { goldenAmbiguities } from '../pipeline/ambiguity.js';
 import { describeAgent } from '../pipeline/describe.js';
+import { gateEvidence } from '../pipeline/gate-evidence.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
 import { openProject, type Project } from '../pipeline/project.js';
 import { replayAgent } from '../pipeline/replay.js';
-import { renderGateMarkdown } from '../report/gate-markdown.js';
+import { fencedBlock } from '../report/inert-markdown.js';
+import { agentGateView } from '../report/pull-request/build-view.js';
+import type { GoldenInfo, GoldenOutcome } from '../report/pull-request/build-view.js';
+import type { AgentGateView, AgentScoreView } from '../report/pull-request/types.js';
 import { buildScoreReport } from '../report/score-report.js';
 import { scoreMarkdown } from '../report/score-markdown.js';
 import type { RunRecord } from '../scoring/types.js';
+import { wilsonInterval } from '../stats/index.js';
 import { configFingerprint, digestOf } from '../shard/fingerprint.js';
 import { shardSection, type ShardSection } from '../shard/section.js';
 import type { Shard } from '../shard/shard.js';
@@ -16,10 +24,8 @@ import { ConfigError, isUserError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { TOOL_NAME } from '../version.js';
 import { BaseLoadError } from './base-side.js';
-import type { Finding, GateRunRequest, GateRunResult, MissingRecordingNote, RunGate, VerdictReason } from './types.js';
-
-/** Moved questions listed per agent in the Markdown report (the comment is cut to fit later). */
-export const MAX_MOVED_ROWS_IN_REPORT = 10_000;
+import { recordingCallsChange } from './recordings-change.js';
+import type { Finding, GoldenFileChange, GateRunRequest, GateRunResult, MissingRecordingNote, RunGate, VerdictReason } from './types.js';
 
 /** Options of {@link pipelineGate}. */
 export interface PipelineGateOptions {
@@ -69,8 +75,7 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
     try {
       if (request.command === 'check') return await check(head, request.logger, concurrency, shard);
       if (request.command === 'score' || request.baseConfig === undefined) {
-        const runs = await replayAll(head, [...head.config.agents.keys()], request.logger, 'head', concurrency, shard);
-        return await scoreResult({ head, runs, createdAt: now().toISOString(), ...(shard ? { shard } : {}) });
+        return await score(head, request.logger, concurrency, now, shard);
       }
       const baseConfig = request.baseConfig;
       const base = await onBase(() => open(baseConfig));
@@ -86,15 +91,34 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
 }
 
 /** One side's runs per agent, each run ranked by its index in the unsharded replay (for merging shards). */
-export type RankedSide = Record<string, { readonly runs: readonly RunRecord[]; readonly ranks: readonly number[] }>;
+export type RankedSide = Readonly<Record<string, { readonly runs: readonly RunRecord[]; readonly ranks: readonly number[] }>>;
+
+/** What the Action's gate result is assembled from: the replays and what the projects say (see {@link gateFromParts}). */
+export interface GateParts {
+  readonly rules: GateRules;
+  readonly gated: readonly string[];
+  readonly newAgents: readonly string[];
+  readonly baseRuns: ReadonlyMap<string, readonly RunRecord[]>;
+  readonly headRuns: ReadonlyMap<string, readonly RunRecord[]>;
+  /** Per gated agent, its compared questions with an ambiguous golden result, with their head golden index. */
+  readonly ambiguous: Readonly<Record<string, readonly (AmbiguousGolden & { readonly rank: number })[]>>;
+  /** Every golden question of both commits, as the view shows it. */
+  readonly golden: readonly (readonly [string, GoldenInfo])[];
+  /** Per gated agent, the golden results of its stable breaks. */
+  readonly goldenResults: Readonly<Record<string, readonly (readonly [string, GoldenOutcome])[]>>;
+  readonly goldenChanges: readonly GoldenFileChange[];
+  readonly recordingCalls: NonNullable<GateRunResult['recordingCalls']>;
+  readonly goldenSources: NonNullable<GateRunResult['goldenSources']>;
+  readonly files: GateRunResult['files'];
+}
 
 /** What an Action shard's report keeps for `command: merge`. */
 export type ActionShardPayload =
-  | { readonly command: 'gate'; readonly rules: ReturnType<typeof parseGateRules>; readonly gated: readonly string[]; readonly newAgents: readonly string[]; readonly base: RankedSide; readonly head: RankedSide; readonly files: GateRunResult['files'] }
-  | { readonly command: 'score'; readonly agents: readonly string[]; readonly summaries: readonly unknown[]; readonly match: string; readonly seeds: readonly number[]; readonly head: RankedSide; readonly files: GateRunResult['files'] }
+  | ({ readonly command: 'gate'; readonly base: RankedSide; readonly head: RankedSide } & Omit<GateParts, 'baseRuns' | 'headRuns'>)
+  | { readonly command: 'score'; readonly agents: readonly string[]; readonly summaries: Parameters<typeof buildScoreReport>[0]['agents']; readonly match: string; readonly seeds: readonly number[]; readonly head: RankedSide; readonly files: GateRunResult['files'] }
   | { readonly command: 'check'; readonly report: SchemaCheckReport; readonly ranks: SchemaCheckRanks; readonly files: GateRunResult['files'] };
 
-function ranked(project: Project, runs: ReadonlyMap<string, RunRecord[]>): RankedSide {
+function ranked(project: Project, runs: ReadonlyMap<string, readonly RunRecord[]>): RankedSide {
   const position = new Map(project.golden.map((q, i) => [q.id, i]));
   const seeds = project.config.seeds;
   const seedIndex = new Map(seeds.map((s, i) => [s, i]));
@@ -103,9 +127,13 @@ function ranked(project: Project, runs: ReadonlyMap<string, RunRecord[]>): Ranke
   return out;
 }
 
-/** The shard section of an Action shard's report, keyed to the head's golden questions. */
-function actionShard(shard: Shard, head: Project, payload: ActionShardPayload): ShardSection<ActionShardPayload> {
-  return shardSection(shard, head.golden, payload);
+function fingerprintOf(project: Project, kind: string): Promise<string> {
+  return configFingerprint(project.config, project.golden, { kind, agents: [...project.config.agents.keys()], match: project.config.match, seeds: project.config.seeds, selection: {} });
+}
+
+/** The shard's report: the unsharded report's fields, the configuration fingerprint, and the shard with its payload. */
+function withShard(result: GateRunResult, fingerprint: string, section: ShardSection<ActionShardPayload>): GateRunResult {
+  return { ...result, report: { ...(result.report as object), fingerprint, shard: section } };
 }
 
 /** Runs a base-side step; a user error there becomes a {@link BaseLoadError}. */
@@ -118,8 +146,15 @@ async function onBase<T>(step: () => Promise<T>): Promise<T> {
   }
 }
 
-async function replayAll(project: Project, agents: readonly string[], logger: Logger, side: string, concurrency: number, shard?: Shard): Promise<Map<string, RunRecord[]>> {
-  const golden = new GoldenResults(project.config.match, project.config.warehouse);
+async function replayAll(
+  project: Project,
+  agents: readonly string[],
+  logger: Logger,
+  side: string,
+  concurrency: number,
+  golden: GoldenResults = new GoldenResults(project.config.match, project.config.warehouse),
+  shard?: Shard,
+): Promise<Map<string, RunRecord[]>> {
   const out = new Map<string, RunRecord[]>();
   for (const name of agents) {
     const runs = await logger.group(`Replay ${side}: ${name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}`, async () => {
@@ -143,38 +178,80 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     );
   }
   const rules = await onBase(async () => parseGateRules(base.config.gate, base.config.file));
-  const baseRuns = await onBase(() => replayAll(base, gated, logger, 'base', concurrency, shard));
-  const headRuns = await replayAll(head, [...gated, ...newAgents], logger, 'head', concurrency, shard);
-  const files = filesOf(head.config);
-  const result = gateFromRuns({ baseRuns, headRuns, rules, gated, newAgents, files, createdAt: now().toISOString() });
+  const baseRuns = await onBase(() => replayAll(base, gated, logger, 'base', concurrency, undefined, shard));
+  const headGolden = new GoldenResults(head.config.match, head.config.warehouse);
+  const headRuns = await replayAll(head, [...gated, ...newAgents], logger, 'head', concurrency, headGolden, shard);
+  const goldenRank = new Map(head.golden.map((q, i) => [q.id, i]));
+  const ambiguous: Record<string, (AmbiguousGolden & { rank: number })[]> = {};
+  const goldenResults: Record<string, (readonly [string, GoldenOutcome])[]> = {};
+  let golden: (readonly [string, GoldenInfo])[] = [];
+  for (const agent of gated) {
+    const b = baseRuns.get(agent) ?? [];
+    const c = headRuns.get(agent) ?? [];
+    const comparison = compareRuns(b, c, rules);
+    const compared = new Set(comparison.questions.map((q) => q.questionId));
+    const found = await goldenAmbiguities(head, head.golden.filter((q) => compared.has(q.id)));
+    ambiguous[agent] = found.map((a) => ({ ...a, rank: goldenRank.get(a.id) ?? 0 }));
+    const result = gateResult(comparison, rules, { checked: true, ambiguous: found });
+    const evidence = await gateEvidence({ base, candidate: head, result, baseRuns: b, candidateRuns: c, goldenResults: headGolden });
+    golden = [...evidence.golden];
+    goldenResults[agent] = [...evidence.goldenResults];
+  }
+  const recordingCalls = [];
+  for (const agent of gated) {
+    const b = base.config.agents.get(agent)?.recording;
+    const h = head.config.agents.get(agent)?.recording;
+    if (h !== undefined) recordingCalls.push({ agent, ...(await onBase(() => recordingCallsChange(b, h))) });
+  }
+  const parts: GateParts = {
+    rules,
+    gated,
+    newAgents,
+    baseRuns,
+    headRuns,
+    ambiguous,
+    golden,
+    goldenResults,
+    goldenChanges: goldenChanges(base, head),
+    recordingCalls,
+    goldenSources: head.golden.map((q) => ({ id: q.id, source: q.source })),
+    files: filesOf(head.config),
+  };
+  const result = gateFromParts(parts, now().toISOString());
   if (shard === undefined) return result;
+  const { baseRuns: _b, headRuns: _h, ...rest } = parts;
   const fingerprint = digestOf({ command: 'gate', head: await fingerprintOf(head, 'gate'), base: await fingerprintOf(base, 'gate') });
-  const payload: ActionShardPayload = { command: 'gate', rules, gated, newAgents, base: ranked(base, baseRuns), head: ranked(head, headRuns), files };
-  return { ...result, report: { ...(result.report as object), fingerprint, shard: actionShard(shard, head, payload) } };
+  return withShard(result, fingerprint, shardSection(shard, head.golden, { command: 'gate', base: ranked(base, baseRuns), head: ranked(head, headRuns), ...rest }));
 }
 
-function fingerprintOf(project: Project, kind: string): Promise<string> {
-  return configFingerprint(project.config, project.golden, { kind, agents: [...project.config.agents.keys()], match: project.config.match, seeds: project.config.seeds, selection: {} });
-}
-
-/** What {@link gateFromRuns} assembles the gate's result from. */
-export interface GateRuns {
-  readonly baseRuns: ReadonlyMap<string, readonly RunRecord[]>;
-  readonly headRuns: ReadonlyMap<string, readonly RunRecord[]>;
-  readonly rules: ReturnType<typeof parseGateRules>;
-  readonly gated: readonly string[];
-  readonly newAgents: readonly string[];
-  readonly files: GateRunResult['files'];
-  readonly createdAt: string;
-}
-
-/** The gate's result for the Action from both sides' runs: pure, so that `command: merge` assembles it as the unsharded run does. */
-export function gateFromRuns(input: GateRuns): GateRunResult {
-  const { baseRuns, headRuns, rules, gated, newAgents } = input;
-  const results = gated.map((agent) => ({
-    agent,
-    gate: gateResult(compareRuns(baseRuns.get(agent) ?? [], headRuns.get(agent) ?? [], rules), rules),
-  }));
+/**
+ * The Action's gate result from its parts: per gated agent the paired comparison, the verdict
+ * with the golden ambiguity of the compared questions, and the pull request view. Pure, so that
+ * `command: merge` assembles the whole run's result from its shards as the unsharded job does.
+ */
+export function gateFromParts(parts: GateParts, createdAt: string): GateRunResult {
+  const { rules, gated, newAgents, baseRuns, headRuns } = parts;
+  const results: { agent: string; gate: GateResult }[] = [];
+  const views: AgentGateView[] = [];
+  for (const agent of gated) {
+    const b = baseRuns.get(agent) ?? [];
+    const c = headRuns.get(agent) ?? [];
+    const comparison = compareRuns(b, c, rules);
+    const compared = new Set(comparison.questions.map((q) => q.questionId));
+    const ambiguous = [...(parts.ambiguous[agent] ?? [])]
+      .filter((a) => compared.has(a.id))
+      .sort((x, y) => x.rank - y.rank)
+      .map(({ id, reason }) => ({ id, reason }));
+    const result = gateResult(comparison, rules, { checked: true, ambiguous });
+    results.push({ agent, gate: result });
+    const outcomes = new Map(parts.goldenResults[agent] ?? []);
+    const goldenResults = new Map<string, GoldenOutcome>();
+    for (const id of result.stableBreaks) {
+      const outcome = outcomes.get(id);
+      if (outcome !== undefined) goldenResults.set(id, outcome);
+    }
+    views.push(agentGateView(agent, result, { golden: new Map(parts.golden), goldenResults, baseRuns: b, candidateRuns: c }));
+  }
   const several = results.length > 1;
   const label = (agent: string, text: string): string => (several ? `${agent}: ${text}` : text);
   const reasons: VerdictReason[] = results.flatMap((r) => r.gate.reasons.map((x) => ({ code: x.code, message: label(r.agent, x.message) })));
@@ -182,13 +259,9 @@ export function gateFromRuns(input: GateRuns): GateRunResult {
   for (const agent of gated) {
     missing.push(...missingOf(baseRuns.get(agent) ?? [], 'base'), ...missingOf(headRuns.get(agent) ?? [], 'candidate'));
   }
-  const markdown = results
-    .map((r) => (several ? `### Agent \`${r.agent}\`\n\n` : '') + renderGateMarkdown(r.gate, { maxMovedRows: MAX_MOVED_ROWS_IN_REPORT, headingLevel: several ? 4 : 3 }))
-    .join('\n');
-  const newNote = newAgents.length === 0 ? '' : `\n> New agents in this pull request (scored, not gated: no base to compare): ${newAgents.map((a) => `\`${a}\``).join(', ')}\n`;
   const first = results[0]?.gate;
   const verdict = results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail';
-  const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt: input.createdAt, verdict, agents: results, newAgents };
+  const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt, verdict, agents: results, newAgents };
   return {
     command: 'gate',
     verdict,
@@ -199,44 +272,98 @@ export function gateFromRuns(input: GateRuns): GateRunResult {
         : { meanDifference: first.meanDifference, low: first.interval?.low, high: first.interval?.high, questions: first.n },
     stableBreaks: results.flatMap((r) => r.gate.stableBreaks.map((id) => label(r.agent, id))),
     missingRecordings: missing,
-    markdown: `${markdown}${newNote}`,
+    markdown: '',
     report,
-    files: input.files,
+    gateViews: views,
+    newAgents,
+    goldenChanges: parts.goldenChanges,
+    recordingCalls: parts.recordingCalls,
+    goldenSources: parts.goldenSources,
+    files: parts.files,
   };
 }
 
-async function scoreResult(input: { head: Project; runs: Map<string, RunRecord[]>; createdAt: string; shard?: Shard }): Promise<GateRunResult> {
-  const { head, shard } = input;
+/** What a golden question is, for telling an edit from no change. */
+function goldenContent(q: GoldenQuestion): string {
+  return JSON.stringify([q.question, q.kind, q.split, q.db ?? null, q.goldenSql ?? null, q.expected ?? null, q.ordered, q.set]);
+}
+
+/**
+ * Golden questions added, removed and edited between the base and the head, per golden file
+ * (files matched by their path relative to each side's config folder).
+ */
+function goldenChanges(base: Project, head: Project): GoldenFileChange[] {
+  const fileOf = (p: Project, q: GoldenQuestion): string => q.source.replace(/:\d+$/, '');
+  const index = (p: Project): Map<string, Map<string, GoldenQuestion>> => {
+    const m = new Map<string, Map<string, GoldenQuestion>>();
+    for (const q of p.golden) {
+      const key = relative(p.config.root, fileOf(p, q));
+      const inner = m.get(key) ?? new Map<string, GoldenQuestion>();
+      inner.set(q.id, q);
+      m.set(key, inner);
+    }
+    return m;
+  };
+  const b = index(base);
+  const h = index(head);
+  const out: GoldenFileChange[] = [];
+  for (const key of new Set([...h.keys(), ...b.keys()])) {
+    const hq = h.get(key) ?? new Map<string, GoldenQuestion>();
+    const bq = b.get(key) ?? new Map<string, GoldenQuestion>();
+    const added = [...hq.keys()].filter((id) => !bq.has(id));
+    const removed = [...bq.keys()].filter((id) => !hq.has(id));
+    const edited = [...hq.entries()].filter(([id, q]) => {
+      const old = bq.get(id);
+      return old !== undefined && goldenContent(old) !== goldenContent(q);
+    }).map(([id]) => id);
+    if (added.length + removed.length + edited.length === 0) continue;
+    const anyHead = hq.values().next().value;
+    const anyBase = bq.values().next().value;
+    const file = anyHead !== undefined ? fileOf(head, anyHead) : anyBase !== undefined ? fileOf(base, anyBase) : key;
+    out.push({ file, added, removed, edited });
+  }
+  return out;
+}
+
+async function score(head: Project, logger: Logger, concurrency: number, now: () => Date, shard?: Shard): Promise<GateRunResult> {
   const agents = [...head.config.agents.keys()];
+  const runsByAgent = await replayAll(head, agents, logger, 'head', concurrency, undefined, shard);
   const summaries = await Promise.all(agents.map((a) => describeAgent(head, a)));
   const files = filesOf(head.config);
-  const result = scoreFromRuns({ runs: input.runs, agents: summaries, match: head.config.match, seeds: head.config.seeds, files, createdAt: input.createdAt });
+  const result = scoreFromRuns({ agents, summaries, match: head.config.match, seeds: head.config.seeds, runs: runsByAgent, files, createdAt: now().toISOString() });
   if (shard === undefined) return result;
   const fingerprint = digestOf({ command: 'score', head: await fingerprintOf(head, 'score') });
-  const payload: ActionShardPayload = { command: 'score', agents, summaries, match: head.config.match, seeds: head.config.seeds, head: ranked(head, input.runs), files };
-  return { ...result, report: { ...(result.report as object), fingerprint, shard: actionShard(shard, head, payload) } };
+  return withShard(result, fingerprint, shardSection(shard, head.golden, { command: 'score', agents, summaries, match: head.config.match, seeds: head.config.seeds, head: ranked(head, runsByAgent), files }));
 }
 
 /** The Action's score result from the head's runs per agent (pure; `command: merge` uses it too). */
 export function scoreFromRuns(input: {
-  readonly runs: ReadonlyMap<string, readonly RunRecord[]>;
-  readonly agents: Parameters<typeof buildScoreReport>[0]['agents'];
+  readonly agents: readonly string[];
+  readonly summaries: Parameters<typeof buildScoreReport>[0]['agents'];
   readonly match: string;
   readonly seeds: readonly number[];
+  readonly runs: ReadonlyMap<string, readonly RunRecord[]>;
   readonly files: GateRunResult['files'];
   readonly createdAt: string;
 }): GateRunResult {
-  const runs = [...input.runs.values()].flat();
+  const { agents, runs: runsByAgent } = input;
+  const runs = [...runsByAgent.values()].flat();
   const report = buildScoreReport({
     tool: TOOL_NAME,
     createdAt: input.createdAt,
     match: input.match,
     seeds: input.seeds,
-    agents: input.agents,
+    agents: input.summaries,
     ambiguousGolden: [],
     runs,
   });
   const missing = missingOf(runs, 'candidate');
+  const scores: AgentScoreView[] = agents.map((agent) => {
+    const mine = runsByAgent.get(agent) ?? [];
+    const correct = mine.filter((r) => r.outcome === 'correct').length;
+    const w = mine.length === 0 ? { low: 0, high: 0 } : wilsonInterval(correct, mine.length);
+    return { agent, correct, runs: mine.length, wilson: [w.low, w.high], missingRecordings: mine.filter((r) => r.outcome === 'missing_recording').length };
+  });
   const reasons: VerdictReason[] =
     missing.length === 0
       ? []
@@ -250,6 +377,7 @@ export function scoreFromRuns(input: {
     missingRecordings: missing,
     markdown: scoreMarkdown(report),
     report,
+    scores,
     files: input.files,
   };
 }
@@ -260,9 +388,7 @@ async function check(head: Project, logger: Logger, concurrency: number, shard?:
   const result = checkFromReport(report, files);
   if (shard === undefined) return result;
   const fingerprint = digestOf({ command: 'check', head: await fingerprintOf(head, 'check') });
-  const payload: ActionShardPayload = { command: 'check', report, ranks, files };
-  const section = shardSection(shard, [...head.golden, ...ranks.metricQueries.map((id) => ({ id }))], payload);
-  return { ...result, report: { ...(result.report as object), fingerprint, shard: section } };
+  return withShard(result, fingerprint, shardSection(shard, [...head.golden, ...ranks.metricQueries.map((id) => ({ id }))], { command: 'check', report, ranks, files }));
 }
 
 /** The Action's check result from a schema-check report (pure; `command: merge` uses it too). */
@@ -294,7 +420,7 @@ export function checkFromReport(report: SchemaCheckReport, files: GateRunResult[
       seed: f.seed,
       message: f.detail,
     })),
-    markdown: `### Schema checks\n\n\`\`\`text\n${renderSchemaChecks(report).replace(/```/g, "'''")}\n\`\`\`\n`,
+    markdown: `### Schema checks\n\n${fencedBlock(renderSchemaChecks(report), 'text')}\n`,
     report: { schemaVersion: 1, kind: 'action-check', ...report },
     findings,
     files,

@@ -6,7 +6,7 @@ import { mergeSchemaCheckReports } from '../shard/schema-check-shards.js';
 import type { ShardSection } from '../shard/section.js';
 import { ConfigError, DataError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { checkFromReport, gateFromRuns, scoreFromRuns, type ActionShardPayload, type RankedSide } from './pipeline-gate.js';
+import { checkFromReport, gateFromParts, scoreFromRuns, type ActionShardPayload, type RankedSide } from './pipeline-gate.js';
 import type { GateRunResult } from './types.js';
 
 /** A shard job's report as the Action writes it to `report-path`. */
@@ -78,23 +78,32 @@ export async function mergeShardReports(files: readonly string[], logger: Logger
   switch (first.command) {
     case 'gate': {
       const gp = payloads as Extract<ActionShardPayload, { command: 'gate' }>[];
-      return gateFromRuns({
-        baseRuns: mergeSide(gp.map((p) => p.base), first.gated),
-        headRuns: mergeSide(gp.map((p) => p.head), [...first.gated, ...first.newAgents]),
-        rules: first.rules,
-        gated: first.gated,
-        newAgents: first.newAgents,
-        files: first.files,
-        createdAt: set.createdAt,
-      });
+      const union = <T>(pick: (p: (typeof gp)[number]) => Readonly<Record<string, readonly T[]>>): Record<string, T[]> => {
+        const out: Record<string, T[]> = {};
+        for (const p of gp) for (const [agent, list] of Object.entries(pick(p))) (out[agent] ??= []).push(...list);
+        return out;
+      };
+      const { base: _b, head: _h, command: _c, ...rest } = first;
+      return gateFromParts(
+        {
+          ...rest,
+          baseRuns: mergeSide(gp.map((p) => p.base), first.gated),
+          headRuns: mergeSide(gp.map((p) => p.head), [...first.gated, ...first.newAgents]),
+          // Per question: every shard adds its own compared questions' ambiguity and stable breaks' golden results.
+          ambiguous: union((p) => p.ambiguous),
+          goldenResults: union((p) => p.goldenResults),
+        },
+        set.createdAt,
+      );
     }
     case 'score': {
       const sp = payloads as Extract<ActionShardPayload, { command: 'score' }>[];
       return scoreFromRuns({
-        runs: mergeSide(sp.map((p) => p.head), first.agents),
-        agents: first.summaries as Parameters<typeof scoreFromRuns>[0]['agents'],
+        agents: first.agents,
+        summaries: first.summaries,
         match: first.match,
         seeds: first.seeds,
+        runs: mergeSide(sp.map((p) => p.head), first.agents),
         files: first.files,
         createdAt: set.createdAt,
       });

@@ -10,7 +10,9 @@ import type { Toolbox } from './tools/index.js';
 export type TraceStep =
   | { readonly type: 'model_call'; readonly callIndex: number; readonly key: string; readonly usage: Usage; readonly reply: ChatReply }
   | { readonly type: 'tool_call'; readonly callIndex: number; readonly tool: string; readonly arguments: string; readonly output: string; readonly error?: string }
-  | { readonly type: 'sql'; readonly sql: string; readonly result?: QueryResultSummary; readonly error?: string };
+  | { readonly type: 'sql'; readonly sql: string; readonly result?: QueryResultSummary; readonly error?: string }
+  /** What a `command` agent wrote to standard error (its last bytes; `droppedBytes` cut from the front). */
+  | { readonly type: 'stderr'; readonly text: string; readonly droppedBytes: number };
 
 /** A query result as kept in traces and reports: the first `rows` only (default 100 kept in reports). */
 export interface QueryResultSummary {
@@ -56,6 +58,8 @@ export interface Agent {
   /** Builds the exact request of the first call; used by `import` to key published predictions. */
   firstRequest?(ctx: Omit<AgentContext, 'model'>): Promise<ChatRequest>;
   run(ctx: AgentContext): Promise<AgentRunResult>;
+  /** Releases what the agent holds across runs (a `command` agent's model endpoint); called when the project closes. */
+  close?(): Promise<void>;
 }
 
 /**

@@ -4,9 +4,10 @@ import { ConfigError } from '../util/errors.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
 import type { AgentConfig, MatchMode, ProjectConfig } from './types.js';
 import { DEFAULT_MAX_ROWS, DEFAULT_QUERY_TIMEOUT_MS } from '../warehouse/types.js';
+import { COMMAND_AGENT_KEYS, parseCommandAgent } from './command-agent.js';
 
 const TOP_KEYS = new Set(['warehouse', 'golden', 'semantic', 'match', 'seeds', 'agents', 'gate', 'confidence', 'judge', 'report']);
-const AGENT_KEYS = new Set(['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'module']);
+const AGENT_KEYS = new Set(['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'module', ...COMMAND_AGENT_KEYS]);
 const MATCH_MODES: readonly MatchMode[] = ['exact', 'relaxed', 'spider'];
 
 /** Defaults an agent applies when its YAML block leaves them out (written into every request). */
@@ -112,7 +113,9 @@ function parseAgent(name: string, value: unknown, root: string, at: (...k: strin
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`agent '${name}' must be a mapping`, at());
   const a = value as Record<string, unknown>;
   const kind = a['kind'] ?? 'sql';
-  if (kind !== 'sql' && kind !== 'tools' && kind !== 'module') throw new ConfigError(`agent '${name}': 'kind' must be sql, tools or module, got ${JSON.stringify(kind)}`, at('kind'));
+  if (kind !== 'sql' && kind !== 'tools' && kind !== 'module' && kind !== 'command') {
+    throw new ConfigError(`agent '${name}': 'kind' must be sql, tools, module or command, got ${JSON.stringify(kind)}`, at('kind'));
+  }
   const str = (key: string, fallback?: string): string => {
     const v = a[key] ?? fallback;
     if (typeof v !== 'string' || v === '') throw new ConfigError(`agent '${name}': '${key}' must be a non-empty string`, at(key));
@@ -128,17 +131,19 @@ function parseAgent(name: string, value: unknown, root: string, at: (...k: strin
   const options: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(a)) if (!AGENT_KEYS.has(k)) options[k] = v;
   const module = kind === 'module' ? resolve(root, str('module')) : undefined;
+  const command = parseCommandAgent(name, kind, a, root, at);
   return {
     name,
     kind,
-    model: str('model'),
-    prompt: resolve(root, str('prompt')),
+    model: command && a['model'] === undefined ? '' : str('model'),
+    prompt: command && a['prompt'] === undefined ? command.prompt : resolve(root, str('prompt')),
     recording: resolve(root, str('recording', `recordings/${name}`)),
     temperature: num('temperature', AGENT_DEFAULTS.temperature, 0, 2),
     topP: num('top_p', AGENT_DEFAULTS.topP, 0, 1),
     maxTokens: num('max_tokens', AGENT_DEFAULTS.maxTokens, 1, 1_000_000, true),
     maxCalls: num('max_calls', AGENT_DEFAULTS.maxCalls, 1, 1000, true),
     ...(module !== undefined ? { module } : {}),
+    ...(command ? command.settings : {}),
     options,
   };
 }

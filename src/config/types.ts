@@ -16,7 +16,7 @@
  * seeds: [0]                        # seeds replayed per question (default [0])
  * agents:
  *   gpt4-zero-shot:
- *     kind: sql                     # sql | tools | module
+ *     kind: sql                     # sql | tools | module | command
  *     model: gpt-4
  *     prompt: prompts/sql.md
  *     recording: recordings/gpt4-zero-shot
@@ -25,6 +25,11 @@
  *     max_tokens: 1024
  *     max_calls: 8                  # tools agents: call limit
  *     module: agents/my-agent.js    # kind: module
+ *   my-agent:
+ *     kind: command                 # any program, served a recording model endpoint
+ *     command: [python3, agents/my_agent.py]
+ *     timeout_ms: 60000
+ *     concurrency: 4
  * gate: { ... }                     # see src/gate
  * ```
  */
@@ -62,7 +67,7 @@ export interface WarehouseConfig {
 
 export interface AgentConfig {
   readonly name: string;
-  readonly kind: 'sql' | 'tools' | 'module';
+  readonly kind: 'sql' | 'tools' | 'module' | 'command';
   readonly model: string;
   /** Absolute prompt template file. */
   readonly prompt: string;
@@ -75,6 +80,16 @@ export interface AgentConfig {
   readonly maxCalls: number;
   /** Absolute module path for `kind: module`. */
   readonly module?: string;
+  /** `kind: command`: the program and its arguments (argv, no shell), run in the config's folder. */
+  readonly command?: readonly string[];
+  /** `kind: command`: folder the command runs in (the config's folder). */
+  readonly cwd?: string;
+  /** `kind: command`: wall-time limit of one run in ms; the whole process group is killed at it. */
+  readonly timeoutMs?: number;
+  /** `kind: command`: runs of this agent at once. */
+  readonly concurrency?: number;
+  /** `kind: command`: top-level request fields left out of the key (docs/command-agents.md). */
+  readonly ignoreFields?: readonly string[];
   /** Extra keys of the agent's YAML block, for custom agents. */
   readonly options: Readonly<Record<string, unknown>>;
 }

@@ -1,4 +1,5 @@
 import type { Agent } from '../agent/types.js';
+import { pathToFileURL } from 'node:url';
 import { createAgent } from '../agent/registry.js';
 import { loadConfig } from '../config/load.js';
 import type { ProjectConfig } from '../config/types.js';
@@ -16,6 +17,12 @@ export interface Project {
   readonly warehouse: Warehouse;
   /** The engine for a question's database (`db`, or the only database). */
   engineFor(question: GoldenQuestion): SqlEngine;
+  /**
+   * The URL a `command` agent gets for a question's database (`REPLAYGATE_DB`): for SQLite a
+   * read-only `file:` URI (`file:///…/db.sqlite?mode=ro`) of the file in use (a migrated copy
+   * under `check --migration`).
+   */
+  databaseUrl(question: GoldenQuestion): string;
   /** @throws ConfigError naming the agent and the known ones when it is not in the config. */
   agent(name: string): Promise<Agent>;
   close(): Promise<void>;
@@ -56,17 +63,27 @@ export async function openProject(configFile: string, options: OpenProjectOption
   }
   const only = databases.size === 1 ? [...databases.keys()][0] : undefined;
   const agents = new Map<string, Promise<Agent>>();
+  const databaseOf = (question: GoldenQuestion): string => {
+    const db = question.db ?? only;
+    if (db === undefined) {
+      throw new ConfigError(`golden question '${question.id}' has no 'db' and the warehouse has several databases`, question.source);
+    }
+    return db;
+  };
+  const databaseUrl = (question: GoldenQuestion): string => {
+    const db = databaseOf(question);
+    const file = databases.get(db);
+    if (file === undefined) throw new ConfigError(`unknown database "${db}"; the warehouse has: ${[...databases.keys()].join(', ')}`, question.source);
+    return sqliteReadOnlyUri(file);
+  };
   return {
     config,
     golden,
     warehouse,
     engineFor(question) {
-      const db = question.db ?? only;
-      if (db === undefined) {
-        throw new ConfigError(`golden question '${question.id}' has no 'db' and the warehouse has several databases`, question.source);
-      }
-      return warehouse.engine(db);
+      return warehouse.engine(databaseOf(question));
     },
+    databaseUrl,
     agent(name) {
       let agent = agents.get(name);
       if (!agent) {
@@ -74,11 +91,24 @@ export async function openProject(configFile: string, options: OpenProjectOption
         if (!cfg) {
           throw new ConfigError(`no agent '${name}' in ${config.file} (known: ${[...config.agents.keys()].join(', ') || 'none'})`);
         }
-        agent = createAgent(cfg, config.semanticFiles);
+        agent = createAgent(cfg, config.semanticFiles, databaseUrl);
         agents.set(name, agent);
       }
       return agent;
     },
-    close: () => warehouse.close(),
+    async close() {
+      const built = await Promise.allSettled(agents.values());
+      await Promise.all(built.map((b) => (b.status === 'fulfilled' ? b.value.close?.() : undefined)));
+      await warehouse.close();
+    },
   };
+}
+
+/**
+ * A read-only SQLite URI for a database file, as SQLite's `sqlite3_open_v2` (and Python's
+ * `sqlite3.connect(url, uri=True)`) read it.
+ * @example sqliteReadOnlyUri('/repo/warehouse/chinook.sqlite') // 'file:///repo/warehouse/chinook.sqlite?mode=ro'
+ */
+export function sqliteReadOnlyUri(file: string): string {
+  return `${pathToFileURL(file).href}?mode=ro`;
 }

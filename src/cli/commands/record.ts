@@ -57,6 +57,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
       '\nExamples:\n' +
         '  OPENAI_API_KEY=… replaygate record -a gpt4-zero-shot --split dev --seeds 5\n' +
         '  OPENAI_BASE_URL=http://127.0.0.1:8000/v1 replaygate record -a local-sql   # vLLM, llama.cpp, Ollama, LM Studio\n' +
+        '  OPENAI_API_KEY=… replaygate record -a my-agent --seeds 5   # kind: command: the program talks to replaygate\'s endpoint, which records through\n' +
         '\nExit codes: 0 every selected call is recorded, 1 some calls could not be recorded (run again to retry them), 2 usage, config or endpoint error.',
     )
     .action(async (opts: RecordCliOptions) => {
