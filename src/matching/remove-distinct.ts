@@ -425,10 +425,19 @@ function replaceCurYear(sql: string): string {
  * @example spiderExecutableSql(' SELECT DISTINCT a FROM t WHERE b > = 1 ', 'prediction') // 'SELECT  a FROM t WHERE b >= 1'
  */
 export function spiderExecutableSql(sql: string, role: 'gold' | 'prediction'): string {
-  let text = role === 'prediction' ? pythonStrip(sql).replaceAll(' value ', ' 1 ') : pythonStrip(sql);
-  text = removeDistinct(spiderPostprocess(text));
-  return replaceCurYear(text);
+  const key = role === 'gold' ? `g${sql}` : `p${sql}`;
+  let out = executableMemo.get(key);
+  if (out === undefined) {
+    const text = role === 'prediction' ? pythonStrip(sql).replaceAll(' value ', ' 1 ') : pythonStrip(sql);
+    out = replaceCurYear(removeDistinct(spiderPostprocess(text)));
+    // seeds and sides often answer with the same SQL: tokenise each text once (pure function)
+    if (executableMemo.size >= 4096) executableMemo.clear();
+    executableMemo.set(key, out);
+  }
+  return out;
 }
+
+const executableMemo = new Map<string, string>();
 
 /**
  * Whether the official Spider evaluator treats row order as significant for this gold
