@@ -7,8 +7,10 @@
 //   gate:     972 questions × 10 seeds × 2 sides (SYNTHETIC seeds, see bench/lib/projects.mjs)
 //   shards:   the same gate as 4 shards + merge: each shard alone, all four at once
 //   large:    10,000 questions × 5 seeds × 2 sides (SYNTHETIC), peak memory against the 972 gate
-// Writes bench/results.json (machine-readable, with date, machine and load) and prints a table.
-//   npm run bench [-- --repeats 5] [--quick] [--skip large,shards,official]
+// Writes bench/results/speed.json (every figure, with date, machine and load), and the text and
+// figures the docs render: bench/results/score.json (start-up, score, the recording index's
+// memory) and bench/results/gate.json (gate, shards, 10,000 questions); prints a table.
+//   npm run bench [-- --repeats 5] [--quick] [--skip large,shards,official,endpoint]
 //   SPIDER_EVAL_DIR=/path/to/test-suite-sql-eval [SPIDER_EVAL_PYTHON=python3] npm run bench
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,8 +20,9 @@ import { parseArgs } from 'node:util';
 import { haveGnuTime, paired, pairedRatio, runOnce, summarise } from './lib/measure.mjs';
 import { gateProject, gateSystem, largeProject, loadGolden, OUT, ROOT, SPIDER_DEV, spiderDev } from './lib/projects.mjs';
 import { answerOf, writeStatements } from './lib/statements.mjs';
+import { writeResult } from './results.mjs';
 
-const { values } = parseArgs({ options: { repeats: { type: 'string', default: '5' }, quick: { type: 'boolean', default: false }, skip: { type: 'string', default: '' }, out: { type: 'string', default: join(ROOT, 'bench', 'results.json') } } });
+const { values } = parseArgs({ options: { repeats: { type: 'string', default: '5' }, quick: { type: 'boolean', default: false }, skip: { type: 'string', default: '' } } } });
 const repeats = values.quick ? 1 : Number(values.repeats);
 const skip = new Set(values.skip.split(',').filter(Boolean));
 if (values.quick) skip.add('large');
@@ -181,16 +184,31 @@ results.targets = [
   t('gate 10,000 × 5 × 2 peak memory / 972 × 10 × 2 peak', '≤ 1.5', results.large?.peakVsGate972, (x) => x <= 1.5),
   t('4 shards + merge / unsharded (wall, each shard on its own core)', '≤ 0.35', results.shards?.enoughCoresRatio, (x) => x <= 0.35),
 ];
-writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);
+// The recording index's memory for 972 and 9,720 calls (the recordings' own figure, kept beside score).
+const memory = JSON.parse(execFileSync(NODE, ['--expose-gc', join(ROOT, 'bench', 'lib', 'recording-memory.mjs'), join(SPIDER_DEV, 'recordings', 'din-sql-gpt4'), join(OUT, 'recording-memory')], { cwd: ROOT, encoding: 'utf8' }));
+results.recordingMemory = memory;
 
 const widths = [0, 1, 2, 3].map((c) => Math.max(...table.map((r) => r[c].length), 10));
-const line = (r) => r.map((cell, c) => (c < 4 ? cell.padEnd(widths[c]) : cell)).join('  ');
+const line = (r) => r.map((cell, c) => (c < 4 ? cell.padEnd(widths[c]) : cell)).join('  ').trimEnd();
+const tableText = (rows) => [line(['what', 'replaygate', 'next to', 'ratio', 'notes']), ...rows.map(line)].join('\n');
+const targetLines = (names) =>
+  results.targets.filter((x) => names.some((n) => x.name.startsWith(n))).map((x) => `  ${x.met === null ? 'not measured' : x.met ? 'met    ' : 'NOT met'}  ${x.name}: ${x.measured ?? '—'} (target ${x.target})`);
+const scoreRows = table.filter((r) => /^`replaygate|^score/.test(r[0]));
+const gateRows = table.filter((r) => /^gate/.test(r[0]));
+const memoryLine = `Recording index memory: ${memory.m1.calls} calls → ${(memory.m1.bytes / 1024).toFixed(0)} KiB heap; ${memory.m10.calls} calls → ${(memory.m10.bytes / 1024).toFixed(0)} KiB heap (${memory.bytesPerCall.toFixed(0)} B a call; replies stay on disk)`;
+const scoreText = [tableText(scoreRows), '', 'targets (issue #13):', ...targetLines(['replaygate --version', 'score']), '', memoryLine].join('\n');
+const gateText = [tableText(gateRows), '', 'targets (issue #13):', ...targetLines(['gate', '4 shards'])].join('\n');
+const startLoad = machine.loadAverageAtStart[0];
+writeResult('score', scoreText, { ratio: results.score.spider.ratioWall, relaxedRatio: results.score.relaxed.ratioWall, versionMs: results.startup.version.wallMs, officialRatio: results.official?.ratioWall ?? null, bytesPerCall: memory.bytesPerCall }, startLoad);
+writeResult('gate', gateText, { ratio: results.gate.ratioWall, shardsRatio: results.shards?.enoughCoresRatio ?? null, largePeakRatio: results.large?.peakVsGate972 ?? null }, startLoad);
+writeResult('speed', tableText(table), results, startLoad);
+
 console.log(`replaygate benchmark, ${results.date}, ${machine.cpus} cores (${machine.model}), Node ${machine.node}, load average ${machine.loadAverageAtStart[0]} → ${machine.loadAverageAtEnd[0]}${results.underLoad ? ' (UNDER LOAD: wall times are not representative)' : ''}`);
-console.log(line(['what', 'replaygate', 'next to', 'ratio', 'notes']));
-for (const r of table) console.log(line(r));
+console.log(tableText(table));
 console.log('\ntargets (issue #13):');
 for (const x of results.targets) console.log(`  ${x.met === null ? 'not measured' : x.met ? 'met    ' : 'NOT met'}  ${x.name}: ${x.measured ?? '—'} (target ${x.target})`);
-console.log(`\nwritten: ${values.out.replace(`${ROOT}/`, '')}`);
+console.log(`\n${memoryLine}`);
+console.log('\nwritten: bench/results/score.json, bench/results/gate.json, bench/results/speed.json');
 void SPIDER_DEV;
 
 // The model endpoint of command agents: overhead per replayed call, process start per run (bench/endpoint.js).

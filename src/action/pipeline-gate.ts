@@ -1,9 +1,9 @@
 import { relative } from 'node:path';
 import { renderSchemaChecks, runRankedSchemaChecks, type SchemaCheckRanks, type SchemaCheckReport } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
-import { gateResult, parseGateRules, compareRuns, type AmbiguousGolden, type GateResult, type GateRules } from '../gate/index.js';
+import { gateResult, compareRuns, type AmbiguousGolden, type GateResult, type GateRules } from '../gate/index.js';
+import { confidenceThresholdsNote } from '../confidence/settings.js';
 import type { GoldenQuestion } from '../golden/types.js';
-import { goldenAmbiguities } from '../pipeline/ambiguity.js';
 import { describeAgent } from '../pipeline/describe.js';
 import { gateEvidence } from '../pipeline/gate-evidence.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
@@ -20,10 +20,9 @@ import { wilsonInterval } from '../stats/index.js';
 import { configFingerprint, digestOf } from '../shard/fingerprint.js';
 import { shardSection, type ShardSection } from '../shard/section.js';
 import type { Shard } from '../shard/shard.js';
-import { ConfigError, isUserError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { TOOL_NAME } from '../version.js';
-import { BaseLoadError } from './base-side.js';
+import { gateAgainstBase, onBase } from '../base-side/index.js';
 import { recordingCallsChange } from './recordings-change.js';
 import type { Finding, GoldenFileChange, GateRunRequest, GateRunResult, MissingRecordingNote, RunGate, VerdictReason } from './types.js';
 
@@ -110,6 +109,8 @@ export interface GateParts {
   readonly recordingCalls: NonNullable<GateRunResult['recordingCalls']>;
   readonly goldenSources: NonNullable<GateRunResult['goldenSources']>;
   readonly files: GateRunResult['files'];
+  /** Notes for the comment (the confidence thresholds in force). */
+  readonly notes?: readonly string[];
 }
 
 /** What an Action shard's report keeps for `command: merge`. */
@@ -136,16 +137,6 @@ function withShard(result: GateRunResult, fingerprint: string, section: ShardSec
   return { ...result, report: { ...(result.report as object), fingerprint, shard: section } };
 }
 
-/** Runs a base-side step; a user error there becomes a {@link BaseLoadError}. */
-async function onBase<T>(step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (isUserError(error) && !(error instanceof BaseLoadError)) throw new BaseLoadError(error);
-    throw error;
-  }
-}
-
 async function replayAll(
   project: Project,
   agents: readonly string[],
@@ -168,34 +159,22 @@ async function replayAll(
 }
 
 async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date, shard?: Shard): Promise<GateRunResult> {
-  const headAgents = [...head.config.agents.keys()];
-  const gated = headAgents.filter((a) => base.config.agents.has(a));
-  const newAgents = headAgents.filter((a) => !base.config.agents.has(a));
-  if (gated.length === 0) {
-    throw new ConfigError(
-      `no agent of ${head.config.file} is defined in the base commit's config (head: ${headAgents.join(', ') || 'none'}; base: ${[...base.config.agents.keys()].join(', ') || 'none'}). ` +
-        'The gate compares agents of the same name; for a renamed or new agent use command: score.',
-    );
-  }
-  const rules = await onBase(async () => parseGateRules(base.config.gate, base.config.file));
-  const baseRuns = await onBase(() => replayAll(base, gated, logger, 'base', concurrency, undefined, shard));
+  // The base-versus-head gate shared with `replaygate gate --base-ref` (src/base-side/gate-sides.ts).
   const headGolden = new GoldenResults(head.config.match, head.config.warehouse);
-  const headRuns = await replayAll(head, [...gated, ...newAgents], logger, 'head', concurrency, headGolden, shard);
+  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden, ...(shard ? { shard } : {}) });
+  const { newAgents, rules } = sides;
+  const gated = sides.results.map((r) => r.agent);
+  // New agents are scored, not gated: there is no base to compare them with.
+  const newRuns = await replayAll(head, newAgents, logger, 'head', concurrency, headGolden, shard);
   const goldenRank = new Map(head.golden.map((q, i) => [q.id, i]));
   const ambiguous: Record<string, (AmbiguousGolden & { rank: number })[]> = {};
   const goldenResults: Record<string, (readonly [string, GoldenOutcome])[]> = {};
   let golden: (readonly [string, GoldenInfo])[] = [];
-  for (const agent of gated) {
-    const b = baseRuns.get(agent) ?? [];
-    const c = headRuns.get(agent) ?? [];
-    const comparison = compareRuns(b, c, rules);
-    const compared = new Set(comparison.questions.map((q) => q.questionId));
-    const found = await goldenAmbiguities(head, head.golden.filter((q) => compared.has(q.id)));
-    ambiguous[agent] = found.map((a) => ({ ...a, rank: goldenRank.get(a.id) ?? 0 }));
-    const result = gateResult(comparison, rules, { checked: true, ambiguous: found });
-    const evidence = await gateEvidence({ base, candidate: head, result, baseRuns: b, candidateRuns: c, goldenResults: headGolden });
+  for (const r of sides.results) {
+    ambiguous[r.agent] = r.gate.ambiguousGolden.map((a) => ({ ...a, rank: goldenRank.get(a.id) ?? 0 }));
+    const evidence = await gateEvidence({ base, candidate: head, result: r.gate, baseRuns: r.baseRuns, candidateRuns: r.headRuns, goldenResults: headGolden });
     golden = [...evidence.golden];
-    goldenResults[agent] = [...evidence.goldenResults];
+    goldenResults[r.agent] = [...evidence.goldenResults];
   }
   const recordingCalls = [];
   for (const agent of gated) {
@@ -203,6 +182,9 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     const h = head.config.agents.get(agent)?.recording;
     if (h !== undefined) recordingCalls.push({ agent, ...(await onBase(() => recordingCallsChange(b, h))) });
   }
+  const thresholds = await confidenceThresholdsNote(head.config);
+  const baseRuns = new Map(sides.results.map((r) => [r.agent, r.baseRuns]));
+  const headRuns = new Map([...sides.results.map((r): [string, readonly RunRecord[]] => [r.agent, r.headRuns]), ...newRuns]);
   const parts: GateParts = {
     rules,
     gated,
@@ -216,6 +198,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     recordingCalls,
     goldenSources: head.golden.map((q) => ({ id: q.id, source: q.source })),
     files: filesOf(head.config),
+    ...(thresholds !== undefined ? { notes: [thresholds] } : {}),
   };
   const result = gateFromParts(parts, now().toISOString());
   if (shard === undefined) return result;
@@ -273,6 +256,7 @@ export function gateFromParts(parts: GateParts, createdAt: string): GateRunResul
     stableBreaks: results.flatMap((r) => r.gate.stableBreaks.map((id) => label(r.agent, id))),
     missingRecordings: missing,
     markdown: '',
+    ...(parts.notes !== undefined && parts.notes.length > 0 ? { notes: parts.notes } : {}),
     report,
     gateViews: views,
     newAgents,

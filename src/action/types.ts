@@ -88,6 +88,8 @@ export interface GateRunResult {
   readonly scores?: readonly AgentScoreView[];
   /** Head agents not in the base (scored, not gated). */
   readonly newAgents?: readonly string[];
+  /** Notes for the top of the comment, in our own words (e.g. where the confidence thresholds came from). */
+  readonly notes?: readonly string[];
   /** Golden files whose questions differ between base and head (`gate`). */
   readonly goldenChanges?: readonly GoldenFileChange[];
   /** Per gated agent, the recorded calls added and removed between base and head (`gate`). */

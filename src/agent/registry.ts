@@ -3,23 +3,31 @@ import { ConfigError } from '../util/errors.js';
 import type { DatabaseUrl } from './command-agent.js';
 import { SqlAgent } from './sql-agent.js';
 import type { Agent } from './types.js';
+import type { SqlDialect } from '../warehouse/types.js';
 
 /**
  * Builds the agent an `agents:` entry of replaygate.yml describes.
  * Kinds: `sql` (one call writes one query), `tools` (tool-calling loop), `module` (custom JS module),
  * `command` (any program, served a recording model endpoint; `databaseUrl` gives it `REPLAYGATE_DB`).
+ * `semanticDialect`: the dialect of the database the semantic layer describes (default `sqlite`),
+ * or a function of a per-database layer's database (`database:`).
  * Only the `sql` agent is loaded with this module: the others (the semantic layer and its SQL
  * parser, the tools, the endpoint) are imported when an agent of their kind is built.
  * @throws ConfigError for an unknown kind; DataError when a prompt file, semantic layer file or module cannot be read.
  */
-export async function createAgent(config: AgentConfig, semanticFiles: readonly string[], databaseUrl?: DatabaseUrl): Promise<Agent> {
+export async function createAgent(
+  config: AgentConfig,
+  semanticFiles: readonly string[],
+  databaseUrl?: DatabaseUrl,
+  semanticDialect: SqlDialect | ((database: string | undefined) => SqlDialect) = 'sqlite',
+): Promise<Agent> {
   switch (config.kind) {
     case 'sql':
       return new SqlAgent(config);
     case 'tools':
-      return (await import('./tools-agent.js')).createToolsAgent(config, await (await import('./deps.js')).agentDeps(semanticFiles));
+      return (await import('./tools-agent.js')).createToolsAgent(config, await (await import('./deps.js')).agentDeps(semanticFiles, semanticDialect));
     case 'module':
-      return (await import('./load-custom-agent.js')).loadCustomAgent(config, await (await import('./deps.js')).agentDeps(semanticFiles));
+      return (await import('./load-custom-agent.js')).loadCustomAgent(config, await (await import('./deps.js')).agentDeps(semanticFiles, semanticDialect));
     case 'command':
       if (databaseUrl === undefined) throw new Error(`agent '${config.name}': a command agent needs the project's database URLs`);
       return new (await import('./command-agent.js')).CommandAgent(config, databaseUrl);

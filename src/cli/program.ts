@@ -17,6 +17,11 @@ interface CommandEntry {
 /** Every subcommand, in `--help` order. Add a command by adding an entry here. */
 const COMMANDS: readonly CommandEntry[] = [
   {
+    name: 'init',
+    summary: 'create a new project: replaygate.yml, a golden file, a prompt and the GitHub workflow',
+    load: async () => [(await import('./commands/init.js')).registerInit],
+  },
+  {
     name: 'score',
     summary: 'replay agents over the golden questions and print their scorecards',
     load: async () => [(await import('./commands/score.js')).registerScore],
@@ -84,6 +89,8 @@ export async function buildProgram(ctx: CliContext, argv?: readonly string[]): P
         'executes its SQL live against the warehouse, and scores the answers against golden questions.',
     )
     .version(VERSION)
+    // Options of a command with subcommands (confidence, confidence calibrate) belong to the command they follow.
+    .enablePositionalOptions()
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => ctx.stdout(s), writeErr: (s) => ctx.stderr(s) })
     .exitOverride();
@@ -99,7 +106,8 @@ export async function buildProgram(ctx: CliContext, argv?: readonly string[]): P
   }
   program.addHelpText(
     'after',
-    '\nExit codes: 0 passed, 1 gate failed (or a run had no recording), 2 usage or input error, 3 internal error.\nStart with: replaygate score --help',
+    '\nExit codes: 0 passed, 1 gate failed (or a run had no recording), 2 usage or input error, 3 internal error.\n' +
+      '\nExamples:\n  replaygate init my-agent        # a new project\n  replaygate score                # the scorecard of every agent\n  replaygate gate --base-ref main # your edits against main, as the Action gates a pull request\n  replaygate check                # golden SQL, metrics and recorded runs still work',
   );
   return program;
 }

@@ -5,7 +5,7 @@ import { cacheKey, codeStamp, readCache, writeCache } from '../util/cache.js';
 import { parseYaml, type LoadedYaml } from '../util/yaml.js';
 import type { GoldenQuestion, QuestionKind, Split } from './types.js';
 
-const FIELDS = new Set(['id', 'question', 'split', 'kind', 'golden_sql', 'expected', 'db', 'ordered', 'set', 'hint', 'notes']);
+const FIELDS = new Set(['id', 'question', 'split', 'kind', 'golden_sql', 'expected', 'db', 'ordered', 'set', 'hint', 'notes', 'tags']);
 const KINDS: readonly QuestionKind[] = ['answer', 'decline', 'forbidden'];
 const SPLITS: readonly Split[] = ['dev', 'test'];
 
@@ -136,6 +136,11 @@ export function parseGoldenYaml(yaml: LoadedYaml, databases?: ReadonlySet<string
     };
     const hint = text('hint', false);
     const notes = text('notes', false);
+    const tagsRaw = q['tags'];
+    if (tagsRaw !== undefined && (!Array.isArray(tagsRaw) || !tagsRaw.every((t) => typeof t === 'string' && t.trim() !== ''))) {
+      throw new DataError("'tags' must be a list of non-empty strings (e.g. [revenue, yearly])", at('tags'));
+    }
+    const tags = tagsRaw as string[] | undefined;
     return {
       id,
       question: text('question', true) as string,
@@ -148,6 +153,7 @@ export function parseGoldenYaml(yaml: LoadedYaml, databases?: ReadonlySet<string
       set: bool('set', false),
       ...(hint !== undefined ? { hint } : {}),
       ...(notes !== undefined ? { notes } : {}),
+      ...(tags !== undefined && tags.length > 0 ? { tags } : {}),
       source: where,
     };
   });

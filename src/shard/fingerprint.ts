@@ -75,7 +75,7 @@ export async function configFingerprint(config: ProjectConfig, golden: readonly 
     warehouse: {
       maxRows: config.warehouse.maxRows,
       timeoutMs: config.warehouse.timeoutMs,
-      databases: [...config.warehouse.databases].map(([name, file]) => [name, rel(file)]),
+      databases: [...config.warehouse.databases].map(([name, db]) => [name, 'file' in db ? { ...db, file: rel(db.file), declaredAt: null } : { ...db, declaredAt: null }]),
     },
     golden: sha256(stableJson(questions)),
     semantic,

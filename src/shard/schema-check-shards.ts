@@ -1,4 +1,4 @@
-import { isPassed, type SchemaCheckRanks, type SchemaCheckReport } from '../checks/index.js';
+import { failureCauses, isPassed, type FailureCause, type SchemaCheckRanks, type SchemaCheckReport } from '../checks/index.js';
 import type { CheckedShards } from './check-shards.js';
 import type { ShardSection } from './section.js';
 
@@ -12,6 +12,8 @@ export type CheckShardReportJson = SchemaCheckReport & {
   readonly tool: string;
   readonly createdAt: string;
   readonly migration?: string;
+  /** The failures grouped by cause, largest first (what the text output shows). */
+  readonly causes: readonly FailureCause[];
   readonly fingerprint: string;
   readonly shard?: ShardSection<SchemaCheckRanks>;
 };
@@ -29,6 +31,7 @@ export function checkReportJson(
     createdAt: head.createdAt,
     ...(head.migration !== undefined ? { migration: head.migration } : {}),
     ...head.report,
+    causes: failureCauses(head.report),
     fingerprint,
     ...(shard !== undefined ? { shard } : {}),
   };
@@ -91,7 +94,7 @@ export function mergeSchemaCheckReports(parts: readonly SchemaCheckPart[]): Sche
 export function mergeCheckShards(set: CheckedShards<CheckShardReportJson>): CheckShardReportJson {
   const first = set.reports[0] as CheckShardReportJson;
   const parts = set.reports.map((r) => {
-    const { schemaVersion: _v, kind: _k, tool: _t, createdAt: _c, migration: _m, fingerprint: _f, shard, ...report } = r;
+    const { schemaVersion: _v, kind: _k, tool: _t, createdAt: _c, migration: _m, causes: _s, fingerprint: _f, shard, ...report } = r;
     return { report, ranks: shard?.payload as SchemaCheckRanks };
   });
   return checkReportJson(

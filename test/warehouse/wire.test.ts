@@ -1,9 +1,9 @@
-// Results cross the host boundary as JSON (src/warehouse/wire.ts): the values JSON cannot carry
+// Results cross the host boundary as JSON (src/warehouse/sqlite/wire.ts): the values JSON cannot carry
 // must arrive exactly as the in-process engine returns them.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/index.js';
-import { fromWire, toWire } from '../../src/warehouse/wire.js';
+import { fromWire, toWire } from '../../src/warehouse/sqlite/wire.js';
 
 const DB = join(import.meta.dirname, '../../../shared/data/spider/database/concert_singer/concert_singer.sqlite');
 const SQL = "SELECT -0.0 AS nz, 9e999 AS inf, -9e999 AS ninf, 9007199254740993 AS big, -9223372036854775808 AS min, x'00ff10' AS blob, 'a\u2028b\nc' AS text, NULL AS n, 1.5 AS r, 7 AS i";

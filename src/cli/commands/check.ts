@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { SchemaCheckReport } from '../../checks/index.js';
+import type { FailureCause, SchemaCheckReport } from '../../checks/index.js';
 import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
 import { parseWhole, shardOption } from '../options.js';
@@ -12,6 +12,7 @@ export interface CheckOptions {
   agent?: string[];
   shard?: Shard;
   json?: string;
+  details?: boolean;
   concurrency: number;
 }
 
@@ -25,6 +26,8 @@ export type CheckReportJson = SchemaCheckReport & {
   readonly tool: string;
   readonly createdAt: string;
   readonly migration?: string;
+  /** The failures grouped by cause, largest first (what the text output shows). */
+  readonly causes: readonly FailureCause[];
 };
 
 /**
@@ -41,16 +44,20 @@ export function registerCheck(program: Command, ctx: CliContext): void {
       'Schema checks, no model needed: every golden SQL runs, every metric compiles and runs (alone and by each dimension), and every recorded run replays (MissingRecording is a failure, never a skip, and so is a configured agent with no recording). Exit 1 when anything fails.',
     )
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
-    .option('-m, --migration <file>', 'apply this SQL (DDL) to a temporary copy of the warehouse and check the copy; the original is never changed')
+    .option('-m, --migration <file>', 'apply this SQL (DDL) to a temporary copy of the warehouse (SQLite, DuckDB) or inside a transaction that is rolled back (PostgreSQL) and check the result; the original is never changed')
     .option('--database <name>', 'with --migration and several databases: migrate only this one (default: every database)')
     .option('-a, --agent <names...>', "replay only these agents' recordings (default: every agent)")
     .addOption(shardOption())
-    .option('--json <file>', 'write the check report as JSON here')
+    .option('--json <file>', 'write the check report as JSON here (every failure, and the causes they are grouped by)')
+    .option('--details', 'also list every failure, one line each, after the causes')
     .option('--concurrency <n>', 'replayed runs in flight at once', parseWhole(1, 64), 8)
     .addHelpText(
       'after',
       '\nExamples:\n  replaygate check\n  replaygate check --migration migrations/rename-unit-price.sql   # what would this migration break?\n' +
-        '  replaygate check --shard 1/2 --json out/check-1.json           # half of the checks; replaygate merge out/check-*.json',
+        '  replaygate check --migration migrations/x.sql --database car_1   # several databases: migrate one\n' +
+        '  replaygate check -a din-sql-gpt4 --details --json out/check.json\n' +
+        '  replaygate check --shard 1/2 --json out/check-1.json           # half of the checks; replaygate merge out/check-*.json\n' +
+        '\nFailures are grouped by cause: a renamed column is one group listing the golden questions, metrics and runs it breaks.',
     )
     .action(async (opts: CheckOptions) => (await import('./check-action.js')).runCheck(ctx, opts));
 }

@@ -5,6 +5,7 @@ import { gateReport, type GateReportJson } from '../../gate/gate-report.js';
 import { loadGateRules } from '../../gate/load-rules.js';
 import type { RepeatsReport } from '../../gate/repeats-report.js';
 import type { AmbiguousGolden } from '../../gate/types.js';
+import { confidenceThresholdsNote } from '../../confidence/settings.js';
 import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
 import { openProject, type Project } from '../../pipeline/project.js';
@@ -26,7 +27,21 @@ import type { GateOptions } from './gate.js';
 
 /** Runs `replaygate gate` with parsed options. */
 export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promise<void> {
-  if (opts.baseRuns === undefined && opts.base === undefined) throw new ConfigError('name the base: --base <agent> or --base-runs <file>');
+  if (opts.baseRef !== undefined) {
+    const clash = (['base', 'candidate', 'baseRuns', 'candidateRuns', 'determinism', 'shard'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
+    if (clash !== undefined) {
+      const flag = { base: '--base', candidate: '--candidate', baseRuns: '--base-runs', candidateRuns: '--candidate-runs', determinism: '--determinism', shard: '--shard' }[clash];
+      if (clash === 'shard') {
+        throw new ConfigError('--shard cannot be combined with --base-ref yet: in CI, shard the Action (its shard input) or gate --base/--candidate agents with --shard');
+      }
+      throw new ConfigError(`--base-ref compares each agent with itself at that ref; ${flag} cannot be combined with it (name agents with --agent)`);
+    }
+    const { gateBaseRef } = await import('./gate-base-ref.js');
+    await gateBaseRef(ctx, { ...opts, baseRef: opts.baseRef });
+    return;
+  }
+  if (opts.agent !== undefined) throw new ConfigError('--agent selects agents for --base-ref; without it, name the sides with --base and --candidate');
+  if (opts.baseRuns === undefined && opts.base === undefined) throw new ConfigError('name the base: --base <agent>, --base-runs <file>, or --base-ref <git ref> (the project at that commit)');
   if (opts.candidateRuns === undefined && opts.candidate === undefined) {
     throw new ConfigError('name the candidate: --candidate <agent> or --candidate-runs <file>');
   }
@@ -50,7 +65,7 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
     // Each run's rank is its index in the side's unsharded list, so that merged shards keep that order.
     const replay = async (agent: string): Promise<RankedRuns> => {
       if (!project || !golden || !seeds) throw new Error('replay needs a project');
-      const total = selectQuestions(project, { ...selection, ...(opts.shard ? { shard: opts.shard } : {}) }).length * seeds.length;
+      const total = selectQuestions(project, { ...selection, ...(opts.shard ? { shard: opts.shard } : {}), agent }).length * seeds.length;
       progress.start(total, agent);
       try {
         const runs = await replayAgent(project, agent, {
@@ -131,7 +146,8 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
       : digestOf({ kind: 'gate', selection: { split: opts.split ?? null, questions: opts.questions ? [...opts.questions].sort() : null }, ...fingerprintInput });
     const { report, repeats } = gateReportJson(payload, { rules, tool: TOOL_NAME, createdAt: new Date().toISOString(), fingerprint },
       opts.shard === undefined ? undefined : shardSection(opts.shard, universe.map((id) => ({ id }))));
-    await printGateReport(ctx, report, repeats, opts);
+    const thresholds = project === undefined ? undefined : await confidenceThresholdsNote(project.config);
+    await printGateReport(ctx, report, repeats, { ...opts, ...(thresholds !== undefined ? { notes: [thresholds] } : {}) });
   } finally {
     await project?.close();
   }
@@ -146,13 +162,14 @@ export async function printGateReport(
   ctx: CliContext,
   report: GateShardReportJson | GateReportJson,
   repeats: { readonly base: RepeatsReport; readonly candidate: RepeatsReport },
-  opts: { readonly json?: string; readonly markdown?: string },
+  opts: { readonly json?: string; readonly markdown?: string; readonly notes?: readonly string[] },
 ): Promise<void> {
   const shard = 'shard' in report ? report.shard : undefined;
   if (shard !== undefined) {
     ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} questions (a partial gate; replaygate merge of every shard's --json report gives the verdict)\n\n`);
   }
   ctx.stdout(gateText(report));
+  for (const note of opts.notes ?? []) ctx.stdout(`${note}\n`);
   if (report.questions.some((q) => q.base.runs > 1 || q.candidate.runs > 1)) {
     ctx.stdout(`${repeatsText('base', repeats.base)}\n${repeatsText('candidate', repeats.candidate)}\n`);
   }

@@ -9,6 +9,8 @@ export { readRunsFile } from '../../pipeline/runs-file.js';
 /** Options of `replaygate gate`. */
 export interface GateOptions {
   config: string;
+  baseRef?: string;
+  agent?: string[];
   base?: string;
   candidate?: string;
   baseRuns?: string;
@@ -37,6 +39,8 @@ export function registerGate(program: Command, ctx: CliContext): void {
         'exit 0 pass, 1 fail, 2 usage or input error.',
     )
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
+    .option('--base-ref <ref>', 'base = the project at this git branch, tag or SHA (config, prompts, semantic layer, golden files, recordings); candidate = the working tree')
+    .option('-a, --agent <names...>', 'with --base-ref: gate only these agents (default: every agent both configs define)')
     .addOption(sideOption('base'))
     .addOption(sideOption('candidate'))
     .addOption(sideRunsOption('base'))
@@ -53,6 +57,9 @@ export function registerGate(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       '\nExamples:\n' +
+        '  replaygate gate --base-ref main                                     # your edits (working tree) against main, as the Action gates a PR\n' +
+        '  replaygate gate --base-ref main -a din-sql-gpt4 --seeds 5\n' +
+        '  replaygate gate --base llama3-sampling --candidate llama3-smc --seeds 10   # two agents of this config\n' +
         '  replaygate gate --base gpt4-zero-shot --candidate din-sql-gpt4 --json out/gate.json --markdown out/gate.md\n' +
         '  replaygate gate --base-runs base.json --candidate-runs pr.json      # runs scored elsewhere\n' +
         '  replaygate gate --base A --candidate B --shard 3/4 --json out/gate-3.json   # one CI job of four;\n' +

@@ -6,7 +6,7 @@ import { openProject } from '../../pipeline/project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import { scoreMarkdown } from '../../report/score-markdown.js';
 import { reportJson } from '../../report/score-report.js';
-import { scorecardText } from '../../report/scorecard-table.js';
+import { scoreText } from '../../report/score-text.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { configFingerprint } from '../../shard/fingerprint.js';
 import { scoreReportJson, type ScoreReportJson } from '../../shard/score-shards.js';
@@ -42,7 +42,7 @@ export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<voi
     const runs: RunRecord[] = [];
     const summaries = [];
     for (const name of agents) {
-      progress.start(questions.length * seeds.length, name);
+      progress.start(selectQuestions(scoped, { ...selection, ...(opts.shard ? { shard: opts.shard } : {}), agent: name }).length * seeds.length, name);
       const agentRuns = await replayAgent(scoped, name, {
         ...selection,
         ...(opts.shard ? { shard: opts.shard } : {}),
@@ -68,8 +68,8 @@ export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<voi
 }
 
 /**
- * Prints a score report (scorecards, ambiguous golden questions, the first run with no
- * recording), writes `--json` / `--markdown`, and sets the exit code: 1 when a run has no
+ * Prints a score report (scorecards, ambiguous golden questions, the questions not answered
+ * correctly, the first run with no recording), writes `--json` / `--markdown`, and sets the exit code: 1 when a run has no
  * recording — except for a shard, whose verdict is the merge's.
  */
 export async function printScoreReport(ctx: CliContext, report: ScoreReportJson, opts: { readonly json?: string; readonly markdown?: string }): Promise<void> {
@@ -77,13 +77,7 @@ export async function printScoreReport(ctx: CliContext, report: ScoreReportJson,
   if (shard !== undefined) {
     ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions; combine the shards' --json reports with replaygate merge\n\n`);
   }
-  ctx.stdout(`${scorecardText(report.scorecards)}\n`);
-  const ambiguousGolden = report.ambiguousGolden;
-  if (ambiguousGolden.length) {
-    const ids = ambiguousGolden.map((a) => a.id).sort();
-    const shown = ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, … (${ids.length} in all; the JSON report lists them)` : ids.join(', ');
-    ctx.stdout(`\n${ids.length} golden question(s) whose LIMIT cuts through ties (their golden result is ambiguous): ${shown}\n`);
-  }
+  ctx.stdout(scoreText(report));
   if (opts.json) await writeOutput(ctx, opts.json, reportJson(report));
   if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
   const missing = report.runs.filter((r) => r.outcome === 'missing_recording');
