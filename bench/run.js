@@ -22,7 +22,7 @@ import { gateProject, gateSystem, largeProject, loadGolden, OUT, ROOT, SPIDER_DE
 import { answerOf, writeStatements } from './lib/statements.mjs';
 import { writeResult } from './results.mjs';
 
-const { values } = parseArgs({ options: { repeats: { type: 'string', default: '5' }, quick: { type: 'boolean', default: false }, skip: { type: 'string', default: '' } } } });
+const { values } = parseArgs({ options: { repeats: { type: 'string', default: '5' }, quick: { type: 'boolean', default: false }, skip: { type: 'string', default: '' } } });
 const repeats = values.quick ? 1 : Number(values.repeats);
 const skip = new Set(values.skip.split(',').filter(Boolean));
 if (values.quick) skip.add('large');
