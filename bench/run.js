@@ -1,126 +1,215 @@
 #!/usr/bin/env node
-// npm run bench — replay-and-score speed against the bare-SQL floor, and recording memory.
-// Needs the full Spider dev project built from ../shared (scripts/spider-dev-project.mjs; built
-// here when missing). Reports times measured in this one run and their ratios.
+// npm run bench — whole processes as a user runs them (start-up included) next to a bare
+// better-sqlite3 loop over the same statements, measured in this one run, with the ratios:
+//   start-up: `replaygate --version`, `replaygate score --help` (and bare `node -e 0`)
+//   score:    full runnable Spider dev (972 questions, DIN-SQL GPT-4), spider and relaxed modes,
+//             default isolation; and the official Spider evaluator when SPIDER_EVAL_DIR is set
+//   gate:     972 questions × 10 seeds × 2 sides (SYNTHETIC seeds, see bench/lib/projects.mjs)
+//   shards:   the same gate as 4 shards + merge: each shard alone, all four at once
+//   large:    10,000 questions × 5 seeds × 2 sides (SYNTHETIC), peak memory against the 972 gate
+// Writes bench/results/speed.json (every figure, with date, machine and load), and the text and
+// figures the docs render: bench/results/score.json (start-up, score, the recording index's
+// memory) and bench/results/gate.json (gate, shards, 10,000 questions); prints a table.
+//   npm run bench [-- --repeats 5] [--quick] [--skip large,shards,official,endpoint]
+//   SPIDER_EVAL_DIR=/path/to/test-suite-sql-eval [SPIDER_EVAL_PYTHON=python3] npm run bench
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync, copyFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem, release } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { openProject } from '../build/pipeline/project.js';
-import { replayAgent } from '../build/pipeline/replay.js';
-import { GoldenResults } from '../build/pipeline/golden-results.js';
-import { Recording } from '../build/recording/recording.js';
-import { RecordingWriter } from '../build/recording/writer.js';
-import { writeManifest } from '../build/recording/manifest.js';
-import { extractSql } from '../build/agent/extract-sql.js';
+import { parseArgs } from 'node:util';
+import { haveGnuTime, paired, pairedRatio, runOnce, summarise } from './lib/measure.mjs';
+import { gateProject, gateSystem, largeProject, loadGolden, OUT, ROOT, SPIDER_DEV, spiderDev } from './lib/projects.mjs';
+import { answerOf, writeStatements } from './lib/statements.mjs';
 import { writeResult } from './results.mjs';
-import { loadavg } from 'node:os';
 
-const startLoad = loadavg()[0];
+const { values } = parseArgs({ options: { repeats: { type: 'string', default: '5' }, quick: { type: 'boolean', default: false }, skip: { type: 'string', default: '' } } });
+const repeats = values.quick ? 1 : Number(values.repeats);
+const skip = new Set(values.skip.split(',').filter(Boolean));
+if (values.quick) skip.add('large');
+const log = (s) => process.stderr.write(`[bench] ${s}\n`);
+const NODE = process.execPath;
+const CLI = join(ROOT, 'bin', 'replaygate.js');
+const rg = (...args) => [NODE, CLI, ...args];
+const bare = (file) => [NODE, join(ROOT, 'bench', 'lib', 'bare-loop.mjs'), file];
+const ms = (x) => (x === undefined ? '—' : `${Math.round(x)} ms`);
+const ratio = (x) => (x === undefined ? '—' : `${x.toFixed(2)}×`);
+if (!haveGnuTime) log('no /usr/bin/time: wall clock only (no CPU time, no peak memory)');
 
-const PROJECT = 'out/spider-dev';
-const AGENT = 'din-sql-gpt4';
-const REPEATS = 5;
-if (!existsSync(join(PROJECT, 'replaygate.yml'))) execFileSync('node', ['scripts/spider-dev-project.mjs'], { stdio: 'inherit' });
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const project = await openProject(join(PROJECT, 'replaygate.yml'));
-const inlineProject = await openProject(join(PROJECT, 'replaygate.yml'), { isolation: 'inline' });
-const agentConfig = project.config.agents.get(AGENT);
-
-// The statements a replay executes: each question's golden SQL and the recorded reply's SQL.
-const recordedCalls = async (dir) => {
-  const recording = await Recording.open(dir);
-  const all = recording.calls().map((ref) => recording.readCall(ref));
-  recording.close();
-  return all;
+const machine = {
+  cpus: cpus().length,
+  model: cpus()[0]?.model ?? 'unknown',
+  memGiB: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+  os: `${process.platform} ${release()}`,
+  loadAverageAtStart: loadavg().map((x) => Number(x.toFixed(2))),
 };
-const replies = new Map((await recordedCalls(agentConfig.recording)).map((c) => [c.question_id, c.reply.content]));
-const statements = project.golden.flatMap((q) => [[q.db, q.goldenSql], [q.db, extractSql(replies.get(q.id))]]);
+log(`machine: ${machine.cpus} cores (${machine.model}), load average ${machine.loadAverageAtStart.join(', ')}`);
 
-function floorOnce() {
-  const t = performance.now();
-  const dbs = new Map();
-  let failed = 0;
-  for (const [db, sql] of statements) {
-    let con = dbs.get(db);
-    if (!con) dbs.set(db, (con = new Database(project.config.warehouse.databases.get(db).file, { readonly: true })));
-    try {
-      con.prepare(sql).raw(true).safeIntegers(true).all();
-    } catch {
-      failed += 1;
-    }
-  }
-  for (const con of dbs.values()) con.close();
-  return { ms: performance.now() - t, failed };
+// ---------------------------------------------------------------- projects and statements
+const dev = spiderDev(log);
+const gate = gateProject(dev, log);
+const large = skip.has('large') ? undefined : largeProject(dev, log);
+const golden = loadGolden();
+const ids = [...golden.keys()];
+const stmts = {
+  relaxed: writeStatements('score-relaxed', golden, ids.map((id) => [id, dev.sql.get('din-sql-gpt4')?.get(id)]), 'relaxed'),
+  spider: writeStatements('score-spider', golden, ids.map((id) => [id, dev.sql.get('din-sql-gpt4')?.get(id)]), 'spider'),
+  gate: writeStatements('gate-972x10', golden, ['base', 'candidate'].flatMap((side) => Array.from({ length: 10 }, (_, s) => ids.map((id) => [id, answerOf(dev, gateSystem(side, s), id)])).flat()), 'relaxed'),
+};
+if (large) {
+  const synth = new Map(Array.from({ length: large.n }, (_, i) => [`syn-${String(i).padStart(5, '0')}`, golden.get(ids[i % ids.length])]));
+  const base = (i) => ids[i % ids.length];
+  stmts.large = writeStatements('large', synth, ['base', 'candidate'].flatMap((side) => Array.from({ length: large.seeds }, (_, s) => [...synth.keys()].map((id, i) => [id, answerOf(dev, gateSystem(side, s), base(i))])).flat()), 'relaxed');
+}
+const results = { schemaVersion: 1, generatedBy: 'npm run bench (bench/run.js)', date: new Date().toISOString(), machine, repeats, statements: Object.fromEntries(Object.entries(stmts).map(([k, v]) => [k, v.count])) };
+const table = [];
+const row = (what, a, b, r, note = '') => table.push([what, a, b, r, note]);
+
+// ---------------------------------------------------------------- start-up
+{
+  log('start-up');
+  const p = await paired([{ argv: [NODE, '-e', '0'] }, { argv: rg('--version'), expect: [0] }, { argv: rg('score', '--help'), expect: [0] }], Math.max(repeats, 11));
+  const [node, version, help] = p.summary;
+  results.startup = { nodeEmpty: node, version, scoreHelp: help, load: p.load };
+  row('`replaygate --version`', ms(version.wallMs), `bare node ${ms(node.wallMs)}`, ratio(version.wallMs / node.wallMs), `CPU ${ms(version.cpuMs)}`);
+  row('`replaygate score --help`', ms(help.wallMs), `bare node ${ms(node.wallMs)}`, ratio(help.wallMs / node.wallMs), `CPU ${ms(help.cpuMs)}`);
 }
 
-async function replayOnce(p = project) {
-  const t = performance.now();
-  const runs = await replayAgent(p, AGENT, { goldenResults: new GoldenResults('exact', project.config.warehouse) });
-  return { ms: performance.now() - t, correct: runs.filter((r) => r.outcome === 'correct').length };
+// ---------------------------------------------------------------- score, both modes, and the official evaluator
+results.score = {};
+for (const mode of ['spider', 'relaxed']) {
+  log(`score, ${mode} mode`);
+  const a = { argv: rg('score', '-c', dev.config, '-a', 'din-sql-gpt4', '--match', mode, '--no-progress'), expect: [0, 1] };
+  const p = await paired([a, { argv: bare(stmts[mode].file) }], repeats);
+  const [whole, floor] = p.summary;
+  results.score[mode] = { command: a.argv.slice(1).join(' '), replaygate: whole, bareLoop: floor, ratioWall: pairedRatio(p.runs[0], p.runs[1]), ratioCpu: pairedRatio(p.runs[0], p.runs[1], 'cpuMs'), load: p.load };
+  row(`score, Spider dev 972, ${mode}`, ms(whole.wallMs), `bare loop ${ms(floor.wallMs)}`, ratio(results.score[mode].ratioWall), `CPU ${ms(whole.cpuMs)} vs ${ms(floor.cpuMs)} (${ratio(results.score[mode].ratioCpu)}); peak ${whole.peakMiB?.toFixed(0)} MiB`);
 }
 
-floorOnce();
-await replayOnce(); // warm: host processes started, files in the page cache
-await replayOnce(inlineProject);
-const floor = [], replay = [], inline = [];
-for (let i = 0; i < REPEATS; i++) {
-  floor.push(floorOnce().ms);
-  replay.push((await replayOnce()).ms);
-  inline.push((await replayOnce(inlineProject)).ms);
-}
-await project.close();
-await inlineProject.close();
-
-const t0 = performance.now();
-execFileSync('node', ['bin/replaygate.js', 'score', '-c', join(PROJECT, 'replaygate.yml'), '-a', AGENT, '--match', 'exact', '--no-progress'], { stdio: 'ignore' });
-const command = performance.now() - t0;
-const t1 = performance.now();
-execFileSync('node', ['-e', 'require("better-sqlite3")']);
-const nodeStart = performance.now() - t1;
-
-// Memory: the recording index for N calls vs 10 N calls (synthetic copies of the real calls).
-async function heapForCalls(copies) {
-  const dir = join('out', 'bench', `copies-${copies}`);
+const evalDir = process.env.SPIDER_EVAL_DIR;
+if (evalDir && !skip.has('official')) {
+  log('official Spider evaluator (taoyds/test-suite-sql-eval, --etype exec)');
+  const py = process.env.SPIDER_EVAL_PYTHON ?? 'python3';
+  const dir = join(OUT, 'official');
   mkdirSync(dir, { recursive: true });
-  if (!existsSync(join(dir, 'manifest.yml'))) {
-    const lines = await recordedCalls(agentConfig.recording);
-    const w = RecordingWriter.open(dir, 'create');
-    for (let c = 0; c < copies; c++) for (const l of lines) w.write({ ...l, seed: c });
-    w.close();
-    copyFileSync(join(agentConfig.recording, 'manifest.yml'), join(dir, 'manifest.yml'));
+  writeFileSync(join(dir, 'gold.txt'), `${ids.map((id) => `${golden.get(id).golden_sql.replace(/\s+/g, ' ')}\t${golden.get(id).db}`).join('\n')}\n`);
+  writeFileSync(join(dir, 'pred.txt'), `${ids.map((id) => answerOf(dev, 'din-sql-gpt4', id) || 'SELECT 1').join('\n')}\n`);
+  const databases = join(ROOT, '..', 'shared', 'data', 'spider', 'database');
+  // nltk's word_tokenize splits sentences with the punkt model first; without its data (offline) the
+  // evaluator is run with preserve_line=True, which skips only that sentence split.
+  let punkt = true;
+  try {
+    execFileSync(py, ['-c', 'import nltk; nltk.word_tokenize("select 1")'], { stdio: 'ignore' });
+  } catch {
+    punkt = false;
   }
-  global.gc?.();
-  const before = process.memoryUsage().heapUsed;
-  const rec = await Recording.open(dir);
-  global.gc?.();
-  const after = process.memoryUsage().heapUsed;
-  const size = rec.size;
-  rec.close();
-  return { calls: size, bytes: after - before };
+  const patch = punkt ? '' : "_w = nltk.word_tokenize; nltk.word_tokenize = lambda t, language='english', preserve_line=False: _w(t, language, True); ";
+  const script = `import sys, runpy, nltk; ${patch}sys.argv = ['evaluation.py', '--gold', sys.argv[1], '--pred', sys.argv[2], '--db', sys.argv[3], '--etype', 'exec']; sys.path.insert(0, '.'); runpy.run_path('evaluation.py', run_name='__main__')`;
+  const official = { argv: [py, '-c', script, join(dir, 'gold.txt'), join(dir, 'pred.txt'), databases], options: { cwd: evalDir }, expect: [0] };
+  const accuracy = (await runOnce(official.argv, { cwd: evalDir, keep: true })).stdout.match(/^execution\s+(?:[\d.]+\s+){4}([\d.]+)/m)?.[1];
+  const ours = { argv: rg('score', '-c', dev.config, '-a', 'din-sql-gpt4', '--match', 'spider', '--no-progress'), expect: [0, 1] };
+  const p = await paired([ours, official], Math.min(repeats, 3));
+  const [whole, theirs] = p.summary;
+  results.official = { evaluator: 'taoyds/test-suite-sql-eval evaluation.py --etype exec', python: py, punktData: punkt, executionAccuracy: accuracy === undefined ? null : Number(accuracy), replaygate: whole, official: theirs, ratioWall: pairedRatio(p.runs[0], p.runs[1]), load: p.load };
+  row('score spider vs official evaluator', ms(whole.wallMs), `official ${ms(theirs.wallMs)}`, ratio(results.official.ratioWall), `official accuracy ${accuracy}; CPU ${ms(theirs.cpuMs)}${punkt ? '' : '; preserve_line (no punkt data)'}`);
+} else {
+  results.official = null;
+  log('official Spider evaluator: SPIDER_EVAL_DIR not set, skipped');
 }
-const m1 = await heapForCalls(1);
-const m10 = await heapForCalls(10);
 
-const f = median(floor), r = median(replay), n = median(inline);
-const lines = [
-  `Spider dev, ${project.golden.length} questions, agent ${AGENT}, ${statements.length} statements (golden + recorded), median of ${REPEATS}:`,
-  `  floor: bare better-sqlite3 loop, same statements          ${f.toFixed(0)} ms`,
-  `  replay + score, isolation: process (default, warm hosts)  ${r.toFixed(0)} ms   ratio ${(r / f).toFixed(2)}×`,
-  `  replay + score, isolation: inline                         ${n.toFixed(0)} ms   ratio ${(n / f).toFixed(2)}×`,
-  `  whole command \`replaygate score\` incl. Node start-up      ${command.toFixed(0)} ms   (bare \`node\` + better-sqlite3 start: ${nodeStart.toFixed(0)} ms)`,
-  `Recording index memory: ${m1.calls} calls → ${(m1.bytes / 1024).toFixed(0)} KiB heap; ${m10.calls} calls → ${(m10.bytes / 1024).toFixed(0)} KiB heap (${(m10.bytes / m10.calls).toFixed(0)} B a call; replies stay on disk)`,
+// ---------------------------------------------------------------- gate 972 × 10 × 2
+log('gate, 972 questions × 10 seeds × 2 sides');
+const gateArgs = ['gate', '-c', gate.config, '--base', 'bench-base', '--candidate', 'bench-candidate', '--no-progress'];
+{
+  const a = { argv: rg(...gateArgs, '--json', join(OUT, 'gate.json')), expect: [0, 1] };
+  const p = await paired([a, { argv: bare(stmts.gate.file) }], Math.min(repeats, 3));
+  const [whole, floor] = p.summary;
+  results.gate = { command: a.argv.slice(1).join(' '), replaygate: whole, bareLoop: floor, ratioWall: pairedRatio(p.runs[0], p.runs[1]), ratioCpu: pairedRatio(p.runs[0], p.runs[1], 'cpuMs'), load: p.load };
+  const g = JSON.parse(readFileSync(join(OUT, 'gate.json'), 'utf8'));
+  results.gate.verdict = { verdict: g.verdict, n: g.n, fixed: g.fixed.length, broken: g.broken.length, stableBreaks: g.stableBreaks.length, meanDifference: g.meanDifference };
+  row('gate 972 × 10 seeds × 2 sides', ms(whole.wallMs), `bare loop ${ms(floor.wallMs)}`, ratio(results.gate.ratioWall), `CPU ${ms(whole.cpuMs)} vs ${ms(floor.cpuMs)}; peak ${whole.peakMiB?.toFixed(0)} MiB`);
+}
+
+// ---------------------------------------------------------------- shards
+if (!skip.has('shards')) {
+  log('gate as 4 shards + merge');
+  const dir = join(OUT, 'shards');
+  mkdirSync(dir, { recursive: true });
+  const shard = (i) => rg(...gateArgs, '--shard', `${i}/4`, '--json', join(dir, `gate-${i}.json`));
+  const alone = [];
+  for (let i = 1; i <= 4; i++) alone.push(summarise([await runOnce(shard(i))]));
+  const merge = summarise([await runOnce(rg('merge', ...[1, 2, 3, 4].map((i) => join(dir, `gate-${i}.json`)), '--json', join(dir, 'merged.json')))]);
+  const t0 = performance.now();
+  const together = await Promise.all([1, 2, 3, 4].map((i) => runOnce(shard(i))));
+  const togetherWall = performance.now() - t0;
+  const unsharded = results.gate.replaygate;
+  const slowest = Math.max(...alone.map((s) => s.wallMs));
+  results.shards = {
+    shards: 4,
+    alone,
+    merge,
+    allFourAtOnceWallMs: togetherWall,
+    allFourAtOnceCpuMs: together.reduce((s, r) => s + (r.cpuMs ?? 0), 0),
+    cpuSplit: alone.map((s) => s.cpuMs),
+    unshardedWallMs: unsharded.wallMs,
+    unshardedCpuMs: unsharded.cpuMs,
+    // Each shard on its own machine (a CI matrix): the slowest shard, then the merge job.
+    enoughCoresWallMs: slowest + merge.wallMs,
+    enoughCoresRatio: (slowest + merge.wallMs) / unsharded.wallMs,
+    load: [loadavg()[0]],
+  };
+  row('gate as 4 shards (each alone) + merge', ms(slowest + merge.wallMs), `unsharded ${ms(unsharded.wallMs)}`, ratio(results.shards.enoughCoresRatio), `shard CPU ${alone.map((s) => ms(s.cpuMs)).join(' / ')}; merge ${ms(merge.wallMs)}; all four at once here ${ms(togetherWall)}`);
+}
+
+// ---------------------------------------------------------------- large
+if (large) {
+  log(`gate, ${large.n} questions × ${large.seeds} seeds × 2 sides`);
+  const a = rg('gate', '-c', large.config, '--base', 'large-base', '--candidate', 'large-candidate', '--no-progress', '--json', join(OUT, 'large-gate.json'));
+  const whole = summarise([await runOnce(a)]);
+  const floor = summarise([await runOnce(bare(stmts.large.file))]);
+  results.large = { command: a.slice(1).join(' '), questions: large.n, seeds: large.seeds, replaygate: whole, bareLoop: floor, ratioWall: whole.wallMs / floor.wallMs, peakVsGate972: whole.peakMiB / results.gate.replaygate.peakMiB, load: [loadavg()[0]] };
+  row(`gate ${large.n} × ${large.seeds} seeds × 2 sides`, ms(whole.wallMs), `bare loop ${ms(floor.wallMs)}`, ratio(results.large.ratioWall), `peak ${whole.peakMiB?.toFixed(0)} MiB = ${ratio(results.large.peakVsGate972)} the 972 gate's`);
+}
+
+// ---------------------------------------------------------------- targets (issue #13) and output
+machine.loadAverageAtEnd = loadavg().map((x) => Number(x.toFixed(2)));
+results.underLoad = Math.max(machine.loadAverageAtStart[0], machine.loadAverageAtEnd[0]) > machine.cpus / 2;
+const t = (name, target, measured, met) => ({ name, target, measured: measured === undefined ? null : Number(measured.toFixed(3)), met: measured === undefined ? null : met(measured) });
+results.targets = [
+  t('replaygate --version, wall median (s)', '≤ 0.2', results.startup.version.wallMs / 1000, (x) => x <= 0.2),
+  t('score spider / bare loop (wall)', '≤ 1.5', results.score.spider.ratioWall, (x) => x <= 1.5),
+  t('score relaxed / bare loop (wall)', '≤ 1.5', results.score.relaxed.ratioWall, (x) => x <= 1.5),
+  t('score spider / official evaluator (wall)', '≤ 0.10', results.official?.ratioWall, (x) => x <= 0.1),
+  t('gate 972 × 10 × 2 / bare loop (wall)', '≤ 1.2', results.gate.ratioWall, (x) => x <= 1.2),
+  t('gate 10,000 × 5 × 2 peak memory / 972 × 10 × 2 peak', '≤ 1.5', results.large?.peakVsGate972, (x) => x <= 1.5),
+  t('4 shards + merge / unsharded (wall, each shard on its own core)', '≤ 0.35', results.shards?.enoughCoresRatio, (x) => x <= 0.35),
 ];
-console.log(lines.join('\n'));
-mkdirSync('out/bench', { recursive: true });
-writeFileSync('out/bench/result.txt', `${lines.join('\n')}\n`);
-writeResult(
-  'score',
-  lines.join('\n'),
-  { floorMs: f, replayMs: r, inlineMs: n, ratio: r / f, inlineRatio: n / f, commandMs: command, nodeStartMs: nodeStart, questions: project.golden.length, statements: statements.length, bytesPerCall: m10.bytes / m10.calls },
-  startLoad,
-);
+// The recording index's memory for 972 and 9,720 calls (the recordings' own figure, kept beside score).
+const memory = JSON.parse(execFileSync(NODE, ['--expose-gc', join(ROOT, 'bench', 'lib', 'recording-memory.mjs'), join(SPIDER_DEV, 'recordings', 'din-sql-gpt4'), join(OUT, 'recording-memory')], { cwd: ROOT, encoding: 'utf8' }));
+results.recordingMemory = memory;
+
+const widths = [0, 1, 2, 3].map((c) => Math.max(...table.map((r) => r[c].length), 10));
+const line = (r) => r.map((cell, c) => (c < 4 ? cell.padEnd(widths[c]) : cell)).join('  ').trimEnd();
+const tableText = (rows) => [line(['what', 'replaygate', 'next to', 'ratio', 'notes']), ...rows.map(line)].join('\n');
+const targetLines = (names) =>
+  results.targets.filter((x) => names.some((n) => x.name.startsWith(n))).map((x) => `  ${x.met === null ? 'not measured' : x.met ? 'met    ' : 'NOT met'}  ${x.name}: ${x.measured ?? '—'} (target ${x.target})`);
+const scoreRows = table.filter((r) => /^`replaygate|^score/.test(r[0]));
+const gateRows = table.filter((r) => /^gate/.test(r[0]));
+const memoryLine = `Recording index memory: ${memory.m1.calls} calls → ${(memory.m1.bytes / 1024).toFixed(0)} KiB heap; ${memory.m10.calls} calls → ${(memory.m10.bytes / 1024).toFixed(0)} KiB heap (${memory.bytesPerCall.toFixed(0)} B a call; replies stay on disk)`;
+const scoreText = [tableText(scoreRows), '', 'targets (issue #13):', ...targetLines(['replaygate --version', 'score']), '', memoryLine].join('\n');
+const gateText = [tableText(gateRows), '', 'targets (issue #13):', ...targetLines(['gate', '4 shards'])].join('\n');
+const startLoad = machine.loadAverageAtStart[0];
+writeResult('score', scoreText, { ratio: results.score.spider.ratioWall, relaxedRatio: results.score.relaxed.ratioWall, versionMs: results.startup.version.wallMs, officialRatio: results.official?.ratioWall ?? null, bytesPerCall: memory.bytesPerCall }, startLoad);
+writeResult('gate', gateText, { ratio: results.gate.ratioWall, shardsRatio: results.shards?.enoughCoresRatio ?? null, largePeakRatio: results.large?.peakVsGate972 ?? null }, startLoad);
+writeResult('speed', tableText(table), results, startLoad);
+
+console.log(`replaygate benchmark, ${results.date}, ${machine.cpus} cores (${machine.model}), Node ${machine.node}, load average ${machine.loadAverageAtStart[0]} → ${machine.loadAverageAtEnd[0]}${results.underLoad ? ' (UNDER LOAD: wall times are not representative)' : ''}`);
+console.log(tableText(table));
+console.log('\ntargets (issue #13):');
+for (const x of results.targets) console.log(`  ${x.met === null ? 'not measured' : x.met ? 'met    ' : 'NOT met'}  ${x.name}: ${x.measured ?? '—'} (target ${x.target})`);
+console.log(`\n${memoryLine}`);
+console.log('\nwritten: bench/results/score.json, bench/results/gate.json, bench/results/speed.json');
+void SPIDER_DEV;
 
 // The model endpoint of command agents: overhead per replayed call, process start per run (bench/endpoint.js).
-execFileSync(process.execPath, ['bench/endpoint.js'], { stdio: 'inherit' });
+if (!skip.has('endpoint')) execFileSync(process.execPath, [join(ROOT, 'bench', 'endpoint.js')], { stdio: 'inherit', cwd: ROOT });

@@ -55,6 +55,14 @@ var ConfigError = class extends ReplaygateError {
 
 // src/warehouse/sql-text.ts
 var WORD_CHAR = /[\p{L}\p{N}_$]/u;
+function isSpace(code, char) {
+  if (code < 128) return code === 32 || code >= 9 && code <= 13;
+  return /\s/.test(char);
+}
+function isWordChar(code, char) {
+  if (code < 128) return code >= 97 && code <= 122 || code >= 65 && code <= 90 || code >= 48 && code <= 57 || code === 95 || code === 36;
+  return WORD_CHAR.test(char);
+}
 var DOLLAR_TAG = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/u;
 function tokenize(sql, dialect = "sqlite") {
   const pg = dialect !== "sqlite";
@@ -94,8 +102,9 @@ function tokenize(sql, dialect = "sqlite") {
   };
   let i = 0;
   while (i < sql.length) {
+    const code = sql.charCodeAt(i);
     const c = sql[i];
-    if (/\s/.test(c)) {
+    if (isSpace(code, c)) {
       i++;
       continue;
     }
@@ -111,7 +120,7 @@ function tokenize(sql, dialect = "sqlite") {
     let end;
     let kind;
     const previous = sql[i - 1];
-    const afterWord = previous !== void 0 && WORD_CHAR.test(previous);
+    const afterWord = previous !== void 0 && isWordChar(previous.charCodeAt(0), previous);
     if (c === "'") [kind, end] = ["string", closingQuote(i, "'")];
     else if (c === '"') [kind, end] = ["double-quoted", closingQuote(i, '"')];
     else if (pg && (c === "E" || c === "e") && sql[i + 1] === "'" && !afterWord) [kind, end] = ["string", closingQuote(i + 1, "'", true)];
@@ -125,9 +134,9 @@ function tokenize(sql, dialect = "sqlite") {
     } else if (!pg && c === "`") [kind, end] = ["identifier", closingQuote(i, "`")];
     else if (!pg && c === "[") [kind, end] = ["identifier", closingQuote(i, "]")];
     else if (c === ";") [kind, end] = ["semicolon", i + 1];
-    else if (WORD_CHAR.test(c)) {
+    else if (isWordChar(code, c)) {
       end = i + 1;
-      while (end < sql.length && WORD_CHAR.test(sql[end])) end++;
+      while (end < sql.length && isWordChar(sql.charCodeAt(end), sql[end])) end++;
       kind = "word";
     } else [kind, end] = ["punct", i + 1];
     if (kind === "punct" && c === ")") depth = Math.max(0, depth - 1);
@@ -452,84 +461,100 @@ var MAX_RESULT_BYTES = 64 << 20;
 function integerCell(value) {
   return value >= -Number.MAX_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER ? Number(value) : value;
 }
-function cellBytes(cell) {
-  if (typeof cell === "string") return cell.length;
-  if (cell instanceof Uint8Array) return cell.byteLength;
-  return 8;
-}
-var ResultBuilder = class {
-  constructor(sql, maxRows) {
-    this.sql = sql;
-    this.maxRows = maxRows;
-  }
-  sql;
-  maxRows;
-  #rows = [];
-  #bytes = 0;
-  #truncated = false;
-  /** True when no further row would be kept: stop reading and flag `truncated` if one exists. */
-  get full() {
-    return this.#rows.length >= this.maxRows || this.#bytes > MAX_RESULT_BYTES;
-  }
-  /**
-   * Keeps one row, or returns false (and marks the result truncated) when it is full.
-   * @throws {SqlError} a value is larger than {@link MAX_CELL_BYTES}.
-   */
-  push(row) {
-    if (this.full) {
-      this.#truncated = true;
-      return false;
-    }
-    for (const cell of row) {
-      const size = cellBytes(cell);
-      if (size > MAX_CELL_BYTES) {
-        throw new SqlError(`a value in the result is ${Math.round(size / 1024)} KiB; values over ${MAX_CELL_BYTES / 1024} KiB are refused`, this.sql);
-      }
-      this.#bytes += size;
-    }
-    this.#rows.push(row);
-    return true;
-  }
-  /** Marks the result truncated: the engine knows another row exists past the cap. */
-  markTruncated() {
-    this.#truncated = true;
-  }
-  result(columns) {
-    return { columns, rows: this.#rows, rowCount: this.#rows.length, truncated: this.#truncated };
-  }
-};
 
 // src/warehouse/sqlite/read.ts
 var MAX_LEGACY_LITERAL_REWRITES = 20;
-function runRead(connection, sql, options) {
-  const { bindParameter } = checkReadStatement(sql, "sqlite");
-  let text = sql;
-  for (let rewrites = 0; ; rewrites++) {
-    try {
-      return readRows(connection, text, sql, options.maxRows, bindParameter);
-    } catch (error) {
-      if (!isSqliteError(error)) throw error;
-      const retry = options.legacyStringLiterals && rewrites < MAX_LEGACY_LITERAL_REWRITES ? legacyStringLiteralRewrite(text, error.message) : void 0;
-      if (retry === void 0) throw new SqlError(error.message, sql);
-      text = retry;
+function runReadDetailed(connection, sql, options) {
+  const prepared = preparedRead(connection, sql, options.legacyStringLiterals);
+  try {
+    return readRows(prepared, sql, options.maxRows);
+  } catch (error) {
+    if (!isSqliteError(error)) throw error;
+    throw new SqlError(error.message, sql);
+  }
+}
+var PREPARED_CACHE_SIZE = 2048;
+var preparedCaches = /* @__PURE__ */ new WeakMap();
+function preparedRead(connection, sql, legacyStringLiterals) {
+  let cache = preparedCaches.get(connection);
+  if (cache === void 0) {
+    cache = /* @__PURE__ */ new Map();
+    preparedCaches.set(connection, cache);
+  }
+  const key = legacyStringLiterals ? `1${sql}` : `0${sql}`;
+  let entry = cache.get(key);
+  if (entry === void 0) {
+    entry = prepareEntry(connection, sql, legacyStringLiterals);
+    if (cache.size >= PREPARED_CACHE_SIZE) cache.clear();
+    cache.set(key, entry);
+  }
+  if (!entry.ok) throw entry.refused ? new SqlRefusedError(entry.message, sql) : new SqlError(entry.message, sql);
+  return entry.statement;
+}
+function prepareEntry(connection, sql, legacyStringLiterals) {
+  try {
+    const { bindParameter } = checkReadStatement(sql, "sqlite");
+    let text = sql;
+    for (let rewrites = 0; ; rewrites++) {
+      let statement;
+      try {
+        statement = connection.prepareRead(text);
+      } catch (error) {
+        if (!isSqliteError(error)) throw error;
+        const retry = legacyStringLiterals && rewrites < MAX_LEGACY_LITERAL_REWRITES ? legacyStringLiteralRewrite(text, error.message) : void 0;
+        if (retry === void 0) throw new SqlError(error.message, sql);
+        text = retry;
+        continue;
+      }
+      if (bindParameter !== void 0) {
+        throw new SqlRefusedError(`the statement has a bind parameter (${bindParameter}), and a recorded answer has no values to bind`, sql);
+      }
+      return { ok: true, statement };
     }
+  } catch (error) {
+    if (error instanceof SqlRefusedError) return { ok: false, refused: true, message: error.message };
+    if (error instanceof SqlError) return { ok: false, refused: false, message: error.message };
+    throw error;
   }
 }
-function readRows(connection, text, sql, maxRows, parameter) {
-  const statement = connection.prepareRead(text);
-  if (parameter !== void 0) {
-    throw new SqlRefusedError(`the statement has a bind parameter (${parameter}), and a recorded answer has no values to bind`, text);
-  }
-  const builder = new ResultBuilder(sql, maxRows);
+function readRows(statement, sql, maxRows) {
+  const rows = [];
+  let truncated = false;
+  let special = false;
+  let bytes = 0;
   for (const row of statement.rows()) {
-    if (!builder.push(row.map(toCell))) break;
+    if (rows.length >= maxRows || bytes > MAX_RESULT_BYTES) {
+      truncated = true;
+      break;
+    }
+    for (let c = 0; c < row.length; c++) {
+      const value = row[c];
+      if (typeof value === "bigint") {
+        const cell = integerCell(value);
+        row[c] = cell;
+        if (typeof cell === "bigint") special = true;
+        bytes += 8;
+      } else if (typeof value === "number") {
+        if (!Number.isFinite(value) || Object.is(value, -0)) special = true;
+        bytes += 8;
+      } else if (typeof value === "string") {
+        if (value.length > MAX_CELL_BYTES) throw tooLarge(value.length, sql);
+        bytes += value.length;
+      } else if (value instanceof Uint8Array) {
+        if (value.byteLength > MAX_CELL_BYTES) throw tooLarge(value.byteLength, sql);
+        bytes += value.byteLength;
+        row[c] = new Uint8Array(value);
+        special = true;
+      } else {
+        bytes += 8;
+      }
+    }
+    rows.push(row);
   }
-  return builder.result(statement.columns);
+  return { result: { columns: statement.columns, rows, rowCount: rows.length, truncated }, special };
 }
-function toCell(value) {
-  if (typeof value === "bigint") return integerCell(value);
-  if (value instanceof Uint8Array) return new Uint8Array(value);
-  return value;
+function tooLarge(size, sql) {
+  return new SqlError(`a value in the result is ${Math.round(size / 1024)} KiB; values over ${MAX_CELL_BYTES / 1024} KiB are refused`, sql);
 }
 function runWrite(connection, sql) {
   try {
@@ -538,6 +563,22 @@ function runWrite(connection, sql) {
     if (error instanceof SqlRefusedError || !isSqliteError(error)) throw error;
     throw new SqlError(error.message, sql);
   }
+}
+
+// src/warehouse/sqlite/wire.ts
+function needsEncoding(cell) {
+  if (typeof cell === "number") return !Number.isFinite(cell) || Object.is(cell, -0);
+  return typeof cell === "bigint" || cell instanceof Uint8Array;
+}
+function encodeCell(cell) {
+  if (typeof cell === "bigint") return { $bigint: cell.toString() };
+  if (cell instanceof Uint8Array) return { $bytes: Buffer.from(cell.buffer, cell.byteOffset, cell.byteLength).toString("base64") };
+  if (typeof cell === "number" && needsEncoding(cell)) return { $number: Object.is(cell, -0) ? "-0" : String(cell) };
+  return cell;
+}
+function toWire(result, special) {
+  if (!special) return result;
+  return { ...result, rows: result.rows.map((row) => row.map(encodeCell)), encoded: true };
 }
 
 // src/warehouse/sqlite/sqlite-host.ts
@@ -549,7 +590,11 @@ function failure(id, kind, error) {
   const e = error instanceof Error ? error : new Error(String(error));
   return { id, error: { kind, message: e.message, stack: e.stack ?? "" } };
 }
-process.on("message", (request) => {
+process.on("message", (message) => {
+  if (Array.isArray(message)) for (const request of message) answer(request);
+  else answer(message);
+});
+function answer(request) {
   let open;
   try {
     open = (request.write ? writers : connections).get(request.file);
@@ -563,10 +608,12 @@ process.on("message", (request) => {
       send({ id: request.id, result: { columns: [], rows: [], rowCount: 0, truncated: false } });
       return;
     }
-    send({ id: request.id, result: runRead(open, request.sql, request) });
+    const options = { maxRows: request.maxRows ?? Infinity, legacyStringLiterals: request.legacyStringLiterals };
+    const { result, special } = runReadDetailed(open, request.sql, options);
+    send({ id: request.id, result: toWire(result, special) });
   } catch (error) {
     const kind = error instanceof SqlRefusedError ? "refused" : error instanceof SqlError ? "sql" : "bug";
     send(failure(request.id, kind, error));
   }
-});
+}
 send({ ready: true });

@@ -1,4 +1,5 @@
 import * as core from '@actions/core';
+import { shardFromText, type Shard } from '../shard/shard.js';
 import { ConfigError } from '../util/errors.js';
 
 /**
@@ -12,12 +13,13 @@ export type InputSource = (name: string) => string;
 export const actionsInputSource: InputSource = (name) => core.getInput(name);
 
 /**
- * What the Action runs: the base-vs-head `gate`, `score` / `check` of the head only, or
+ * What the Action runs: the base-vs-head `gate`, `score` / `check` of the head only,
  * `comment`: post the comment and check run of a report written by a `gate` step in another
- * workflow (the fork pattern: `workflow_run`, never the pull request's code).
+ * workflow (the fork pattern: `workflow_run`, never the pull request's code), or `merge`: the
+ * reports of shard jobs (`shard: i/n`) into the whole run's verdict, summary and comment.
  */
-export type ActionCommand = 'gate' | 'score' | 'check' | 'comment';
-export const ACTION_COMMANDS: readonly ActionCommand[] = ['gate', 'score', 'check', 'comment'];
+export type ActionCommand = 'gate' | 'score' | 'check' | 'comment' | 'merge';
+export const ACTION_COMMANDS: readonly ActionCommand[] = ['gate', 'score', 'check', 'comment', 'merge'];
 
 /** When the step fails: on a failing verdict (default), or `never` (adoption: report only). */
 export type FailOn = 'verdict' | 'never';
@@ -42,6 +44,10 @@ export interface ActionInputs {
   readonly checkRun: boolean;
   /** `command: comment`: the JSON report of the gate step, relative to the workspace. */
   readonly report: string;
+  /** Run only this shard of the questions (`i/n`); its report is for `command: merge`, it posts no comment. */
+  readonly shard: Shard | undefined;
+  /** `command: merge`: the shard jobs' reports, files or folders (every `.json` below), relative to the workspace. */
+  readonly reports: readonly string[];
 }
 
 /** In-code defaults, mirroring action.yml (the runner fills those; direct runs do not). */
@@ -54,6 +60,8 @@ export const INPUT_DEFAULTS = {
   'fail-on': 'verdict',
   'check-run': 'true',
   report: 'replaygate-report/report.json',
+  shard: '',
+  reports: '',
 } as const;
 
 /**
@@ -131,15 +139,32 @@ export function readActionInputs(source: InputSource = actionsInputSource): Acti
     // A leading '-' would be read by git as an option; refs have no whitespace.
     throw new ConfigError(`Input 'base-ref' must be a branch, tag or commit SHA, got ${JSON.stringify(baseRef)}.`);
   }
+  const command = getChoiceInput(source, 'command', ACTION_COMMANDS, INPUT_DEFAULTS.command);
+  const shardText = getOptionalInput(source, 'shard');
+  let shard: Shard | undefined;
+  if (shardText !== undefined) {
+    const parsed = shardFromText(shardText);
+    if ('error' in parsed) throw new ConfigError(`Input 'shard' ${parsed.error}.`);
+    if (command === 'merge' || command === 'comment') throw new ConfigError(`Input 'shard' is for the shard jobs (gate, score, check); command: ${command} takes none.`);
+    shard = parsed;
+  }
+  const reports = (getOptionalInput(source, 'reports') ?? '').split(/\s*\n\s*|\s*,\s*/).filter((r) => r !== '');
+  if (command === 'merge' && reports.length === 0) {
+    throw new ConfigError("Input 'reports' is required with command: merge: the shard jobs' report files, or a folder holding them (e.g. the folder download-artifact wrote).");
+  }
+  if (command !== 'merge' && reports.length > 0) throw new ConfigError("Input 'reports' is only for command: merge.");
+  if (reports.some((r) => r.includes('\0'))) throw new ConfigError("Input 'reports' must be paths, got a value with a NUL character.");
   return {
     config,
     baseRef,
-    command: getChoiceInput(source, 'command', ACTION_COMMANDS, INPUT_DEFAULTS.command),
+    command,
     comment: getBooleanInput(source, 'comment', true),
     githubToken: getOptionalInput(source, 'github-token'),
     workingDirectory,
     failOn: getChoiceInput(source, 'fail-on', FAIL_ON_VALUES, INPUT_DEFAULTS['fail-on']),
     checkRun: getBooleanInput(source, 'check-run', true),
     report,
+    shard,
+    reports,
   };
 }

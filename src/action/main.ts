@@ -15,7 +15,7 @@ import { changedLines, type ChangedLines } from './changed-lines.js';
 import { planCheckAnnotations } from './check-annotations.js';
 import { publishCheckRun, type CheckAnnotation } from './check-run.js';
 import { commentFromReport, type ActionReportEnvelope } from './comment-mode.js';
-import { BaseLoadError, changedFiles, checkoutBase, git, identityMap, mapLogger, repositoryRoot, type ChangedFile, type TextMap } from '../base-side/index.js';
+import { BaseLoadError, changedFiles, checkoutBase, git, identityMap, mapLogger, repositoryRoot, resolveCommit, type ChangedFile, type TextMap } from '../base-side/index.js';
 import { commentMarker, legacyCommentMarker, renderErrorSummary } from './comment-body.js';
 import { readRunnerEvent } from './event.js';
 import { pullRequestView } from './pull-request-view.js';
@@ -105,9 +105,11 @@ export async function run(deps: ActionDeps): Promise<ActionOutcome> {
   const setFailed = deps.setFailed ?? ((message: string) => core.setFailed(message));
   const state: RunState = { command: undefined, configLabel: undefined, map: identityMap, sticky: undefined };
   try {
-    const { result, comment, enforced, view } = await execute(deps, logger, state);
+    const { result, comment, enforced, view, partial } = await execute(deps, logger, state);
     let failure: string | undefined;
-    if (result.verdict === 'fail' && enforced) {
+    if (partial === true) {
+      // A shard's verdict is partial: the merge job's decides (and fails the check).
+    } else if (result.verdict === 'fail' && enforced) {
       failure = failureMessage(result);
       setFailed(failure);
     } else if (result.verdict === 'fail' && state.command !== 'comment') {
@@ -162,6 +164,8 @@ export interface ExecuteResult {
   /** False under `fail-on: never`. */
   readonly enforced: boolean;
   readonly view?: PullRequestView;
+  /** A shard job (`shard: i/n`): its verdict is the merge job's. */
+  readonly partial?: boolean;
 }
 
 async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promise<ExecuteResult> {
@@ -221,8 +225,12 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     notARepository = error;
   }
   const rel = (abs: string): string => toPosix(relative(root, abs));
-  const marker = commentMarker(inputs.command, configLabel);
-  const markers = inputs.command === 'gate' ? [marker, legacyCommentMarker(rel(headConfig))] : [marker];
+  // command: merge posts the comment of the command its shards ran, under that command's marker.
+  const reports = inputs.reports.map((r) => insideWorkspace(workspace, 'reports', r, workspace));
+  const shownCommand: Exclude<ActionCommand, 'merge' | 'comment'> =
+    inputs.command === 'merge' ? ((await (await import('./pipeline-merge.js')).mergedCommand(reports)) ?? 'gate') : (inputs.command as Exclude<ActionCommand, 'merge' | 'comment'>);
+  const marker = commentMarker(shownCommand, configLabel);
+  const markers = shownCommand === 'gate' ? [marker, legacyCommentMarker(rel(headConfig))] : [marker];
   if (pr !== undefined && inputs.comment && inputs.githubToken !== undefined && event.repo !== undefined) {
     state.sticky = { client: (deps.octokit ?? defaultOctokit)(inputs.githubToken), where: { ...event.repo, issueNumber: pr.number }, markers };
   }
@@ -234,7 +242,15 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     let baseConfig: string | undefined;
     const notes: string[] = [];
     const baseRef = inputs.baseRef ?? pr?.baseSha;
-    if (command === 'gate') {
+    const shard = inputs.shard;
+    if (command === 'merge') {
+      logger.info(`Merging the shard jobs' reports: ${reports.map((r) => toPosix(relative(workspace, r))).join(', ')}`);
+      // The shards replayed the base; the merge only names it (and the files the pull request changed).
+      if (shownCommand === 'gate' && baseRef !== undefined && notARepository === undefined) {
+        const sha = await resolveCommit(root, baseRef, 'base-ref');
+        baseCommit = { sha, label: inputs.baseRef ?? pr?.baseRef ?? sha };
+      }
+    } else if (command === 'gate') {
       if (baseRef === undefined) {
         logger.info(`The '${event.name || 'unknown'}' event is not a pull request and 'base-ref' is not set: nothing to compare, scoring the head only.`);
         command = 'score';
@@ -259,7 +275,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     const pipelineLogger = mapLogger(logger, state.map);
     let raw: GateRunResult;
     try {
-      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger });
+      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger, ...(shard ? { shard } : {}), ...(command === 'merge' ? { reports } : {}) });
     } catch (error) {
       if (!(error instanceof BaseLoadError) || baseCommit === undefined) throw error;
       const short = baseCommit.sha.slice(0, 7);
@@ -274,7 +290,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       notes.push(note);
       baseConfig = undefined;
       command = 'score';
-      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger });
+      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger, ...(shard ? { shard } : {}) });
     }
     const result = mapResult(raw, state.map);
     notes.push(...(result.notes ?? []));
@@ -332,13 +348,13 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     const summary = renderPullRequest(view, { marker, full: true, ...(extraBody === undefined ? {} : { extraBody }) });
 
     // Keyed by the command input too: gate, score and check steps on one config keep their own report.
-    const reportDir = join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate', slug(`${inputs.command}-${configLabel}`));
+    const reportDir = join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate', slug(`${shownCommand}-${configLabel}`));
     await mkdir(reportDir, { recursive: true });
     const reportPath = join(reportDir, 'report.json');
     const markdownPath = join(reportDir, 'report.md');
     const envelope: ActionReportEnvelope = {
       pullRequest: view,
-      comment: { command: inputs.command, config: configLabel, number: pr?.number ?? null, headSha: pr?.headSha ?? null },
+      comment: { command: shownCommand, config: configLabel, number: pr?.number ?? null, headSha: pr?.headSha ?? null },
       annotations: checkAnnotations,
     };
     const reportJson = { ...(result.report as object), ...envelope };
@@ -358,7 +374,10 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
 
     let comment: StickyResult | undefined;
     const sticky = state.sticky;
-    if (pr === undefined) {
+    if (shard !== undefined) {
+      logger.info(`Shard ${shard.index}/${shard.count}: no pull request comment, no check run and no verdict of its own; upload ${reportPath} for the merge job (command: merge).`);
+      state.sticky = undefined;
+    } else if (pr === undefined) {
       logger.info('Not a pull request event: no comment (the job summary has the report).');
     } else if (!inputs.comment) {
       logger.info("Input 'comment' is false: no pull request comment.");
@@ -381,14 +400,16 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     set('comment-url', comment !== undefined && comment.action !== 'skipped' ? (comment.url ?? '') : '');
 
     const client = inputs.githubToken === undefined || event.repo === undefined ? undefined : (sticky?.client ?? (deps.octokit ?? defaultOctokit)(inputs.githubToken));
-    if (pr !== undefined && inputs.checkRun && pr.fromFork) {
+    if (shard !== undefined) {
+      // the merge job creates the check run
+    } else if (pr !== undefined && inputs.checkRun && pr.fromFork) {
       logger.info('A pull request from a fork has a read-only token: no check run (the two-workflow pattern of docs/action.md posts it).');
     } else if (pr !== undefined && inputs.checkRun && client !== undefined && event.repo !== undefined) {
       const check = await publishCheckRun(
         client,
         event.repo,
         {
-          name: checkRunName(inputs.command, configLabel),
+          name: checkRunName(shownCommand, configLabel),
           headSha: pr.headSha,
           conclusion: result.verdict === 'pass' ? 'success' : view.enforced ? 'failure' : 'neutral',
           title: checkRunTitle(summary.head),
@@ -401,7 +422,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       if (check.action === 'skipped') logger.warning(`replaygate could not create its check run: ${check.reason}`);
       else logger.info(`Check run created with ${check.annotations} annotation${check.annotations === 1 ? '' : 's'}${check.url === undefined ? '' : `: ${check.url}`}`);
     }
-    return { result, comment, enforced: view.enforced, view };
+    return { result, comment, enforced: view.enforced, view, ...(shard !== undefined ? { partial: true } : {}) };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
-import { renderSchemaChecks, runSchemaChecks } from '../checks/index.js';
+import { renderSchemaChecks, runRankedSchemaChecks, type SchemaCheckRanks, type SchemaCheckReport } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
-import type { GateResult } from '../gate/index.js';
+import { gateResult, compareRuns, type AmbiguousGolden, type GateResult, type GateRules } from '../gate/index.js';
 import { confidenceThresholdsNote } from '../confidence/settings.js';
 import type { GoldenQuestion } from '../golden/types.js';
 import { describeAgent } from '../pipeline/describe.js';
@@ -11,12 +11,15 @@ import { openProject, type Project } from '../pipeline/project.js';
 import { replayAgent } from '../pipeline/replay.js';
 import { fencedBlock } from '../report/inert-markdown.js';
 import { agentGateView } from '../report/pull-request/build-view.js';
+import type { GoldenInfo, GoldenOutcome } from '../report/pull-request/build-view.js';
 import type { AgentGateView, AgentScoreView } from '../report/pull-request/types.js';
 import { buildScoreReport } from '../report/score-report.js';
 import { scoreMarkdown } from '../report/score-markdown.js';
 import type { RunRecord } from '../scoring/types.js';
 import { wilsonInterval } from '../stats/index.js';
-import { ConfigError, isUserError } from '../util/errors.js';
+import { configFingerprint, digestOf } from '../shard/fingerprint.js';
+import { shardSection, type ShardSection } from '../shard/section.js';
+import type { Shard } from '../shard/shard.js';
 import type { Logger } from '../util/logger.js';
 import { TOOL_NAME } from '../version.js';
 import { gateAgainstBase, onBase } from '../base-side/index.js';
@@ -65,16 +68,18 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
   const now = options.now ?? (() => new Date());
   const concurrency = options.concurrency ?? 8;
   return async (request: GateRunRequest): Promise<GateRunResult> => {
+    if (request.command === 'merge') return (await import('./pipeline-merge.js')).mergeShardReports(request.reports ?? [], request.logger);
     const head = await open(request.headConfig);
+    const shard = request.shard;
     try {
-      if (request.command === 'check') return await check(head, request.logger, concurrency);
+      if (request.command === 'check') return await check(head, request.logger, concurrency, shard);
       if (request.command === 'score' || request.baseConfig === undefined) {
-        return await score(head, request.logger, concurrency, now);
+        return await score(head, request.logger, concurrency, now, shard);
       }
       const baseConfig = request.baseConfig;
       const base = await onBase(() => open(baseConfig));
       try {
-        return await gate(base, head, request.logger, concurrency, now);
+        return await gate(base, head, request.logger, concurrency, now, shard);
       } finally {
         await base.close();
       }
@@ -84,6 +89,54 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
   };
 }
 
+/** One side's runs per agent, each run ranked by its index in the unsharded replay (for merging shards). */
+export type RankedSide = Readonly<Record<string, { readonly runs: readonly RunRecord[]; readonly ranks: readonly number[] }>>;
+
+/** What the Action's gate result is assembled from: the replays and what the projects say (see {@link gateFromParts}). */
+export interface GateParts {
+  readonly rules: GateRules;
+  readonly gated: readonly string[];
+  readonly newAgents: readonly string[];
+  readonly baseRuns: ReadonlyMap<string, readonly RunRecord[]>;
+  readonly headRuns: ReadonlyMap<string, readonly RunRecord[]>;
+  /** Per gated agent, its compared questions with an ambiguous golden result, with their head golden index. */
+  readonly ambiguous: Readonly<Record<string, readonly (AmbiguousGolden & { readonly rank: number })[]>>;
+  /** Every golden question of both commits, as the view shows it. */
+  readonly golden: readonly (readonly [string, GoldenInfo])[];
+  /** Per gated agent, the golden results of its stable breaks. */
+  readonly goldenResults: Readonly<Record<string, readonly (readonly [string, GoldenOutcome])[]>>;
+  readonly goldenChanges: readonly GoldenFileChange[];
+  readonly recordingCalls: NonNullable<GateRunResult['recordingCalls']>;
+  readonly goldenSources: NonNullable<GateRunResult['goldenSources']>;
+  readonly files: GateRunResult['files'];
+  /** Notes for the comment (the confidence thresholds in force). */
+  readonly notes?: readonly string[];
+}
+
+/** What an Action shard's report keeps for `command: merge`. */
+export type ActionShardPayload =
+  | ({ readonly command: 'gate'; readonly base: RankedSide; readonly head: RankedSide } & Omit<GateParts, 'baseRuns' | 'headRuns'>)
+  | { readonly command: 'score'; readonly agents: readonly string[]; readonly summaries: Parameters<typeof buildScoreReport>[0]['agents']; readonly match: string; readonly seeds: readonly number[]; readonly head: RankedSide; readonly files: GateRunResult['files'] }
+  | { readonly command: 'check'; readonly report: SchemaCheckReport; readonly ranks: SchemaCheckRanks; readonly files: GateRunResult['files'] };
+
+function ranked(project: Project, runs: ReadonlyMap<string, readonly RunRecord[]>): RankedSide {
+  const position = new Map(project.golden.map((q, i) => [q.id, i]));
+  const seeds = project.config.seeds;
+  const seedIndex = new Map(seeds.map((s, i) => [s, i]));
+  const out: Record<string, { runs: readonly RunRecord[]; ranks: readonly number[] }> = {};
+  for (const [agent, list] of runs) out[agent] = { runs: list, ranks: list.map((r) => (position.get(r.questionId) ?? 0) * seeds.length + (seedIndex.get(r.seed) ?? 0)) };
+  return out;
+}
+
+function fingerprintOf(project: Project, kind: string): Promise<string> {
+  return configFingerprint(project.config, project.golden, { kind, agents: [...project.config.agents.keys()], match: project.config.match, seeds: project.config.seeds, selection: {} });
+}
+
+/** The shard's report: the unsharded report's fields, the configuration fingerprint, and the shard with its payload. */
+function withShard(result: GateRunResult, fingerprint: string, section: ShardSection<ActionShardPayload>): GateRunResult {
+  return { ...result, report: { ...(result.report as object), fingerprint, shard: section } };
+}
+
 async function replayAll(
   project: Project,
   agents: readonly string[],
@@ -91,11 +144,12 @@ async function replayAll(
   side: string,
   concurrency: number,
   golden: GoldenResults = new GoldenResults(project.config.match, project.config.warehouse),
+  shard?: Shard,
 ): Promise<Map<string, RunRecord[]>> {
   const out = new Map<string, RunRecord[]>();
   for (const name of agents) {
-    const runs = await logger.group(`Replay ${side}: ${name}`, async () => {
-      const r = await replayAgent(project, name, { goldenResults: golden, concurrency });
+    const runs = await logger.group(`Replay ${side}: ${name}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}`, async () => {
+      const r = await replayAgent(project, name, { goldenResults: golden, concurrency, ...(shard ? { shard } : {}) });
       logger.info(`${r.length} runs, ${r.filter((x) => x.outcome === 'correct').length} correct, ${r.filter((x) => x.outcome === 'missing_recording').length} missing recordings`);
       return r;
     });
@@ -104,36 +158,93 @@ async function replayAll(
   return out;
 }
 
-async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date): Promise<GateRunResult> {
+async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date, shard?: Shard): Promise<GateRunResult> {
   // The base-versus-head gate shared with `replaygate gate --base-ref` (src/base-side/gate-sides.ts).
   const headGolden = new GoldenResults(head.config.match, head.config.warehouse);
-  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden });
-  const { newAgents } = sides;
+  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden, ...(shard ? { shard } : {}) });
+  const { newAgents, rules } = sides;
   const gated = sides.results.map((r) => r.agent);
   // New agents are scored, not gated: there is no base to compare them with.
-  await replayAll(head, newAgents, logger, 'head', concurrency, headGolden);
-  const results: { agent: string; gate: GateResult }[] = [];
-  const views: AgentGateView[] = [];
+  const newRuns = await replayAll(head, newAgents, logger, 'head', concurrency, headGolden, shard);
+  const goldenRank = new Map(head.golden.map((q, i) => [q.id, i]));
+  const ambiguous: Record<string, (AmbiguousGolden & { rank: number })[]> = {};
+  const goldenResults: Record<string, (readonly [string, GoldenOutcome])[]> = {};
+  let golden: (readonly [string, GoldenInfo])[] = [];
   for (const r of sides.results) {
-    results.push({ agent: r.agent, gate: r.gate });
+    ambiguous[r.agent] = r.gate.ambiguousGolden.map((a) => ({ ...a, rank: goldenRank.get(a.id) ?? 0 }));
     const evidence = await gateEvidence({ base, candidate: head, result: r.gate, baseRuns: r.baseRuns, candidateRuns: r.headRuns, goldenResults: headGolden });
-    views.push(agentGateView(r.agent, r.gate, evidence));
+    golden = [...evidence.golden];
+    goldenResults[r.agent] = [...evidence.goldenResults];
   }
-  const several = results.length > 1;
-  const label = (agent: string, text: string): string => (several ? `${agent}: ${text}` : text);
-  const reasons: VerdictReason[] = results.flatMap((r) => r.gate.reasons.map((x) => ({ code: x.code, message: label(r.agent, x.message) })));
-  const missing: MissingRecordingNote[] = [];
-  for (const r of sides.results) missing.push(...missingOf(r.baseRuns, 'base'), ...missingOf(r.headRuns, 'candidate'));
-  const thresholds = await confidenceThresholdsNote(head.config);
-  const first = results[0]?.gate;
-  const verdict = results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail';
-  const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt: now().toISOString(), verdict, agents: results, newAgents };
   const recordingCalls = [];
   for (const agent of gated) {
     const b = base.config.agents.get(agent)?.recording;
     const h = head.config.agents.get(agent)?.recording;
     if (h !== undefined) recordingCalls.push({ agent, ...(await onBase(() => recordingCallsChange(b, h))) });
   }
+  const thresholds = await confidenceThresholdsNote(head.config);
+  const baseRuns = new Map(sides.results.map((r) => [r.agent, r.baseRuns]));
+  const headRuns = new Map([...sides.results.map((r): [string, readonly RunRecord[]] => [r.agent, r.headRuns]), ...newRuns]);
+  const parts: GateParts = {
+    rules,
+    gated,
+    newAgents,
+    baseRuns,
+    headRuns,
+    ambiguous,
+    golden,
+    goldenResults,
+    goldenChanges: goldenChanges(base, head),
+    recordingCalls,
+    goldenSources: head.golden.map((q) => ({ id: q.id, source: q.source })),
+    files: filesOf(head.config),
+    ...(thresholds !== undefined ? { notes: [thresholds] } : {}),
+  };
+  const result = gateFromParts(parts, now().toISOString());
+  if (shard === undefined) return result;
+  const { baseRuns: _b, headRuns: _h, ...rest } = parts;
+  const fingerprint = digestOf({ command: 'gate', head: await fingerprintOf(head, 'gate'), base: await fingerprintOf(base, 'gate') });
+  return withShard(result, fingerprint, shardSection(shard, head.golden, { command: 'gate', base: ranked(base, baseRuns), head: ranked(head, headRuns), ...rest }));
+}
+
+/**
+ * The Action's gate result from its parts: per gated agent the paired comparison, the verdict
+ * with the golden ambiguity of the compared questions, and the pull request view. Pure, so that
+ * `command: merge` assembles the whole run's result from its shards as the unsharded job does.
+ */
+export function gateFromParts(parts: GateParts, createdAt: string): GateRunResult {
+  const { rules, gated, newAgents, baseRuns, headRuns } = parts;
+  const results: { agent: string; gate: GateResult }[] = [];
+  const views: AgentGateView[] = [];
+  for (const agent of gated) {
+    const b = baseRuns.get(agent) ?? [];
+    const c = headRuns.get(agent) ?? [];
+    const comparison = compareRuns(b, c, rules);
+    const compared = new Set(comparison.questions.map((q) => q.questionId));
+    const ambiguous = [...(parts.ambiguous[agent] ?? [])]
+      .filter((a) => compared.has(a.id))
+      .sort((x, y) => x.rank - y.rank)
+      .map(({ id, reason }) => ({ id, reason }));
+    const result = gateResult(comparison, rules, { checked: true, ambiguous });
+    results.push({ agent, gate: result });
+    const outcomes = new Map(parts.goldenResults[agent] ?? []);
+    const goldenResults = new Map<string, GoldenOutcome>();
+    for (const id of result.stableBreaks) {
+      const outcome = outcomes.get(id);
+      if (outcome !== undefined) goldenResults.set(id, outcome);
+    }
+    views.push(agentGateView(agent, result, { golden: new Map(parts.golden), goldenResults, baseRuns: b, candidateRuns: c }));
+  }
+  const several = results.length > 1;
+  const label = (agent: string, text: string): string => (several ? `${agent}: ${text}` : text);
+  const reasons: VerdictReason[] = results.flatMap((r) => r.gate.reasons.map((x) => ({ code: x.code, message: label(r.agent, x.message) })));
+  const missing: MissingRecordingNote[] = [];
+  for (const agent of gated) {
+    missing.push(...missingOf(baseRuns.get(agent) ?? [], 'base'), ...missingOf(headRuns.get(agent) ?? [], 'candidate'));
+  }
+  const first = results[0]?.gate;
+  const verdict = results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail';
+  const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt, verdict, agents: results, newAgents };
   return {
     command: 'gate',
     verdict,
@@ -145,14 +256,14 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     stableBreaks: results.flatMap((r) => r.gate.stableBreaks.map((id) => label(r.agent, id))),
     missingRecordings: missing,
     markdown: '',
-    ...(thresholds !== undefined ? { notes: [thresholds] } : {}),
+    ...(parts.notes !== undefined && parts.notes.length > 0 ? { notes: parts.notes } : {}),
     report,
     gateViews: views,
     newAgents,
-    goldenChanges: goldenChanges(base, head),
-    recordingCalls,
-    goldenSources: head.golden.map((q) => ({ id: q.id, source: q.source })),
-    files: filesOf(head.config),
+    goldenChanges: parts.goldenChanges,
+    recordingCalls: parts.recordingCalls,
+    goldenSources: parts.goldenSources,
+    files: parts.files,
   };
 }
 
@@ -198,16 +309,35 @@ function goldenChanges(base: Project, head: Project): GoldenFileChange[] {
   return out;
 }
 
-async function score(head: Project, logger: Logger, concurrency: number, now: () => Date): Promise<GateRunResult> {
+async function score(head: Project, logger: Logger, concurrency: number, now: () => Date, shard?: Shard): Promise<GateRunResult> {
   const agents = [...head.config.agents.keys()];
-  const runsByAgent = await replayAll(head, agents, logger, 'head', concurrency);
+  const runsByAgent = await replayAll(head, agents, logger, 'head', concurrency, undefined, shard);
+  const summaries = await Promise.all(agents.map((a) => describeAgent(head, a)));
+  const files = filesOf(head.config);
+  const result = scoreFromRuns({ agents, summaries, match: head.config.match, seeds: head.config.seeds, runs: runsByAgent, files, createdAt: now().toISOString() });
+  if (shard === undefined) return result;
+  const fingerprint = digestOf({ command: 'score', head: await fingerprintOf(head, 'score') });
+  return withShard(result, fingerprint, shardSection(shard, head.golden, { command: 'score', agents, summaries, match: head.config.match, seeds: head.config.seeds, head: ranked(head, runsByAgent), files }));
+}
+
+/** The Action's score result from the head's runs per agent (pure; `command: merge` uses it too). */
+export function scoreFromRuns(input: {
+  readonly agents: readonly string[];
+  readonly summaries: Parameters<typeof buildScoreReport>[0]['agents'];
+  readonly match: string;
+  readonly seeds: readonly number[];
+  readonly runs: ReadonlyMap<string, readonly RunRecord[]>;
+  readonly files: GateRunResult['files'];
+  readonly createdAt: string;
+}): GateRunResult {
+  const { agents, runs: runsByAgent } = input;
   const runs = [...runsByAgent.values()].flat();
   const report = buildScoreReport({
     tool: TOOL_NAME,
-    createdAt: now().toISOString(),
-    match: head.config.match,
-    seeds: head.config.seeds,
-    agents: await Promise.all(agents.map((a) => describeAgent(head, a))),
+    createdAt: input.createdAt,
+    match: input.match,
+    seeds: input.seeds,
+    agents: input.summaries,
     ambiguousGolden: [],
     runs,
   });
@@ -232,12 +362,21 @@ async function score(head: Project, logger: Logger, concurrency: number, now: ()
     markdown: scoreMarkdown(report),
     report,
     scores,
-    files: filesOf(head.config),
+    files: input.files,
   };
 }
 
-async function check(head: Project, logger: Logger, concurrency: number): Promise<GateRunResult> {
-  const report = await logger.group('Schema checks', () => runSchemaChecks(head, { concurrency }));
+async function check(head: Project, logger: Logger, concurrency: number, shard?: Shard): Promise<GateRunResult> {
+  const { report, ranks } = await logger.group('Schema checks', () => runRankedSchemaChecks(head, { concurrency, ...(shard ? { shard } : {}) }));
+  const files = filesOf(head.config);
+  const result = checkFromReport(report, files);
+  if (shard === undefined) return result;
+  const fingerprint = digestOf({ command: 'check', head: await fingerprintOf(head, 'check') });
+  return withShard(result, fingerprint, shardSection(shard, [...head.golden, ...ranks.metricQueries.map((id) => ({ id }))], { command: 'check', report, ranks, files }));
+}
+
+/** The Action's check result from a schema-check report (pure; `command: merge` uses it too). */
+export function checkFromReport(report: SchemaCheckReport, files: GateRunResult['files']): GateRunResult {
   const reasons: VerdictReason[] = [];
   const { golden, metrics, replays } = report;
   if (golden.failures.length > 0) reasons.push({ code: 'golden_sql', message: `${golden.failures.length} of ${golden.checked} golden SQL queries fail` });
@@ -268,7 +407,7 @@ async function check(head: Project, logger: Logger, concurrency: number): Promis
     markdown: `### Schema checks\n\n${fencedBlock(renderSchemaChecks(report), 'text')}\n`,
     report: { schemaVersion: 1, kind: 'action-check', ...report },
     findings,
-    files: filesOf(head.config),
+    files,
   };
 }
 

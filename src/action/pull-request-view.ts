@@ -70,7 +70,7 @@ export function pullRequestView(input: ViewInput): PullRequestView {
   return {
     schemaVersion: PULL_REQUEST_VIEW_VERSION,
     kind: 'replaygate-pull-request',
-    command: result.command === 'comment' ? 'gate' : result.command,
+    command: result.command === 'comment' || result.command === 'merge' ? 'gate' : result.command,
     verdict: result.verdict,
     enforced: input.enforced,
     config: input.configLabel,

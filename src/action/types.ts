@@ -1,5 +1,6 @@
 import type { AgentGateView, AgentScoreView } from '../report/pull-request/types.js';
 import type { Logger } from '../util/logger.js';
+import type { Shard } from '../shard/shard.js';
 import type { ActionCommand } from './inputs.js';
 
 /** What the Action asks the pipeline to run. */
@@ -10,6 +11,10 @@ export interface GateRunRequest {
   /** Absolute config file in the materialised base tree; set exactly for `gate`. */
   readonly baseConfig: string | undefined;
   readonly logger: Logger;
+  /** Replay only this shard of the golden questions (input `shard: i/n`); the report then carries what `merge` needs. */
+  readonly shard?: Shard;
+  /** `command: merge`: the shard jobs' report files (absolute). */
+  readonly reports?: readonly string[];
 }
 
 /** A run that ended in `missing_recording`. */
@@ -53,7 +58,7 @@ export interface VerdictReason {
  * annotations. Numbers are fractions (difference of shares in [−1, 1]); never NaN.
  */
 export interface GateRunResult {
-  /** What ran: `gate`, or `score`/`check` of the head only. */
+  /** What ran: `gate`, or `score`/`check` of the head only (for `merge`: the command the shards ran). */
   readonly command: ActionCommand;
   readonly verdict: 'pass' | 'fail';
   /** Empty exactly when the verdict is `pass`. */

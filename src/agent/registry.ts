@@ -1,10 +1,7 @@
 import type { AgentConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
-import { CommandAgent, type DatabaseUrl } from './command-agent.js';
-import { agentDeps } from './deps.js';
-import { loadCustomAgent } from './load-custom-agent.js';
+import type { DatabaseUrl } from './command-agent.js';
 import { SqlAgent } from './sql-agent.js';
-import { createToolsAgent } from './tools-agent.js';
 import type { Agent } from './types.js';
 import type { SqlDialect } from '../warehouse/types.js';
 
@@ -14,6 +11,8 @@ import type { SqlDialect } from '../warehouse/types.js';
  * `command` (any program, served a recording model endpoint; `databaseUrl` gives it `REPLAYGATE_DB`).
  * `semanticDialect`: the dialect of the database the semantic layer describes (default `sqlite`),
  * or a function of a per-database layer's database (`database:`).
+ * Only the `sql` agent is loaded with this module: the others (the semantic layer and its SQL
+ * parser, the tools, the endpoint) are imported when an agent of their kind is built.
  * @throws ConfigError for an unknown kind; DataError when a prompt file, semantic layer file or module cannot be read.
  */
 export async function createAgent(
@@ -26,12 +25,12 @@ export async function createAgent(
     case 'sql':
       return new SqlAgent(config);
     case 'tools':
-      return createToolsAgent(config, await agentDeps(semanticFiles, semanticDialect));
+      return (await import('./tools-agent.js')).createToolsAgent(config, await (await import('./deps.js')).agentDeps(semanticFiles, semanticDialect));
     case 'module':
-      return loadCustomAgent(config, await agentDeps(semanticFiles, semanticDialect));
+      return (await import('./load-custom-agent.js')).loadCustomAgent(config, await (await import('./deps.js')).agentDeps(semanticFiles, semanticDialect));
     case 'command':
       if (databaseUrl === undefined) throw new Error(`agent '${config.name}': a command agent needs the project's database URLs`);
-      return new CommandAgent(config, databaseUrl);
+      return new (await import('./command-agent.js')).CommandAgent(config, databaseUrl);
     default:
       throw new ConfigError(`agent '${config.name}': kind '${String(config.kind)}' is not available in this build`);
   }

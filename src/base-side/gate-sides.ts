@@ -7,6 +7,7 @@ import { replayAgent } from '../pipeline/replay.js';
 import type { RunRecord } from '../scoring/types.js';
 import { ConfigError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import type { Shard } from '../shard/shard.js';
 import { onBase } from './base-load-error.js';
 
 /** Options of {@link gateAgainstBase}. */
@@ -17,6 +18,8 @@ export interface GateSidesOptions {
   readonly seeds?: readonly number[];
   readonly split?: Split;
   readonly questions?: ReadonlySet<string>;
+  /** Only the questions of this shard (`--shard i/n`, the Action's `shard`), on both sides. */
+  readonly shard?: Shard;
   /** Runs in flight at once per agent (default 8). */
   readonly concurrency?: number;
   /** Groups each replay in the log (`Replay base: <agent>`) with a one-line count. */
@@ -88,6 +91,7 @@ export async function gateAgainstBase(base: Project, head: Project, options: Gat
     ...(options.seeds !== undefined ? { seeds: options.seeds } : {}),
     ...(options.split !== undefined ? { split: options.split } : {}),
     ...(options.questions !== undefined ? { questions: options.questions } : {}),
+    ...(options.shard !== undefined ? { shard: options.shard } : {}),
   };
   const baseGolden = new GoldenResults(base.config.match, base.config.warehouse);
   const headGolden = options.headGoldenResults ?? new GoldenResults(head.config.match, head.config.warehouse);

@@ -1,5 +1,9 @@
 export {
   runSchemaChecks,
+  runRankedSchemaChecks,
+  isPassed,
+  metricQueryId,
+  type SchemaCheckRanks,
   metricCheckQueries,
   type SchemaCheckReport,
   type SchemaCheckOptions,

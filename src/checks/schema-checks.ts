@@ -12,6 +12,7 @@ import { parseSemanticLayers } from '../semantic/load.js';
 import type { SemanticLayer } from '../semantic/types.js';
 import { ConfigError } from '../util/errors.js';
 import { databaseLabel, SqlError, type DatabaseConfig, type SqlEngine } from '../warehouse/types.js';
+import { inShard, type Shard } from '../shard/shard.js';
 
 /** A golden question whose SQL does not run. */
 export interface GoldenFailure {
@@ -89,6 +90,30 @@ export interface SchemaCheckOptions {
   readonly concurrency?: number;
   /** Called for every statement the checks run (golden, metric and replayed agent SQL), with its duration in ms. */
   readonly onStatement?: (sql: string, database: string, ms: number) => void;
+  /**
+   * Check only this shard: the golden questions and recorded runs of the questions in it, and
+   * the metric queries in it (a metric query's shard is fixed by its metric and dimension).
+   */
+  readonly shard?: Shard;
+}
+
+/**
+ * Where each failure of a report stands in the unsharded check's order (golden order; metric
+ * query order; agent, seed, golden order), for merging the reports of shards; and the metrics
+ * in definition order.
+ */
+export interface SchemaCheckRanks {
+  readonly golden: readonly (readonly number[])[];
+  readonly metrics: readonly (readonly number[])[];
+  readonly replays: readonly (readonly number[])[];
+  readonly metricOrder: readonly string[];
+  /** Shard keys of every metric query (see {@link metricQueryId}), in order. */
+  readonly metricQueries: readonly string[];
+}
+
+/** The shard key of a metric query. */
+export function metricQueryId(query: { readonly metric: string; readonly dimension?: string }): string {
+  return query.dimension === undefined ? `metric:${query.metric}` : `metric:${query.metric}:${query.dimension}`;
 }
 
 /**
@@ -105,30 +130,50 @@ export interface SchemaCheckOptions {
  * @example (await runSchemaChecks(project)).passed // true on the unchanged Chinook example
  */
 export async function runSchemaChecks(project: Project, options: SchemaCheckOptions = {}): Promise<SchemaCheckReport> {
+  return (await runRankedSchemaChecks(project, options)).report;
+}
+
+/** {@link runSchemaChecks}, with where each failure stands in the unsharded order (for `--shard`). */
+export async function runRankedSchemaChecks(project: Project, options: SchemaCheckOptions = {}): Promise<{ report: SchemaCheckReport; ranks: SchemaCheckRanks }> {
   const observed = options.onStatement ? observeStatements(project, options.onStatement) : project;
   // One set of golden results for check (a) and the replays of check (c): each golden query runs once.
   const goldenResults = new GoldenResults(observed.config.match, observed.config.warehouse);
-  const golden = await checkGolden(observed, goldenResults);
-  const metrics = await checkMetrics(observed);
+  const golden = await checkGolden(observed, goldenResults, options.shard);
+  const metrics = await checkMetrics(observed, options.shard);
   const replays = await checkReplays(observed, options, goldenResults);
   const databases = [...project.config.warehouse.databases.values()];
   return {
-    target: options.target ?? (databases.length === 1 ? databaseLabel(databases[0] as DatabaseConfig) : `${databases.length} databases`),
-    golden,
-    metrics,
-    replays,
-    passed: golden.failures.length === 0 && metrics.failures.length === 0 && replays.failures.length === 0 && replays.missingRecordings.length === 0,
+    report: {
+      target: options.target ?? (databases.length === 1 ? databaseLabel(databases[0] as DatabaseConfig) : `${databases.length} databases`),
+      golden: golden.result,
+      metrics: metrics.result,
+      replays: replays.result,
+      passed: isPassed(golden.result, metrics.result, replays.result),
+    },
+    ranks: { golden: golden.ranks, metrics: metrics.ranks, replays: replays.ranks, metricOrder: metrics.order, metricQueries: metrics.ids },
   };
 }
 
-async function checkGolden(project: Project, goldenResults: GoldenResults): Promise<SchemaCheckReport['golden']> {
-  const withSql = project.golden.filter((q) => q.goldenSql !== undefined);
+/** Whether every failure list of the three checks is empty. */
+export function isPassed(golden: SchemaCheckReport['golden'], metrics: SchemaCheckReport['metrics'], replays: SchemaCheckReport['replays']): boolean {
+  return golden.failures.length === 0 && metrics.failures.length === 0 && replays.failures.length === 0 && replays.missingRecordings.length === 0;
+}
+
+async function checkGolden(project: Project, goldenResults: GoldenResults, shard: Shard | undefined): Promise<{ result: SchemaCheckReport['golden']; ranks: number[][] }> {
+  const position = new Map(project.golden.map((q, i) => [q.id, i]));
+  const withSql = project.golden.filter((q) => q.goldenSql !== undefined && inShard(q.id, shard));
+  // Every golden query is sent at once (the hosts run them while this process waits); failures keep golden order.
+  const results = await Promise.all(withSql.map((q) => goldenResults.get(q, project.engineFor(q))));
   const failures: GoldenFailure[] = [];
-  for (const q of withSql) {
-    const result = await goldenResults.get(q, project.engineFor(q));
-    if (!result.ok) failures.push({ id: q.id, source: q.source, error: result.sqlError ?? result.error });
-  }
-  return { checked: withSql.length, failures };
+  const ranks: number[][] = [];
+  withSql.forEach((q, i) => {
+    const result = results[i];
+    if (result !== undefined && !result.ok) {
+      failures.push({ id: q.id, source: q.source, error: result.sqlError ?? result.error });
+      ranks.push([position.get(q.id) ?? 0]);
+    }
+  });
+  return { result: { checked: withSql.length, failures }, ranks };
 }
 
 /** The metric queries the check runs: each metric alone, then grouped by each available dimension (time dimensions at each grain). */
@@ -144,37 +189,41 @@ export function metricCheckQueries(layer: SemanticLayer): { metric: string; dime
   return out;
 }
 
-async function checkMetrics(project: Project): Promise<SchemaCheckReport['metrics']> {
+async function checkMetrics(project: Project, shard: Shard | undefined): Promise<{ result: SchemaCheckReport['metrics']; ranks: number[][]; order: string[]; ids: string[] }> {
   const files = project.config.semanticFiles;
-  if (files.length === 0) return { queries: 0, metrics: 0, failures: [], failingMetrics: [] };
+  if (files.length === 0) return { result: { queries: 0, metrics: 0, failures: [], failingMetrics: [] }, ranks: [], order: [], ids: [] };
   const databases = project.config.warehouse.databases;
   const layers = await parseSemanticLayers(files, (db) => (db === undefined ? semanticDialect(databases) : databaseDialect(databases, db)));
-  const failures: MetricFailure[] = [];
-  let queries = 0;
-  let metrics = 0;
-  const order: string[] = [];
-  for (const layer of layers) {
-    const engine = semanticEngine(project, layer);
-    const several = layers.length > 1;
-    // With several databases a metric is named with its database: `car_1.cars`.
+  // Each layer's database first: a wrong `database:` fails every shard, whatever queries it holds.
+  const engines = new Map(layers.map((layer) => [layer, semanticEngine(project, layer)]));
+  const several = layers.length > 1;
+  // Every layer's metric queries in check order; with several databases a metric is named with its database: `car_1.cars`.
+  const all = layers.flatMap((layer) => {
     const label = (metric: string): string => (several && layer.database !== undefined ? `${layer.database}.${metric}` : metric);
-    const list = metricCheckQueries(layer);
-    queries += list.length;
-    metrics += layer.metrics.size;
-    order.push(...[...layer.metrics.keys()].map(label));
-    for (const query of list) {
-      try {
-        const { sql } = compileMetricQuery(layer, { metrics: [query.metric], ...(query.dimension ? { group_by: [query.dimension] } : {}) }, engine.dialect);
-        // One row is enough to know the statement runs; the full result is not needed.
-        await engine.query(sql, { maxRows: 1, timeoutMs: project.config.warehouse.timeoutMs });
-      } catch (error) {
-        if (!(error instanceof SqlError) && !(error instanceof SemanticQueryError)) throw error;
-        failures.push({ metric: label(query.metric), ...(query.dimension ? { dimension: query.dimension } : {}), source: query.source, error: error.message });
-      }
+    return metricCheckQueries(layer).map((query) => ({ layer, query, label: label(query.metric) }));
+  });
+  const order = layers.flatMap((layer) => [...layer.metrics.keys()].map((m) => (several && layer.database !== undefined ? `${layer.database}.${m}` : m)));
+  const ids = all.map(({ query, label }) => metricQueryId({ metric: label, ...(query.dimension ? { dimension: query.dimension } : {}) }));
+  const failures: MetricFailure[] = [];
+  const ranks: number[][] = [];
+  let queries = 0;
+  for (const [index, { layer, query, label }] of all.entries()) {
+    if (!inShard(ids[index] as string, shard)) continue;
+    queries += 1;
+    const engine = engines.get(layer) as SqlEngine;
+    try {
+      const { sql } = compileMetricQuery(layer, { metrics: [query.metric], ...(query.dimension ? { group_by: [query.dimension] } : {}) }, engine.dialect);
+      // One row is enough to know the statement runs; the full result is not needed.
+      await engine.query(sql, { maxRows: 1, timeoutMs: project.config.warehouse.timeoutMs });
+    } catch (error) {
+      if (!(error instanceof SqlError) && !(error instanceof SemanticQueryError)) throw error;
+      failures.push({ metric: label, ...(query.dimension ? { dimension: query.dimension } : {}), source: query.source, error: error.message });
+      ranks.push([index]);
     }
   }
   const failing = new Set(failures.map((f) => f.metric));
-  return { queries, metrics, failures, failingMetrics: order.filter((m) => failing.has(m)) };
+  const metrics = layers.reduce((n, layer) => n + layer.metrics.size, 0);
+  return { result: { queries, metrics, failures, failingMetrics: order.filter((m) => failing.has(m)) }, ranks, order, ids };
 }
 
 /**
@@ -208,13 +257,16 @@ function semanticEngine(project: Project, layer: SemanticLayer): SqlEngine {
  * the golden-SQL check) scores as an empty result instead of stopping the replay, as it does in
  * `score` and `gate`.
  */
-async function checkReplays(project: Project, options: SchemaCheckOptions, goldenResults: GoldenResults): Promise<SchemaCheckReport['replays']> {
+async function checkReplays(project: Project, options: SchemaCheckOptions, goldenResults: GoldenResults): Promise<{ result: SchemaCheckReport['replays']; ranks: number[][] }> {
   const known = new Set(project.golden.map((q) => q.id));
+  const position = new Map(project.golden.map((q, i) => [q.id, i]));
+  const ranks: number[][] = [];
   const failures: ReplayFailure[] = [];
   const missingRecordings: MissingAgentRecording[] = [];
   let checked = 0;
   let orphaned = 0;
-  for (const name of options.agents ?? [...project.config.agents.keys()]) {
+  const agents = options.agents ?? [...project.config.agents.keys()];
+  for (const [agentIndex, name] of agents.entries()) {
     const config = project.config.agents.get(name);
     if (!config) throw new ConfigError(`no agent '${name}' in ${project.config.file} (known: ${[...project.config.agents.keys()].join(', ')})`);
     if (!(await hasManifest(config.recording))) {
@@ -226,6 +278,7 @@ async function checkReplays(project: Project, options: SchemaCheckOptions, golde
     const bySeed = new Map<number, Set<string>>();
     try {
       for (const run of recording.runs()) {
+        if (!inShard(run.questionId, options.shard)) continue;
         if (!known.has(run.questionId)) {
           orphaned += 1;
           continue;
@@ -257,10 +310,11 @@ async function checkReplays(project: Project, options: SchemaCheckOptions, golde
           callIndex: run.calls,
           detail: run.detail ?? '',
         });
+        ranks.push([agentIndex, seed, position.get(run.questionId) ?? 0]);
       }
     }
   }
-  return { checked, failures, orphaned, missingRecordings };
+  return { result: { checked, failures, orphaned, missingRecordings }, ranks };
 }
 
 /** The project with every engine wrapped to report each statement and its duration. */

@@ -19,8 +19,9 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
     exitCode: EXIT.pass,
     ...overrides,
   };
-  const program = buildProgram(ctx);
   try {
+    // Only the command named in argv is loaded: `replaygate --version` imports no pipeline code.
+    const program = await buildProgram(ctx, argv);
     await program.parseAsync([...argv], { from: 'user' });
     return ctx.exitCode;
   } catch (error) {

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
+import { shardFromText, type Shard } from '../shard/shard.js';
 
 /**
  * Parses `--seeds`: a count `5` (seeds 0..4) or a list `0,3,7`; a trailing comma makes a
@@ -59,4 +60,16 @@ export function sideOption(side: 'base' | 'candidate'): Option {
 /** `--base-runs <file>` / `--candidate-runs <file>`: a side's runs from a score report instead of replaying. */
 export function sideRunsOption(side: 'base' | 'candidate'): Option {
   return new Option(`--${side}-runs <file>`, `take the ${side} runs from a \`replaygate score --json\` report instead of replaying`);
+}
+
+/** `--shard i/n`: run only shard i (1-based) of n; a question's shard is fixed by a hash of its id. */
+export function parseShard(value: string): Shard {
+  const shard = shardFromText(value);
+  if ('error' in shard) throw new InvalidArgumentError(`--shard ${shard.error}`);
+  return shard;
+}
+
+/** `--shard i/n`, shared by score, gate, check and confidence. */
+export function shardOption(): Option {
+  return new Option('--shard <i/n>', 'run only shard i of n (a question\'s shard is fixed by a hash of its id); merge the --json reports with `replaygate merge`').argParser(parseShard);
 }

@@ -1,23 +1,92 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import type { CliContext, RegisterCommand } from './context.js';
-import { registerCheck } from './commands/check.js';
-import { registerConfidence } from './commands/confidence.js';
-import { registerGate } from './commands/gate.js';
-import { registerImport } from './commands/import.js';
-import { registerJudge } from './commands/judge.js';
-import { registerRecord } from './commands/record.js';
-import { registerRecordings } from './commands/recordings.js';
-import { registerImportGenparse } from './commands/import-genparse.js';
-import { registerImportCandidates } from './commands/import-candidates.js';
-import { registerScore } from './commands/score.js';
-import { registerInit } from './commands/init.js';
 
-/** Every subcommand, in `--help` order. Add a command by adding its register function here. */
-const COMMANDS: readonly RegisterCommand[] = [registerInit, registerScore, registerImport, registerImportGenparse, registerImportCandidates, registerGate, registerRecord, registerRecordings, registerCheck, registerConfidence, registerJudge];
+/**
+ * A top-level subcommand: its name, the one-line summary `replaygate --help` lists, and how to
+ * load the module(s) that register it. A command's code is imported only when that command
+ * runs (or its own `--help` is asked for), so `replaygate --version` and `replaygate score`
+ * never load the judge, confidence, record or import code.
+ */
+interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  readonly load: () => Promise<readonly RegisterCommand[]>;
+}
 
-/** The `replaygate` program, writing through `ctx`. */
-export function buildProgram(ctx: CliContext): Command {
+/** Every subcommand, in `--help` order. Add a command by adding an entry here. */
+const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'init',
+    summary: 'create a new project: replaygate.yml, a golden file, a prompt and the GitHub workflow',
+    load: async () => [(await import('./commands/init.js')).registerInit],
+  },
+  {
+    name: 'score',
+    summary: 'replay agents over the golden questions and print their scorecards',
+    load: async () => [(await import('./commands/score.js')).registerScore],
+  },
+  {
+    name: 'import',
+    summary: 'import published data: predictions, genparse samples or candidates as recordings, Spider questions as golden YAML',
+    load: async () => {
+      const [base, genparse, candidates] = await Promise.all([
+        import('./commands/import.js'),
+        import('./commands/import-genparse.js'),
+        import('./commands/import-candidates.js'),
+      ]);
+      return [base.registerImport, genparse.registerImportGenparse, candidates.registerImportCandidates];
+    },
+  },
+  {
+    name: 'gate',
+    summary: 'compare a base and a candidate question by question and apply the gate rules (exit 1 on fail)',
+    load: async () => [(await import('./commands/gate.js')).registerGate],
+  },
+  {
+    name: 'merge',
+    summary: 'merge the JSON reports of --shard i/n runs into the report of the whole run',
+    load: async () => [(await import('./commands/merge.js')).registerMerge],
+  },
+  {
+    name: 'record',
+    summary: 'record the calls a replay would miss from an OpenAI-compatible endpoint',
+    load: async () => [(await import('./commands/record.js')).registerRecord],
+  },
+  {
+    name: 'recordings',
+    summary: 'keep recordings small and reviewable: upgrade, prune, diff (docs/recordings.md)',
+    load: async () => [(await import('./commands/recordings.js')).registerRecordings],
+  },
+  {
+    name: 'check',
+    summary: 'schema checks: golden SQL runs, metrics compile and run, recorded runs replay',
+    load: async () => [(await import('./commands/check.js')).registerCheck],
+  },
+  {
+    name: 'confidence',
+    summary: 'per-answer confidence from agreement among samples, with its evaluation',
+    load: async () => [(await import('./commands/confidence.js')).registerConfidence],
+  },
+  {
+    name: 'judge',
+    summary: 'a recorded LLM judge for what results cannot grade, and its calibration',
+    load: async () => [(await import('./commands/judge.js')).registerJudge],
+  },
+];
+
+/** The command an argument list runs: its first word (`help X` asks for X), or undefined. */
+function commandNamed(argv: readonly string[]): string | undefined {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+/**
+ * The `replaygate` program, writing through `ctx`. With `argv`, only the command it names is
+ * loaded (the others are listed by name and summary, for `--help` and did-you-mean); without,
+ * every command is loaded.
+ */
+export async function buildProgram(ctx: CliContext, argv?: readonly string[]): Promise<Command> {
   const program = new Command('replaygate')
     .description(
       'Gate changes to a text-to-SQL / analytics agent on recorded model runs, offline. ' +
@@ -30,7 +99,16 @@ export function buildProgram(ctx: CliContext): Command {
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => ctx.stdout(s), writeErr: (s) => ctx.stderr(s) })
     .exitOverride();
-  for (const register of COMMANDS) register(program, ctx);
+  const wanted = argv === undefined ? undefined : commandNamed(argv);
+  for (const entry of COMMANDS) {
+    if (argv === undefined || entry.name === wanted) {
+      for (const register of await entry.load()) register(program, ctx);
+      program.commands.find((c) => c.name() === entry.name)?.summary(entry.summary);
+    } else {
+      // Listed for --help and suggestions; never run (its real definition is loaded when named).
+      program.command(entry.name).summary(entry.summary).allowUnknownOption().helpOption(false);
+    }
+  }
   program.addHelpText(
     'after',
     '\nExit codes: 0 passed, 1 gate failed (or a run had no recording), 2 usage or input error, 3 internal error.\n' +

@@ -1,6 +1,8 @@
 import { isOrderedSql } from '../matching/index.js';
 import { DataError } from '../util/errors.js';
-import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
+import { readFile } from 'node:fs/promises';
+import { cacheKey, codeStamp, readCache, writeCache } from '../util/cache.js';
+import { parseYaml, type LoadedYaml } from '../util/yaml.js';
 import type { GoldenQuestion, QuestionKind, Split } from './types.js';
 
 const FIELDS = new Set(['id', 'question', 'split', 'kind', 'golden_sql', 'expected', 'db', 'ordered', 'set', 'hint', 'notes', 'tags']);
@@ -17,12 +19,11 @@ const SPLITS: readonly Split[] = ['dev', 'test'];
  *   mistyped field, an unknown kind/split/db, a duplicated id (naming both places), or a file
  *   with no questions.
  */
-export async function loadGoldenQuestions(files: readonly string[], databases?: ReadonlySet<string>): Promise<GoldenQuestion[]> {
+export async function loadGoldenQuestions(files: readonly string[], databases?: ReadonlySet<string>, options: GoldenLoadOptions = {}): Promise<GoldenQuestion[]> {
   const out: GoldenQuestion[] = [];
   const seen = new Map<string, string>();
   for (const file of files) {
-    const yaml = await loadYamlFile(file);
-    const questions = parseGoldenYaml(yaml, databases);
+    const questions = await loadGoldenFile(file, databases, options.cacheDir);
     if (questions.length === 0) {
       throw new DataError('holds no golden questions (an empty or truncated file?): add questions or remove the file', file);
     }
@@ -34,6 +35,49 @@ export async function loadGoldenQuestions(files: readonly string[], databases?: 
     }
   }
   return out;
+}
+
+/** Options of {@link loadGoldenQuestions}. */
+export interface GoldenLoadOptions {
+  /**
+   * Keep each file's validated questions in this cache folder (see `util/cache.ts`), keyed by
+   * the file's path and content, the known databases and this code: an unchanged file is then
+   * read as JSON instead of parsed and validated again.
+   */
+  readonly cacheDir?: string;
+}
+
+/** Bumped when the cached form of a golden file changes. */
+const CACHE_FORMAT = 'golden-1';
+let stamp: string | undefined;
+
+/** One golden file's questions, from the cache when its entry exists. @throws DataError as {@link loadGoldenQuestions}. */
+async function loadGoldenFile(file: string, databases: ReadonlySet<string> | undefined, dir: string | undefined): Promise<GoldenQuestion[]> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw new DataError(`cannot read file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, file);
+  }
+  let key: string | undefined;
+  if (dir !== undefined) {
+    stamp ??= codeStamp(import.meta.url, ['./load', '../util/yaml', '../matching/is-ordered-sql', '../matching/sql-scan']);
+    key = cacheKey(CACHE_FORMAT, stamp, file, JSON.stringify(databases === undefined ? null : [...databases].sort()), bytes);
+    const cached = readCache(dir, 'golden', key);
+    if (Array.isArray(cached)) return cached as GoldenQuestion[];
+  }
+  const questions = parseGoldenYaml(parseYaml(bytes.toString('utf8'), file), databases);
+  if (key !== undefined && dir !== undefined && jsonExact(questions)) writeCache(dir, 'golden', key, questions);
+  return questions;
+}
+
+/** True when JSON keeps every value as it is (no NaN, ±Infinity, -0, bigint or undefined in arrays). */
+function jsonExact(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value) && !Object.is(value, -0);
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (Array.isArray(value)) return value.every(jsonExact);
+  if (typeof value === 'object') return Object.values(value as object).every((v) => v === undefined || jsonExact(v));
+  return false;
 }
 
 /** Parses one loaded golden YAML document. @throws DataError as {@link loadGoldenQuestions}. */

@@ -49,7 +49,7 @@ function rx(source: string): RegExp {
  * "look the word up" (PROCESS_AS_KEYWORD). The third element lists the ASCII characters a
  * match can start with (`null`: any), used only to skip rules quickly.
  */
-const RULES: readonly (readonly [RegExp, TokenType | null, RegExp | null])[] = [
+const ruleTable = (): readonly (readonly [RegExp, TokenType | null, RegExp | null])[] => [
   [rx(`(?:--|# )\\+[^\\n]*?(?:\\r\\n|\\r|\\n|$)`), 'Comment.Single.Hint', /[-#]/u],
   [rx(`(?:--|# )[^\\n]*?(?:\\r\\n|\\r|\\n|$)`), 'Comment.Single', /[-#]/u],
   [rx(`\\r\\n|\\r|\\n`), 'Newline', /[\r\n]/u],
@@ -102,10 +102,25 @@ const RULES: readonly (readonly [RegExp, TokenType | null, RegExp | null])[] = [
   [rx(`[+/@#%^&|-]+`), 'Other', /[+/@#%^&|-]/u],
 ];
 
-/** For each ASCII code, the indices of the rules that can match a token starting with it. */
-const RULES_BY_ASCII: readonly (readonly number[])[] = Array.from({ length: 128 }, (_, code) =>
-  RULES.flatMap(([, , first], index) => (first === null || first.test(String.fromCharCode(code)) ? [index] : [])));
-const ALL_RULES: readonly number[] = RULES.map((_, index) => index);
+interface Lexer {
+  readonly rules: ReturnType<typeof ruleTable>;
+  /** For each ASCII code, the indices of the rules that can match a token starting with it. */
+  readonly byAscii: readonly (readonly number[])[];
+  readonly all: readonly number[];
+}
+let lexer: Lexer | undefined;
+
+/** The lexer's tables, compiled on first use (spider mode only), not when the module loads. */
+function lexerTables(): Lexer {
+  if (lexer !== undefined) return lexer;
+  const rules = ruleTable();
+  lexer = {
+    rules,
+    byAscii: Array.from({ length: 128 }, (_, code) => rules.flatMap(([, , first], index) => (first === null || first.test(String.fromCharCode(code)) ? [index] : []))),
+    all: rules.map((_, index) => index),
+  };
+  return lexer;
+}
 
 /**
  * Words whose sqlparse keyword type matters to the statement splitter: plain `Keyword` for
@@ -180,6 +195,7 @@ function delimitedSpans(text: string): (pos: number) => Span | undefined {
 
 /** Tokenise like sqlparse's lexer; a generator so that the splitter can stop early. */
 function* tokens(text: string): Generator<Token> {
+  const { rules: RULES, byAscii: RULES_BY_ASCII, all: ALL_RULES } = lexerTables();
   const span = delimitedSpans(text);
   let pos = 0;
   while (pos < text.length) {
@@ -409,10 +425,19 @@ function replaceCurYear(sql: string): string {
  * @example spiderExecutableSql(' SELECT DISTINCT a FROM t WHERE b > = 1 ', 'prediction') // 'SELECT  a FROM t WHERE b >= 1'
  */
 export function spiderExecutableSql(sql: string, role: 'gold' | 'prediction'): string {
-  let text = role === 'prediction' ? pythonStrip(sql).replaceAll(' value ', ' 1 ') : pythonStrip(sql);
-  text = removeDistinct(spiderPostprocess(text));
-  return replaceCurYear(text);
+  const key = role === 'gold' ? `g${sql}` : `p${sql}`;
+  let out = executableMemo.get(key);
+  if (out === undefined) {
+    const text = role === 'prediction' ? pythonStrip(sql).replaceAll(' value ', ' 1 ') : pythonStrip(sql);
+    out = replaceCurYear(removeDistinct(spiderPostprocess(text)));
+    // seeds and sides often answer with the same SQL: tokenise each text once (pure function)
+    if (executableMemo.size >= 4096) executableMemo.clear();
+    executableMemo.set(key, out);
+  }
+  return out;
 }
+
+const executableMemo = new Map<string, string>();
 
 /**
  * Whether the official Spider evaluator treats row order as significant for this gold

@@ -7,11 +7,13 @@ import type { Project } from './project.js';
  * correct query could return other rows, so their execution match is ambiguous.
  */
 export async function goldenAmbiguities(project: Project, questions: readonly GoldenQuestion[]): Promise<{ id: string; reason: string }[]> {
+  const limited = questions.filter((q): q is GoldenQuestion & { goldenSql: string } => q.goldenSql !== undefined && /\blimit\b/i.test(q.goldenSql));
+  // All at once: the hosts run the re-run queries while this process does other work; order kept.
+  const verdicts = await Promise.all(limited.map((q) => limitTiesAmbiguity(q.goldenSql, project.engineFor(q))));
   const out: { id: string; reason: string }[] = [];
-  for (const q of questions) {
-    if (q.goldenSql === undefined || !/\blimit\b/i.test(q.goldenSql)) continue;
-    const verdict = await limitTiesAmbiguity(q.goldenSql, project.engineFor(q));
-    if (verdict.ambiguous === true) out.push({ id: q.id, reason: verdict.reason });
-  }
+  limited.forEach((q, i) => {
+    const verdict = verdicts[i];
+    if (verdict?.ambiguous === true) out.push({ id: q.id, reason: verdict.reason });
+  });
   return out;
 }

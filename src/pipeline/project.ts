@@ -4,6 +4,7 @@ import { loadConfig } from '../config/load.js';
 import type { ProjectConfig } from '../config/types.js';
 import { loadGoldenQuestions } from '../golden/load.js';
 import type { GoldenQuestion } from '../golden/types.js';
+import { cacheDir, cacheEnabled } from '../util/cache.js';
 import { ConfigError } from '../util/errors.js';
 import { openWarehouse, type Migration, type Warehouse } from '../warehouse/index.js';
 import type { DatabaseConfig, SqlDialect, SqlEngine } from '../warehouse/types.js';
@@ -40,6 +41,8 @@ export interface OpenProjectOptions {
   readonly migration?: { readonly migration: Migration; readonly databases?: readonly string[] };
   /** Override `warehouse.isolation` (e.g. for benchmarks). */
   readonly isolation?: 'process' | 'inline';
+  /** Keep validated golden files in `<project>/.replaygate/cache/` (default: on unless `REPLAYGATE_CACHE=0`). */
+  readonly cache?: boolean;
 }
 
 /**
@@ -60,7 +63,8 @@ export async function openProject(configFile: string, options: OpenProjectOption
   try {
     // Throws DataError naming the migration file and line; the warehouse is closed (copies removed, transaction rolled back).
     if (options.migration) await warehouse.migrate(options.migration.migration, options.migration.databases);
-    golden = await loadGoldenQuestions(config.goldenFiles, new Set(databases.keys()));
+    const cache = options.cache ?? cacheEnabled();
+    golden = await loadGoldenQuestions(config.goldenFiles, new Set(databases.keys()), cache ? { cacheDir: cacheDir(config.root) } : {});
   } catch (error) {
     await warehouse.close();
     throw error;

@@ -15,6 +15,7 @@ import type { Cell, QueryResult } from '../warehouse/types.js';
 import type { MatchMode } from '../config/types.js';
 import { GoldenResults } from './golden-results.js';
 import type { Project } from './project.js';
+import { inShard, type Shard } from '../shard/shard.js';
 
 /** Rows of an answer kept in a run record. */
 export const PREVIEW_ROWS = 100;
@@ -25,6 +26,8 @@ export interface ReplayOptions {
   /** Only these question ids (default: all). */
   readonly questions?: ReadonlySet<string>;
   readonly split?: Split;
+  /** Only the questions of this shard (`--shard i/n`), after `questions` and `split`. */
+  readonly shard?: Shard;
   /** Runs in flight at once (default 8); results keep question order whatever it is. */
   readonly concurrency?: number;
   /** Golden results shared across agents (created when absent). */
@@ -36,10 +39,21 @@ export interface ReplayOptions {
   /** Called after each run. */
   readonly onRun?: (run: RunRecord, done: number, total: number) => void;
   /**
+   * Keep each answer's first rows in its run record (default true). The gate compares outcomes
+   * only: without previews its runs take a fraction of the memory (10,000 questions × 5 seeds × 2 sides).
+   */
+  readonly preview?: boolean;
+  /**
    * Replay even when some golden SQL fails (their runs become `error` with the reason) instead of
    * refusing: for recording, where calls matter and grades do not.
    */
   readonly allowBrokenGolden?: boolean;
+  /**
+   * `outcome`: keep of each run only what the gate compares — who, which question and seed, the
+   * outcome, the counts, and the detail and key of a missing recording — so that 100,000 runs
+   * fit in a few megabytes. Default `full`.
+   */
+  readonly runFields?: 'full' | 'outcome';
   /**
    * Results match mode for the runs' outcomes (default: the config's `match`): e.g. the
    * confidence report's labels under another matching policy. `goldenResults`, when given, must
@@ -47,6 +61,28 @@ export interface ReplayOptions {
    */
   readonly match?: MatchMode;
 }
+
+/** A run record reduced to what the paired comparison and the repeats read (see `runFields`). */
+export function outcomeOnly(run: RunRecord): RunRecord {
+  const { agent, recording, questionId, split, kind, db, seed, outcome, keys, calls, promptTokens, completionTokens, detail } = run;
+  const missing = outcome === 'missing_recording';
+  return {
+    agent,
+    recording,
+    questionId,
+    split,
+    kind,
+    ...(db !== undefined ? { db } : {}),
+    seed,
+    outcome,
+    keys: missing ? keys : NO_KEYS,
+    calls,
+    promptTokens,
+    completionTokens,
+    ...(missing && detail !== undefined ? { detail } : {}),
+  };
+}
+const NO_KEYS: readonly string[] = Object.freeze([]);
 
 /**
  * Opens an agent's recording, saying which agent and what to do when there is none.
@@ -62,11 +98,16 @@ export async function openRecording(dir: string, root: string, agent: string, hi
 }
 
 /**
+/**
  * Questions selected by split and ids, in golden order; with `agent`, only those of the golden
- * files the agent answers (its `golden:`), which may leave none.
+ * files the agent answers (its `golden:`), which may leave none; then those of the shard (a
+ * shard may hold none of them: its report is then empty).
  * @throws DataError for unknown ids, or when split and ids select no question of the project.
  */
-export function selectQuestions(project: Project, options: Pick<ReplayOptions, 'questions' | 'split'> & { readonly agent?: string }): GoldenQuestion[] {
+export function selectQuestions(
+  project: Project,
+  options: Pick<ReplayOptions, 'questions' | 'split' | 'shard'> & { readonly agent?: string },
+): GoldenQuestion[] {
   if (options.questions) {
     const known = new Set(project.golden.map((q) => q.id));
     const unknown = [...options.questions].filter((id) => !known.has(id));
@@ -83,9 +124,9 @@ export function selectQuestions(project: Project, options: Pick<ReplayOptions, '
     );
   }
   const scope = options.agent === undefined ? undefined : project.config.agents.get(options.agent)?.golden;
-  if (scope === undefined) return selected;
-  const files = new Set(scope);
-  return selected.filter((q) => files.has(goldenFileOf(q)));
+  const files = scope === undefined ? undefined : new Set(scope);
+  const scoped = files === undefined ? selected : selected.filter((q) => files.has(goldenFileOf(q)));
+  return options.shard === undefined ? scoped : scoped.filter((q) => inShard(q.id, options.shard));
 }
 
 /** The golden file a question was loaded from (its `source` without `:line`). */
@@ -135,7 +176,9 @@ export async function replayAgent(project: Project, agentName: string, options: 
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
-      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match);
+      const withPreview = options.preview !== false && options.runFields !== 'outcome';
+      const full = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match, withPreview);
+      const run = options.runFields === 'outcome' ? outcomeOnly(full) : full;
       out[index] = run;
       done += 1;
       options.onRun?.(run, done, jobs.length);
@@ -158,6 +201,7 @@ async function runOne(
   seed: number,
   golden: GoldenResults,
   match: MatchMode,
+  withPreview: boolean,
 ): Promise<RunRecord> {
   const engine = project.engineFor(question);
   const { maxRows, timeoutMs } = project.config.warehouse;
@@ -254,7 +298,7 @@ async function runOne(
     resultDigest: resultDigest(end.result, { ordered: question.ordered }),
     rowCount: end.result.rowCount,
     truncated: end.result.truncated,
-    preview: preview(end.result),
+    ...(withPreview ? { preview: preview(end.result) } : {}),
     ...(end.text !== undefined ? { text: end.text } : {}),
     ...(detail !== undefined ? { detail } : {}),
   };
@@ -291,9 +335,17 @@ function endText(end: Exclude<AgentEnd, { status: 'answered' }>): { text?: strin
   }
 }
 
-/** First rows of a result, JSON-safe (bigint → decimal string, bytes → hex), long values cut. */
+/**
+ * First rows of a result, JSON-safe (bigint → decimal string, bytes → hex), long values cut. Rows
+ * that need no change are the result's own arrays, not copies (results are never changed).
+ */
 export function preview(result: QueryResult, rows = PREVIEW_ROWS): { columns: string[]; rows: unknown[][] } {
-  return { columns: [...result.columns], rows: result.rows.slice(0, rows).map((r) => r.map(jsonCell)) };
+  const kept = result.rows.length > rows ? result.rows.slice(0, rows) : result.rows;
+  return { columns: result.columns as string[], rows: kept.map((r) => (r.some(needsJsonCell) ? r.map(jsonCell) : (r as unknown[]))) };
+}
+
+function needsJsonCell(cell: Cell): boolean {
+  return typeof cell === 'bigint' || cell instanceof Uint8Array || (typeof cell === 'string' && cell.length > PREVIEW_CELL_CHARS);
 }
 
 /** Characters of a text or blob value kept in a report preview. */

@@ -19,6 +19,18 @@ export interface Token {
 }
 
 const WORD_CHAR = /[\p{L}\p{N}_$]/u;
+/** `/\s/` for one UTF-16 unit; ASCII without a regular expression (the hot path). */
+function isSpace(code: number, char: string): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return /\s/.test(char);
+}
+
+/** {@link WORD_CHAR} for one UTF-16 unit; ASCII without a regular expression. */
+function isWordChar(code: number, char: string): boolean {
+  if (code < 128) return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 36;
+  return WORD_CHAR.test(char);
+}
+
 const DOLLAR_TAG = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/u;
 
 /**
@@ -68,8 +80,9 @@ export function tokenize(sql: string, dialect: SqlDialect = 'sqlite'): Token[] {
   };
   let i = 0;
   while (i < sql.length) {
+    const code = sql.charCodeAt(i);
     const c = sql[i] as string;
-    if (/\s/.test(c)) {
+    if (isSpace(code, c)) {
       i++;
       continue;
     }
@@ -85,7 +98,7 @@ export function tokenize(sql: string, dialect: SqlDialect = 'sqlite'): Token[] {
     let end: number;
     let kind: TokenKind;
     const previous = sql[i - 1];
-    const afterWord = previous !== undefined && WORD_CHAR.test(previous);
+    const afterWord = previous !== undefined && isWordChar(previous.charCodeAt(0), previous);
     if (c === "'") [kind, end] = ['string', closingQuote(i, "'")];
     else if (c === '"') [kind, end] = ['double-quoted', closingQuote(i, '"')];
     else if (pg && (c === 'E' || c === 'e') && sql[i + 1] === "'" && !afterWord) [kind, end] = ['string', closingQuote(i + 1, "'", true)];
@@ -99,9 +112,9 @@ export function tokenize(sql: string, dialect: SqlDialect = 'sqlite'): Token[] {
     } else if (!pg && c === '`') [kind, end] = ['identifier', closingQuote(i, '`')];
     else if (!pg && c === '[') [kind, end] = ['identifier', closingQuote(i, ']')];
     else if (c === ';') [kind, end] = ['semicolon', i + 1];
-    else if (WORD_CHAR.test(c)) {
+    else if (isWordChar(code, c)) {
       end = i + 1;
-      while (end < sql.length && WORD_CHAR.test(sql[end] as string)) end++;
+      while (end < sql.length && isWordChar(sql.charCodeAt(end), sql[end] as string)) end++;
       kind = 'word';
     } else [kind, end] = ['punct', i + 1];
     if (kind === 'punct' && c === ')') depth = Math.max(0, depth - 1);

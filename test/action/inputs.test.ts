@@ -19,6 +19,8 @@ describe('Action inputs', () => {
       failOn: 'verdict',
       checkRun: true,
       report: 'replaygate-report/report.json',
+      shard: undefined,
+      reports: [],
     });
   });
 
@@ -29,7 +31,7 @@ describe('Action inputs', () => {
       runs: { using: string; main: string };
     };
     expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' });
-    expect(Object.keys(action.inputs).sort()).toEqual(['base-ref', 'check-run', 'command', 'comment', 'config', 'fail-on', 'github-token', 'report', 'working-directory']);
+    expect(Object.keys(action.inputs).sort()).toEqual(['base-ref', 'check-run', 'command', 'comment', 'config', 'fail-on', 'github-token', 'report', 'reports', 'shard', 'working-directory']);
     for (const [name, input] of Object.entries(action.inputs)) {
       expect(input.description.length, name).toBeGreaterThan(10);
       expect(name).toMatch(/^[a-z]+(-[a-z]+)*$/);
@@ -57,8 +59,17 @@ describe('Action inputs', () => {
     expect(() => readActionInputs(from({ comment: 'maybe' }))).toThrow(/Input 'comment' must be true or false .*got "maybe"/);
   });
 
+  it('reads shard: i/n, and reports for command: merge only', () => {
+    expect(readActionInputs(from({ shard: '2/4' })).shard).toEqual({ index: 2, count: 4 });
+    expect(() => readActionInputs(from({ shard: '5/4' }))).toThrow("Input 'shard' takes i/n with 1 ≤ i ≤ n ≤ 9999");
+    expect(() => readActionInputs(from({ command: 'merge' }))).toThrow("Input 'reports' is required with command: merge");
+    expect(() => readActionInputs(from({ command: 'merge', shard: '1/2', reports: 'r' }))).toThrow("Input 'shard' is for the shard jobs");
+    expect(() => readActionInputs(from({ reports: 'r.json' }))).toThrow("Input 'reports' is only for command: merge.");
+    expect(readActionInputs(from({ command: 'merge', reports: 'shards/a.json\nshards/b.json, shards/c' })).reports).toEqual(['shards/a.json', 'shards/b.json', 'shards/c']);
+  });
+
   it('rejects an unknown command, naming the choices', () => {
-    expect(() => readActionInputs(from({ command: 'deploy' }))).toThrow("Input 'command' must be one of gate, score, check, comment, got \"deploy\".");
+    expect(() => readActionInputs(from({ command: 'deploy' }))).toThrow("Input 'command' must be one of gate, score, check, comment, merge, got \"deploy\".");
     expect(() => readActionInputs(from({ 'fail-on': 'sometimes' }))).toThrow("Input 'fail-on' must be one of verdict, never, got \"sometimes\".");
     expect(readActionInputs(from({ 'fail-on': 'never' })).failOn).toBe('never');
     expect(getChoiceInput(from({ command: ' check ' }), 'command', ['gate', 'check'], 'gate')).toBe('check');

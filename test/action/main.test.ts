@@ -263,7 +263,7 @@ describe('run() with a fake pipeline', () => {
     [{ config: 'missing.yml' }, /^Input 'config': "missing.yml" not found \(looked for .*analytics\/missing\.yml\)/],
     [{ 'base-ref': 'no-such-branch' }, /^Input 'base-ref': "no-such-branch" is not a commit in this repository\./],
     [{ 'working-directory': 'nowhere' }, /^Input 'working-directory': "nowhere" is not a folder/],
-    [{ command: 'deploy' }, /^Input 'command' must be one of gate, score, check, comment, got "deploy"\.$/],
+    [{ command: 'deploy' }, /^Input 'command' must be one of gate, score, check, comment, merge, got "deploy"\.$/],
     [{ 'working-directory': '/etc' }, /^Input 'working-directory': "\/etc" resolves to \/etc, outside the workspace .* \(GITHUB_WORKSPACE\)\./],
     [{ 'working-directory': '../..' }, /^Input 'working-directory': "\.\.\/\.\." resolves to .*, outside the workspace /],
     [{ config: '../../../etc/hostname' }, /^Input 'config': "\.\.\/\.\.\/\.\.\/etc\/hostname" resolves to \/etc\/hostname, outside the workspace .*relative to working-directory/],

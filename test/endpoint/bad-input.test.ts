@@ -66,7 +66,8 @@ async function scoreOne(agent: string): Promise<{ code: number; run: RunRecord; 
 }
 
 function snapshot(): Map<string, string> {
-  return new Map(project.files().map((f) => [f, readFileSync(project.path(f), 'utf8')]));
+  // .replaygate/cache holds derived data (validated golden files) that any run may add.
+  return new Map(project.files().filter((f) => !f.startsWith('.replaygate/')).map((f) => [f, readFileSync(project.path(f), 'utf8')]));
 }
 
 /** True while the process exists and is not a zombie. */

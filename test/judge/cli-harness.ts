@@ -12,7 +12,7 @@ export async function cli(args: readonly string[], cwd: string, env: Readonly<Re
   let stdout = '';
   let stderr = '';
   const ctx: CliContext = { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), isTTY: false, cwd, env, exitCode: 0 };
-  const program = buildProgram(ctx);
+  const program = await buildProgram(ctx);
   if (!program.commands.some((c) => c.name() === 'judge')) registerJudge(program, ctx);
   try {
     await program.parseAsync([...args], { from: 'user' });

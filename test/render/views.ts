@@ -95,7 +95,7 @@ export async function exampleView(): Promise<PullRequestView> {
 async function cli(cwd: string, args: readonly string[]): Promise<void> {
   let out = '';
   const ctx: CliContext = { stdout: (s) => (out += s), stderr: (s) => (out += s), isTTY: false, cwd, env: {}, exitCode: 0 };
-  await buildProgram(ctx).parseAsync(['node', 'replaygate', ...args]);
+  await (await buildProgram(ctx)).parseAsync(['node', 'replaygate', ...args]);
   if (ctx.exitCode !== 0) throw new Error(`replaygate ${args.join(' ')} → exit ${ctx.exitCode}\n${out}`);
 }
 

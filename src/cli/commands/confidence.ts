@@ -30,7 +30,11 @@ import type { RunRecord } from '../../scoring/types.js';
 import { TOOL_NAME } from '../../version.js';
 import { ConfigError, DataError } from '../../util/errors.js';
 import { EXIT, type CliContext } from '../context.js';
-import { parseSeeds, parseWhole, questionsOption, splitOption } from '../options.js';
+import { parseSeeds, parseWhole, questionsOption, shardOption, splitOption } from '../options.js';
+import { configFingerprint } from '../../shard/fingerprint.js';
+import { confidenceShardPayload, labelsFileSource, type ConfidenceReportJson } from '../../shard/confidence-shards.js';
+import { shardSection } from '../../shard/section.js';
+import { shardLabel, type Shard } from '../../shard/shard.js';
 import { progressFor } from '../progress.js';
 
 /** Options shared by `confidence` and `confidence calibrate`: the samples, labels, policies and rules. */
@@ -42,6 +46,8 @@ interface SampleOptions {
   samplesKind?: SamplesKind;
   split?: 'dev' | 'test';
   questions?: Set<string>;
+  /** `confidence --shard i/n` only (calibrate fits on every answer). */
+  shard?: Shard;
   labels?: string;
   labelPolicy?: MatchPolicy[];
   agreementPolicy: MatchPolicy;
@@ -213,6 +219,7 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
         'with a pass / flag / abstain gate per answer and its evaluation (AUROC with bootstrap interval, ECE, Brier, gate table, ' +
         'accuracy–coverage chart) against execution-match labels (under a stated matching policy) or a labels file.',
     )
+    .addOption(shardOption())
     .option('--json <file>', 'write the report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the report as Markdown (tables and a Mermaid accuracy–coverage chart) here')
     .option('--svg <file>', 'write the accuracy–coverage chart as a standalone SVG file here')
@@ -234,6 +241,12 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
     )
     .action(async (opts: ConfidenceOptions) => {
       checkSampleOptions(opts);
+      if (opts.shard !== undefined && opts.plant !== undefined) {
+        throw new ConfigError('--plant draws the answers to plant from every question: run it without --shard');
+      }
+      if (opts.shard !== undefined && opts.json === undefined) {
+        throw new ConfigError(`--shard ${shardLabel(opts.shard)} assesses part of the questions: give --json FILE for its report, then combine the shards with replaygate merge`);
+      }
       const project = await openProject(resolve(ctx.cwd, opts.config));
       try {
         await runConfidence(project, opts, ctx);
@@ -299,12 +312,16 @@ interface Prepared {
   readonly byId: ReadonlyMap<string, GoldenQuestion>;
   readonly profileFor: (id: string) => WarehouseProfile;
   readonly timing: Record<string, number>;
+  /** The golden questions of the whole run (every shard's). */
+  readonly whole: readonly GoldenQuestion[];
 }
 
 async function prepare(project: Project, opts: SampleOptions, ctx: CliContext): Promise<Prepared> {
   const timing: Record<string, number> = {};
-  const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
-  const golden = selectQuestions(project, selection);
+  const unsharded = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
+  const selection = { ...unsharded, ...(opts.shard ? { shard: opts.shard } : {}) };
+  const whole = selectQuestions(project, unsharded);
+  const golden = opts.shard === undefined ? whole : selectQuestions(project, selection);
   const goldenResults = new GoldenResults(project.config.match, project.config.warehouse);
   const progress = progressFor(ctx, opts.progress);
   const replay = async (agent: string, seeds: readonly number[], match?: MatchPolicy): Promise<RunRecord[]> => {
@@ -401,6 +418,7 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext): 
     byId,
     profileFor,
     timing,
+    whole,
   };
 }
 
@@ -450,8 +468,80 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   const notes = aligned.unrecorded.length > 0 ? [`${aligned.unrecorded.length} selected golden questions have no recording in any sample set and are left out.`] : [];
   const thresholds = prepared.settings.thresholds;
   if (thresholds !== undefined) notes.push(calibratedGateNote(assessments, first?.labels, thresholds.value, thresholds.name));
-  const finalReport = { ...report, notes: [...report.notes, ...notes], tool: TOOL_NAME, createdAt: new Date().toISOString(), timingMs: { ...timing } };
+  const fingerprint = await configFingerprint(project.config, project.golden, {
+    kind: 'confidence',
+    agents: opts.agents ?? (opts.agent !== undefined ? [opts.agent] : []),
+    match: project.config.match,
+    seeds: opts.seeds ?? project.config.seeds,
+    selection: { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) },
+    extra: {
+      title,
+      kind,
+      sampleLabels: sets.map((s) => s.label),
+      labels: opts.labels ?? null,
+      labelPolicy: opts.labelPolicy ?? null,
+      agreementPolicy: opts.agreementPolicy,
+      definitions: prepared.definitions?.sources ?? null,
+      gate,
+      gateSource,
+      thinEvidence: opts.thinEvidence,
+      evaluation: { resamples: opts.resamples, seed: opts.bootstrapSeed },
+      plant: opts.plant ?? null,
+      plantSeed: opts.plantSeed,
+    },
+  });
+  const { definitions } = prepared;
+  const shardPayload = (): NonNullable<ConfidenceReportJson['shard']> =>
+    shardSection(
+      opts.shard as Shard,
+      prepared.whole,
+      confidenceShardPayload({
+        assessments,
+        ...(prepared.baseline !== undefined ? { baseline: prepared.baseline } : {}),
+        labelSets,
+        unrecorded: aligned.unrecorded,
+        settings: {
+          title,
+          samplesKind: kind,
+          sampleLabels: sets.map((s) => s.label),
+          agreementPolicy: opts.agreementPolicy,
+          gate,
+          gateSource,
+          thinEvidence: opts.thinEvidence,
+          judgeRecordings: false,
+          ...(definitions !== undefined
+            ? { definitions: { list: definitions.list.map((d) => ({ id: d.id, effect: d.effect, approver: d.approver, approved: d.approved })), sources: definitions.sources, dialect: definitions.dialect } }
+            : {}),
+          evaluation: { resamples: opts.resamples, seed: opts.bootstrapSeed },
+        },
+        ...(opts.labels !== undefined ? { labelsFile: opts.labels } : {}),
+        ...(thresholds !== undefined ? { calibrated: { value: thresholds.value, name: thresholds.name } } : {}),
+      }),
+    );
+  const finalReport: ConfidenceReportJson = {
+    ...report,
+    notes: [...report.notes, ...notes],
+    tool: TOOL_NAME,
+    createdAt: new Date().toISOString(),
+    timingMs: { ...timing },
+    fingerprint,
+    ...(opts.shard !== undefined ? { shard: shardPayload() } : {}),
+  };
+  await printConfidenceReport(ctx, finalReport, opts);
+}
 
+/** Prints a confidence report (text, time), writes `--json` / `--markdown` / `--svg`; exit code 0. Used by `confidence` and `merge`. */
+export async function printConfidenceReport(
+  ctx: CliContext,
+  finalReport: ConfidenceReportJson,
+  opts: { readonly maxAnswers?: number; readonly json?: string; readonly markdown?: string; readonly svg?: string },
+): Promise<void> {
+  const report = finalReport;
+  const timing = finalReport.timingMs ?? {};
+  const shard = finalReport.shard;
+  if (shard !== undefined) {
+    ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions (the evaluation is the merge's: replaygate merge of every shard's --json report)\n\n`);
+  }
   const unlabelled = unlabelledNote(report.unlabelled, report.answers.length);
   if (unlabelled !== undefined) ctx.stderr(`warning: ${unlabelled}\n`);
   const render = opts.maxAnswers !== undefined ? { maxAnswers: opts.maxAnswers } : {};
@@ -486,10 +576,11 @@ async function collectLabelSets(
       throw new ConfigError(`cannot read the labels file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, opts.labels);
     }
     const labels = parseLabels(text, opts.labels, new Set(aligned.questions.map((q) => q.questionId)));
-    if (labels.size === 0) {
+    // A shard may hold none of the labelled questions: the merge checks the whole run's labels.
+    if (labels.size === 0 && opts.shard === undefined) {
       throw new DataError(`the labels file labels none of the ${aligned.questions.length} answers, so there is nothing to evaluate; give one label per golden question id (JSON {"<id>": true}, JSONL, or CSV id,correct)`, opts.labels);
     }
-    sets.push({ policy: 'file', source: `labels file ${opts.labels} (${labels.size} labels)`, labels });
+    sets.push({ policy: 'file', source: labelsFileSource(opts.labels, labels.size), labels });
   }
   const policies = opts.labelPolicy ?? (opts.labels === undefined ? [project.config.match] : []);
   for (const policy of policies) {

@@ -26,13 +26,22 @@ export const DEFAULT_DISTINCT_LIMIT = 100_000;
 export interface SqliteOptions {
   /** SQLite driver (default `auto`: better-sqlite3 when its native addon loads, else `node:sqlite`). */
   readonly driver?: DriverChoice;
-  /** Host processes; each database file is served by one of them (default: the number of cores). */
+  /**
+   * Host processes; each database file is served by one of them (default: the number of cores
+   * less one, at least one — the replaying process needs a core of its own: on two cores one
+   * host and the parent finish sooner than two hosts competing with it).
+   */
   readonly hosts?: number;
   /**
    * `process` (default): statements run in host processes, which are killed at the time limit.
    * `inline`: statements run in this process — faster, but a runaway statement cannot be stopped.
    */
   readonly isolation?: 'process' | 'inline';
+}
+
+/** The default number of host processes: the cores less the one the replaying process uses, at least one. */
+export function defaultHosts(): number {
+  return Math.max(1, availableParallelism() - 1);
 }
 
 /** Every SQLite database of a warehouse: one pool of host processes (or the inline pool). */
@@ -47,7 +56,7 @@ export class SqliteBackend implements EngineBackend<{ readonly engine: 'sqlite';
     private readonly defaults: BackendDefaults,
   ) {
     this.engineName = loadDriver(options.driver ?? 'auto').name;
-    const hosts = options.hosts ?? availableParallelism();
+    const hosts = options.hosts ?? defaultHosts();
     if (!Number.isInteger(hosts) || hosts < 1) {
       throw new ConfigError(`warehouse hosts must be a whole number ≥ 1, got ${hosts}`);
     }

@@ -10,8 +10,9 @@
 import { ConnectionCache } from './connections.js';
 import { loadDriver, type DriverName, type SqliteConnection } from './drivers.js';
 import type { HostFailure, HostReply, HostRequest } from './host-pool.js';
-import { runRead, runWrite } from './read.js';
+import { runReadDetailed, runWrite } from './read.js';
 import { SqlError, SqlRefusedError } from '../types.js';
+import { toWire } from './wire.js';
 
 const driver = loadDriver(process.argv[2] as DriverName);
 const connections = new ConnectionCache(driver);
@@ -24,7 +25,14 @@ function failure(id: number, kind: HostFailure['kind'], error: unknown): HostRep
   return { id, error: { kind, message: e.message, stack: e.stack ?? '' } };
 }
 
-process.on('message', (request: HostRequest) => {
+// Requests come one by one or several in one message (an array); each gets its own reply, sent
+// as soon as its statement ends, so the parent's time limit for the next one starts then.
+process.on('message', (message: HostRequest | HostRequest[]) => {
+  if (Array.isArray(message)) for (const request of message) answer(request);
+  else answer(message);
+});
+
+function answer(request: HostRequest): void {
   let open: SqliteConnection;
   try {
     open = (request.write ? writers : connections).get(request.file);
@@ -38,10 +46,13 @@ process.on('message', (request: HostRequest) => {
       send({ id: request.id, result: { columns: [], rows: [], rowCount: 0, truncated: false } });
       return;
     }
-    send({ id: request.id, result: runRead(open, request.sql, request) });
+    // JSON has no Infinity: a request without a row cap says null.
+    const options = { maxRows: request.maxRows ?? Infinity, legacyStringLiterals: request.legacyStringLiterals };
+    const { result, special } = runReadDetailed(open, request.sql, options);
+    send({ id: request.id, result: toWire(result, special) });
   } catch (error) {
     const kind = error instanceof SqlRefusedError ? 'refused' : error instanceof SqlError ? 'sql' : 'bug';
     send(failure(request.id, kind, error));
   }
-});
+}
 send({ ready: true });

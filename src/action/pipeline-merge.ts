@@ -1,0 +1,127 @@
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunRecord } from '../scoring/types.js';
+import { checkShards } from '../shard/check-shards.js';
+import { mergeSchemaCheckReports } from '../shard/schema-check-shards.js';
+import type { ShardSection } from '../shard/section.js';
+import { ConfigError, DataError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { checkFromReport, gateFromParts, scoreFromRuns, type ActionShardPayload, type RankedSide } from './pipeline-gate.js';
+import type { GateRunResult } from './types.js';
+
+/** A shard job's report as the Action writes it to `report-path`. */
+interface ActionShardReport {
+  readonly kind: string;
+  readonly tool: string;
+  readonly createdAt: string;
+  readonly fingerprint?: string;
+  readonly shard?: ShardSection<ActionShardPayload>;
+}
+
+/**
+ * The report files of `entries` (files, or folders: every `.json` file below, sorted), for
+ * `command: merge`.
+ * @throws ConfigError naming an entry that does not exist, or when no report is found.
+ */
+export async function reportFiles(entries: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile() && entry.name.endsWith('.json')) out.push(path);
+    }
+  };
+  for (const entry of entries) {
+    const info = await stat(entry).catch(() => undefined);
+    if (info === undefined) throw new ConfigError(`Input 'reports': ${entry} does not exist (download the shard jobs' artifacts first)`);
+    if (info.isDirectory()) await walk(entry);
+    else out.push(entry);
+  }
+  if (out.length === 0) throw new ConfigError(`Input 'reports': no .json report in ${entries.join(', ')}`);
+  return out;
+}
+
+function mergeSide(sides: readonly RankedSide[], agents: readonly string[]): Map<string, RunRecord[]> {
+  const out = new Map<string, RunRecord[]>();
+  for (const agent of agents) {
+    const all: { run: RunRecord; rank: number }[] = [];
+    for (const side of sides) side[agent]?.runs.forEach((run, i) => all.push({ run, rank: side[agent]?.ranks[i] ?? 0 }));
+    out.set(agent, all.sort((a, b) => a.rank - b.rank).map((x) => x.run));
+  }
+  return out;
+}
+
+/**
+ * `command: merge`: the reports of the shard jobs (input `shard: i/n`) merged into the result
+ * of the whole run — verdict, reasons, statistics, job summary and comment computed from the
+ * merged runs as the unsharded job computes them.
+ * @throws DataError naming the file for a report that is not a shard report, and for missing,
+ *   doubled or mixed shards (see `checkShards`).
+ */
+export async function mergeShardReports(files: readonly string[], logger: Logger): Promise<GateRunResult> {
+  const paths = await reportFiles(files);
+  const reports: ActionShardReport[] = [];
+  for (const file of paths) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readFile(file, 'utf8'));
+    } catch (error) {
+      throw new DataError(`not a replaygate report: ${(error as Error).message}`, file);
+    }
+    reports.push(parsed as ActionShardReport);
+  }
+  const set = checkShards(reports, paths);
+  logger.info(`Merging ${set.reports.length} shard reports: ${set.files.join(', ')}`);
+  const payloads = set.reports.map((r) => r.shard?.payload as ActionShardPayload);
+  const first = payloads[0] as ActionShardPayload;
+  switch (first.command) {
+    case 'gate': {
+      const gp = payloads as Extract<ActionShardPayload, { command: 'gate' }>[];
+      const union = <T>(pick: (p: (typeof gp)[number]) => Readonly<Record<string, readonly T[]>>): Record<string, T[]> => {
+        const out: Record<string, T[]> = {};
+        for (const p of gp) for (const [agent, list] of Object.entries(pick(p))) (out[agent] ??= []).push(...list);
+        return out;
+      };
+      const { base: _b, head: _h, command: _c, ...rest } = first;
+      return gateFromParts(
+        {
+          ...rest,
+          baseRuns: mergeSide(gp.map((p) => p.base), first.gated),
+          headRuns: mergeSide(gp.map((p) => p.head), [...first.gated, ...first.newAgents]),
+          // Per question: every shard adds its own compared questions' ambiguity and stable breaks' golden results.
+          ambiguous: union((p) => p.ambiguous),
+          goldenResults: union((p) => p.goldenResults),
+        },
+        set.createdAt,
+      );
+    }
+    case 'score': {
+      const sp = payloads as Extract<ActionShardPayload, { command: 'score' }>[];
+      return scoreFromRuns({
+        agents: first.agents,
+        summaries: first.summaries,
+        match: first.match,
+        seeds: first.seeds,
+        runs: mergeSide(sp.map((p) => p.head), first.agents),
+        files: first.files,
+        createdAt: set.createdAt,
+      });
+    }
+    case 'check': {
+      const cp = payloads as Extract<ActionShardPayload, { command: 'check' }>[];
+      return checkFromReport(mergeSchemaCheckReports(cp.map((p) => ({ report: p.report, ranks: p.ranks }))), first.files);
+    }
+  }
+}
+
+/** The command the shards of a merge ran, read from the first report (for the comment marker and report folder). */
+export async function mergedCommand(entries: readonly string[]): Promise<'gate' | 'score' | 'check' | undefined> {
+  try {
+    const [file] = await reportFiles(entries);
+    const report = JSON.parse(await readFile(file as string, 'utf8')) as ActionShardReport;
+    return report.shard?.payload?.command;
+  } catch {
+    return undefined; // the merge itself reports what is wrong
+  }
+}

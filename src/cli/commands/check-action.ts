@@ -1,0 +1,80 @@
+import { relative, resolve } from 'node:path';
+import { renderSchemaChecks, runRankedSchemaChecks } from '../../checks/index.js';
+import { loadConfig } from '../../config/load.js';
+import { openProject } from '../../pipeline/project.js';
+import { configFingerprint, fileDigest } from '../../shard/fingerprint.js';
+import { checkReportJson, type CheckShardReportJson } from '../../shard/schema-check-shards.js';
+import { shardSection } from '../../shard/section.js';
+import { shardLabel } from '../../shard/shard.js';
+import { ConfigError } from '../../util/errors.js';
+import { TOOL_NAME } from '../../version.js';
+import { databaseLabel } from '../../warehouse/index.js';
+import { EXIT, type CliContext } from '../context.js';
+import { writeOutput } from '../output.js';
+import type { CheckOptions } from './check.js';
+
+/** Runs `replaygate check` with parsed options. */
+export async function runCheck(ctx: CliContext, opts: CheckOptions): Promise<void> {
+  if (opts.shard !== undefined && opts.json === undefined) {
+    throw new ConfigError(`--shard ${shardLabel(opts.shard)} checks part of the project: give --json FILE for its report, then combine the shards with replaygate merge`);
+  }
+  const configFile = resolve(ctx.cwd, opts.config);
+  const config = await loadConfig(configFile);
+  const all = config.warehouse.databases;
+  let migration: { migration: { file: string }; databases?: string[] } | undefined;
+  let target = [...all.values()].map((d) => (d.engine === 'postgres' ? databaseLabel(d) : relative(ctx.cwd, d.file) || d.file)).join(', ');
+  if (opts.migration !== undefined) {
+    const file = resolve(ctx.cwd, opts.migration);
+    if (opts.database !== undefined && !all.has(opts.database)) {
+      throw new ConfigError(`--database: no database '${opts.database}' in ${relative(ctx.cwd, configFile) || configFile} (known: ${[...all.keys()].join(', ')})`);
+    }
+    migration = { migration: { file }, ...(opts.database !== undefined ? { databases: [opts.database] } : {}) };
+    const kinds = new Set([...all].filter(([name]) => opts.database === undefined || name === opts.database).map(([, d]) => d.engine));
+    const shown = relative(ctx.cwd, file) || file;
+    target = !kinds.has('postgres')
+      ? `a temporary copy of the warehouse migrated by ${shown}`
+      : kinds.size === 1
+        ? `the warehouse inside a PostgreSQL transaction that is rolled back, migrated by ${shown}`
+        : `temporary copies and rolled-back PostgreSQL transactions of the warehouse, migrated by ${shown}`;
+  }
+  // A migration statement that is refused, fails or runs out of time is a DataError (exit 2) naming the file and line.
+  const project = await openProject(configFile, migration ? { migration } : {});
+  let json: CheckShardReportJson;
+  try {
+    const { report, ranks } = await runRankedSchemaChecks(project, {
+      target,
+      ...(opts.agent ? { agents: opts.agent } : {}),
+      ...(opts.shard ? { shard: opts.shard } : {}),
+      concurrency: opts.concurrency,
+    });
+    const agents = opts.agent ?? [...project.config.agents.keys()];
+    const fingerprint = await configFingerprint(project.config, project.golden, {
+      kind: 'check',
+      agents,
+      match: project.config.match,
+      seeds: undefined,
+      selection: {},
+      extra: { migration: opts.migration === undefined ? null : { path: opts.migration, digest: await fileDigest(resolve(ctx.cwd, opts.migration)) }, database: opts.database ?? null },
+    });
+    const universe = [...project.golden.map((q) => q.id), ...ranks.metricQueries];
+    json = checkReportJson(
+      { tool: TOOL_NAME, createdAt: new Date().toISOString(), ...(opts.migration !== undefined ? { migration: opts.migration } : {}), report },
+      fingerprint,
+      opts.shard === undefined ? undefined : shardSection(opts.shard, universe.map((id) => ({ id })), ranks),
+    );
+  } finally {
+    await project.close();
+  }
+  await printCheckReport(ctx, json, opts);
+}
+
+/** Prints a check report, writes `--json`, and sets exit code 1 when anything failed (not for a shard: the merge decides). */
+export async function printCheckReport(ctx: CliContext, json: CheckShardReportJson, opts: { readonly json?: string; readonly details?: boolean }): Promise<void> {
+  const shard = json.shard;
+  if (shard !== undefined) {
+    ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions and metric queries (replaygate merge of every shard's --json report gives the result)\n\n`);
+  }
+  ctx.stdout(`${renderSchemaChecks(json, { relativeTo: ctx.cwd, details: opts.details === true })}\n`);
+  if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(json, null, 2)}\n`);
+  if (!json.passed && shard === undefined) ctx.exitCode = EXIT.fail;
+}

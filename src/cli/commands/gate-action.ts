@@ -1,0 +1,200 @@
+import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { loadConfig } from '../../config/load.js';
+import { gateReport, type GateReportJson } from '../../gate/gate-report.js';
+import { loadGateRules } from '../../gate/load-rules.js';
+import type { RepeatsReport } from '../../gate/repeats-report.js';
+import type { AmbiguousGolden } from '../../gate/types.js';
+import { confidenceThresholdsNote } from '../../confidence/settings.js';
+import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
+import { GoldenResults } from '../../pipeline/golden-results.js';
+import { openProject, type Project } from '../../pipeline/project.js';
+import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
+import { readRunsFile } from '../../pipeline/runs-file.js';
+import { renderGateMarkdown } from '../../report/gate-markdown.js';
+import { gateText, repeatsText } from '../../report/gate-text.js';
+import type { RunRecord } from '../../scoring/types.js';
+import { configFingerprint, digestOf, fileDigest } from '../../shard/fingerprint.js';
+import { gateReportJson, type GateShardPayload, type GateShardReportJson, type RankedRuns } from '../../shard/gate-shards.js';
+import { shardSection } from '../../shard/section.js';
+import { inShard, shardLabel } from '../../shard/shard.js';
+import { ConfigError } from '../../util/errors.js';
+import { TOOL_NAME } from '../../version.js';
+import { EXIT, type CliContext } from '../context.js';
+import { writeOutput } from '../output.js';
+import { progressFor } from '../progress.js';
+import type { GateOptions } from './gate.js';
+
+/** Runs `replaygate gate` with parsed options. */
+export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promise<void> {
+  if (opts.baseRef !== undefined) {
+    const clash = (['base', 'candidate', 'baseRuns', 'candidateRuns', 'determinism', 'shard'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
+    if (clash !== undefined) {
+      const flag = { base: '--base', candidate: '--candidate', baseRuns: '--base-runs', candidateRuns: '--candidate-runs', determinism: '--determinism', shard: '--shard' }[clash];
+      if (clash === 'shard') {
+        throw new ConfigError('--shard cannot be combined with --base-ref yet: in CI, shard the Action (its shard input) or gate --base/--candidate agents with --shard');
+      }
+      throw new ConfigError(`--base-ref compares each agent with itself at that ref; ${flag} cannot be combined with it (name agents with --agent)`);
+    }
+    const { gateBaseRef } = await import('./gate-base-ref.js');
+    await gateBaseRef(ctx, { ...opts, baseRef: opts.baseRef });
+    return;
+  }
+  if (opts.agent !== undefined) throw new ConfigError('--agent selects agents for --base-ref; without it, name the sides with --base and --candidate');
+  if (opts.baseRuns === undefined && opts.base === undefined) throw new ConfigError('name the base: --base <agent>, --base-runs <file>, or --base-ref <git ref> (the project at that commit)');
+  if (opts.candidateRuns === undefined && opts.candidate === undefined) {
+    throw new ConfigError('name the candidate: --candidate <agent> or --candidate-runs <file>');
+  }
+  if (opts.determinism && opts.base === undefined) throw new ConfigError('--determinism replays the base agent: name it with --base');
+  if (opts.shard !== undefined && opts.json === undefined) {
+    throw new ConfigError(`--shard ${shardLabel(opts.shard)} gates part of the questions: give --json FILE for its report, then combine the shards with replaygate merge`);
+  }
+  const needsProject = opts.baseRuns === undefined || opts.candidateRuns === undefined || opts.determinism;
+  const configFile = resolve(ctx.cwd, opts.config);
+  const project: Project | undefined = needsProject ? await openProject(configFile) : undefined;
+  try {
+    const rawRules = project ? project.config.gate : await gateSectionIfPresent(configFile);
+    const rules = await loadGateRules(rawRules, project?.config.file ?? configFile);
+    const seeds = opts.seeds ?? project?.config.seeds;
+    const golden = project ? new GoldenResults(project.config.match, project.config.warehouse) : undefined;
+    const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
+    const whole = project ? selectQuestions(project, selection) : [];
+    const wholePosition = new Map(whole.map((q, i) => [q.id, i]));
+    const progress = progressFor(ctx, opts.progress);
+
+    // Each run's rank is its index in the side's unsharded list, so that merged shards keep that order.
+    const replay = async (agent: string): Promise<RankedRuns> => {
+      if (!project || !golden || !seeds) throw new Error('replay needs a project');
+      const total = selectQuestions(project, { ...selection, ...(opts.shard ? { shard: opts.shard } : {}), agent }).length * seeds.length;
+      progress.start(total, agent);
+      try {
+        const runs = await replayAgent(project, agent, {
+          ...selection,
+          ...(opts.shard ? { shard: opts.shard } : {}),
+          seeds,
+          goldenResults: golden,
+          concurrency: opts.concurrency,
+          // The gate reads outcomes, never an answer's rows or SQL (the determinism check reads SQL,
+          // digests and keys): runs of a few dozen bytes, so 10,000 questions × 5 seeds × 2 sides fit.
+          preview: false,
+          runFields: opts.determinism ? 'full' : 'outcome',
+          onRun: (_r, done) => progress.tick(done),
+        });
+        const seedIndex = new Map(seeds.map((s, i) => [s, i]));
+        return { runs, ranks: runs.map((r) => (wholePosition.get(r.questionId) ?? 0) * seeds.length + (seedIndex.get(r.seed) ?? 0)) };
+      } finally {
+        progress.stop();
+      }
+    };
+    const fromFile = async (file: string, agent: string | undefined): Promise<RankedRuns> => {
+      const all = (await readRunsFile(resolve(ctx.cwd, file), agent)).filter(
+        (r) => (opts.split === undefined || r.split === opts.split) && (opts.questions === undefined || opts.questions.has(r.questionId)),
+      );
+      const runs: RunRecord[] = [];
+      const ranks: number[] = [];
+      all.forEach((r, i) => {
+        if (inShard(r.questionId, opts.shard)) {
+          runs.push(r);
+          ranks.push(i);
+        }
+      });
+      return { runs, ranks, ids: [...new Set(all.map((r) => r.questionId))] };
+    };
+
+    const baseFile = opts.baseRuns ? await fromFile(opts.baseRuns, opts.base) : undefined;
+    const candidateFile = opts.candidateRuns ? await fromFile(opts.candidateRuns, opts.candidate) : undefined;
+    // The questions of the whole run: the base's order, then those only the candidate has.
+    const universe = [...new Set([...(baseFile?.ids ?? whole.map((q) => q.id)), ...(candidateFile?.ids ?? whole.map((q) => q.id))])];
+    const shardIds = new Set(universe.filter((id) => inShard(id, opts.shard)));
+    // The LIMIT-ties check of the golden SQL runs in the hosts while this process replays.
+    const ambiguityDone: Promise<AmbiguousGolden[] | undefined> = project
+      ? goldenAmbiguities(project, project.golden.filter((q) => shardIds.has(q.id)))
+      : Promise.resolve(undefined);
+    ambiguityDone.catch(() => {}); // awaited below
+    const base = baseFile ?? (await replay(opts.base as string));
+    const candidate = candidateFile ?? (await replay(opts.candidate as string));
+    const second = opts.determinism ? await replay(opts.base as string) : undefined;
+    const ambiguousAll = await ambiguityDone;
+    const goldenRank = new Map(project?.golden.map((q, i) => [q.id, i]) ?? []);
+    const notChecked = 'both sides come from runs files (no project opened to re-run golden SQL); gate agents with --base/--candidate to check';
+    const payload: GateShardPayload = {
+      base,
+      candidate,
+      ...(second ? { second } : {}),
+      seeds: opts.seeds ?? null,
+      ambiguity: ambiguousAll === undefined ? { checked: false, why: notChecked } : { checked: true, ambiguous: ambiguousAll.map((a) => ({ ...a, rank: goldenRank.get(a.id) ?? 0 })) },
+    };
+
+    const fingerprintInput = {
+      base: opts.base ?? null,
+      candidate: opts.candidate ?? null,
+      baseRuns: opts.baseRuns ? await fileDigest(resolve(ctx.cwd, opts.baseRuns)) : null,
+      candidateRuns: opts.candidateRuns ? await fileDigest(resolve(ctx.cwd, opts.candidateRuns)) : null,
+      rules,
+      seedsOption: opts.seeds ?? null,
+      determinism: opts.determinism,
+    };
+    const fingerprint = project
+      ? await configFingerprint(project.config, project.golden, {
+          kind: 'gate',
+          agents: [opts.baseRuns ? undefined : opts.base, opts.candidateRuns ? undefined : opts.candidate].filter((a): a is string => a !== undefined),
+          match: project.config.match,
+          seeds,
+          selection,
+          extra: fingerprintInput,
+        })
+      : digestOf({ kind: 'gate', selection: { split: opts.split ?? null, questions: opts.questions ? [...opts.questions].sort() : null }, ...fingerprintInput });
+    const { report, repeats } = gateReportJson(payload, { rules, tool: TOOL_NAME, createdAt: new Date().toISOString(), fingerprint },
+      opts.shard === undefined ? undefined : shardSection(opts.shard, universe.map((id) => ({ id }))));
+    const thresholds = project === undefined ? undefined : await confidenceThresholdsNote(project.config);
+    await printGateReport(ctx, report, repeats, { ...opts, ...(thresholds !== undefined ? { notes: [thresholds] } : {}) });
+  } finally {
+    await project?.close();
+  }
+}
+
+/**
+ * Prints a gate report (verdict and reasons, repeats, determinism), writes `--json` /
+ * `--markdown`, and sets the exit code from the verdict — except for a shard, whose verdict is
+ * the merge's (it exits 0 once its report is written).
+ */
+export async function printGateReport(
+  ctx: CliContext,
+  report: GateShardReportJson | GateReportJson,
+  repeats: { readonly base: RepeatsReport; readonly candidate: RepeatsReport },
+  opts: { readonly json?: string; readonly markdown?: string; readonly notes?: readonly string[] },
+): Promise<void> {
+  const shard = 'shard' in report ? report.shard : undefined;
+  if (shard !== undefined) {
+    ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} questions (a partial gate; replaygate merge of every shard's --json report gives the verdict)\n\n`);
+  }
+  ctx.stdout(gateText(report));
+  for (const note of opts.notes ?? []) ctx.stdout(`${note}\n`);
+  if (report.questions.some((q) => q.base.runs > 1 || q.candidate.runs > 1)) {
+    ctx.stdout(`${repeatsText('base', repeats.base)}\n${repeatsText('candidate', repeats.candidate)}\n`);
+  }
+  const determinism = report.determinism;
+  if (determinism) {
+    ctx.stdout(
+      `determinism: ${determinism.identical} of ${determinism.compared} base runs identical on a second replay` +
+        (determinism.differences.length
+          ? `; differing: ${determinism.differences.slice(0, 10).map((d) => `${d.questionId} seed ${d.seed} (${d.fields.join(', ')})`).join('; ')}`
+          : '') +
+        '\n',
+    );
+  }
+  if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(report, null, 2)}\n`);
+  if (opts.markdown) await writeOutput(ctx, opts.markdown, renderGateMarkdown(report));
+  ctx.exitCode = shard !== undefined || report.verdict === 'pass' ? EXIT.pass : EXIT.fail;
+}
+
+/** The raw `gate:` section when only runs files are gated: the config file is optional then. */
+async function gateSectionIfPresent(configFile: string): Promise<unknown> {
+  try {
+    await access(configFile);
+  } catch {
+    return undefined; // no config file: the default rules
+  }
+  return (await loadConfig(configFile)).gate;
+}
+

@@ -1,0 +1,115 @@
+import type { AnswerAssessment } from '../confidence/assess.js';
+import { calibratedGateNote } from '../confidence/calibrate-render.js';
+import { buildConfidenceReport, type BuildReportOptions, type ConfidenceReport, type LabelSet } from '../confidence/report.js';
+import type { ThresholdsFile } from '../confidence/thresholds-file.js';
+import { DataError } from '../util/errors.js';
+import { orderByPosition, type CheckedShards } from './check-shards.js';
+import type { ShardSection } from './section.js';
+
+/**
+ * The report settings a confidence shard keeps for the merge: everything but what depends on
+ * the answers (labels and their sources, the definitions' baseline, plant, timing).
+ */
+export type ConfidenceReportSettings = Omit<BuildReportOptions, 'labels' | 'labelsSource' | 'labelPolicy' | 'moreLabelSets' | 'plant' | 'timingMs' | 'definitions'> & {
+  readonly definitions?: Omit<NonNullable<BuildReportOptions['definitions']>, 'baseline'>;
+};
+
+/** One label set of a shard, as JSON (the labels as `[id, label]` pairs). */
+export interface ShardLabelSet {
+  readonly policy: LabelSet['policy'];
+  /** The source text; for the labels file, recomputed by the merge (it counts every shard's labels). */
+  readonly source: string;
+  readonly labels: readonly (readonly [string, boolean])[];
+}
+
+/** What a confidence shard keeps for the merge: its assessed answers, their label sets and unrecorded questions, and the report settings. */
+export interface ConfidenceShardPayload {
+  readonly assessments: readonly AnswerAssessment[];
+  /** The same answers assessed without approved definitions, when there are definitions. */
+  readonly baseline?: readonly AnswerAssessment[];
+  readonly labelSets: readonly ShardLabelSet[];
+  readonly unrecorded: readonly string[];
+  readonly settings: ConfidenceReportSettings;
+  /** With `--labels FILE`: its path as given. */
+  readonly labelsFile?: string;
+  /** The configured thresholds file, for the calibrated gate note. */
+  readonly calibrated?: { readonly value: ThresholdsFile; readonly name: string };
+}
+
+/** The JSON of `replaygate confidence --json`: the report, provenance, fingerprint and (shards only) the shard with its payload. */
+export type ConfidenceReportJson = ConfidenceReport & {
+  readonly tool: string;
+  readonly createdAt: string;
+  readonly timingMs?: Readonly<Record<string, number>>;
+  readonly fingerprint: string;
+  readonly shard?: ShardSection<ConfidenceShardPayload>;
+};
+
+/** The payload of a confidence shard. */
+export function confidenceShardPayload(input: {
+  readonly assessments: readonly AnswerAssessment[];
+  readonly baseline?: readonly AnswerAssessment[];
+  readonly labelSets: readonly LabelSet[];
+  readonly unrecorded: readonly string[];
+  readonly settings: ConfidenceReportSettings;
+  readonly labelsFile?: string;
+  readonly calibrated?: { readonly value: ThresholdsFile; readonly name: string };
+}): ConfidenceShardPayload {
+  return {
+    assessments: input.assessments,
+    ...(input.baseline !== undefined ? { baseline: input.baseline } : {}),
+    labelSets: input.labelSets.map((set) => ({ policy: set.policy, source: set.source, labels: [...set.labels] })),
+    unrecorded: input.unrecorded,
+    settings: input.settings,
+    ...(input.labelsFile !== undefined ? { labelsFile: input.labelsFile } : {}),
+    ...(input.calibrated !== undefined ? { calibrated: input.calibrated } : {}),
+  };
+}
+
+/** The text of a labels file's label set (as the unsharded run writes it). */
+export function labelsFileSource(path: string, count: number): string {
+  return `labels file ${path} (${count} labels)`;
+}
+
+/**
+ * The confidence report of the whole run from its shards' reports (checked to be one complete
+ * set): answers in the whole run's order and the evaluation (AUROC with bootstrap interval, ECE,
+ * Brier, gate table, coverage curve, every label set) computed from all of them, as the
+ * unsharded run computes it. Equal to the unsharded report except `createdAt` and `timingMs`.
+ * @throws DataError when a labels file labels none of the answers.
+ */
+export function mergeConfidenceShards(set: CheckedShards<ConfidenceReportJson>): ConfidenceReportJson {
+  const first = set.reports[0] as ConfidenceReportJson;
+  const payloads = set.reports.map((r) => r.shard?.payload as ConfidenceShardPayload);
+  const head = payloads[0] as ConfidenceShardPayload;
+  const assessments = orderByPosition(set, payloads.map((p) => p.assessments), (a) => a.questionId);
+  const baseline = head.baseline === undefined ? undefined : orderByPosition(set, payloads.map((p) => p.baseline ?? []), (a) => a.questionId);
+  const unrecorded = orderByPosition(set, payloads.map((p) => p.unrecorded), (id) => id);
+  const labelSets: LabelSet[] = head.labelSets.map((one, i) => {
+    const labels = new Map(orderByPosition(set, payloads.map((p) => p.labelSets[i]?.labels ?? []), ([id]) => id));
+    if (one.policy !== 'file' || head.labelsFile === undefined) return { policy: one.policy, source: one.source, labels };
+    if (labels.size === 0) {
+      throw new DataError(
+        `the labels file labels none of the ${assessments.length} answers, so there is nothing to evaluate; give one label per golden question id (JSON {"<id>": true}, JSONL, or CSV id,correct)`,
+        head.labelsFile,
+      );
+    }
+    return { policy: one.policy, source: labelsFileSource(head.labelsFile, labels.size), labels };
+  });
+  const timing: Record<string, number> = {};
+  for (const r of set.reports) for (const [k, v] of Object.entries(r.timingMs ?? {})) timing[k] = (timing[k] ?? 0) + v;
+  const t = performance.now();
+  const [lead, ...more] = labelSets;
+  const { definitions, ...settings } = head.settings;
+  const report = buildConfidenceReport(assessments, {
+    ...settings,
+    ...(lead !== undefined ? { labels: lead.labels, labelsSource: lead.source, labelPolicy: lead.policy } : {}),
+    moreLabelSets: more,
+    ...(definitions !== undefined ? { definitions: { ...definitions, ...(baseline !== undefined ? { baseline } : {}) } } : {}),
+    timingMs: timing,
+  });
+  timing['evaluate'] = performance.now() - t;
+  const notes = unrecorded.length > 0 ? [`${unrecorded.length} selected golden questions have no recording in any sample set and are left out.`] : [];
+  if (head.calibrated !== undefined) notes.push(calibratedGateNote(assessments, lead?.labels, head.calibrated.value, head.calibrated.name));
+  return { ...report, notes: [...report.notes, ...notes], tool: first.tool, createdAt: set.createdAt, timingMs: { ...timing }, fingerprint: first.fingerprint };
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * A small on-disk cache of derived data (e.g. validated golden questions), kept inside the
+ * project in `.replaygate/cache/` — a folder that ignores itself for git (it holds a
+ * `.gitignore` of `*`). Entries are named by a SHA-256 of everything they depend on, so a
+ * changed input is a new entry, never a stale one. Best effort: a folder that cannot be written
+ * (read-only checkout) just means no cache. `REPLAYGATE_CACHE=0` turns it off.
+ */
+
+/** The cache folder of a project root. */
+export function cacheDir(projectRoot: string): string {
+  return join(projectRoot, '.replaygate', 'cache');
+}
+
+/** Whether the cache is on (`REPLAYGATE_CACHE=0` or `off` turns it off). */
+export function cacheEnabled(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  const v = env['REPLAYGATE_CACHE'];
+  return !(v === '0' || v === 'off' || v === 'false');
+}
+
+/** `sha256` hex of the parts, each length-prefixed (so that parts never run together). */
+export function cacheKey(...parts: readonly (string | Buffer)[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) {
+    const bytes = typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
+    hash.update(`${bytes.length}:`).update(bytes);
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * A stamp of the code that produces an entry: size and modification time of each module file
+ * given (relative to `base`, a module URL), or of `base` itself when none exists (a bundle).
+ * A rebuilt or edited module changes the stamp, so entries made by other code are not reused.
+ */
+export function codeStamp(base: string, modules: readonly string[]): string {
+  const stamps: string[] = [];
+  for (const m of modules) {
+    for (const ext of ['.js', '.ts']) {
+      const st = statSync(fileURLToPath(new URL(`${m}${ext}`, base)), { throwIfNoEntry: false });
+      if (st?.isFile()) stamps.push(`${m}${ext}:${st.size}:${st.mtimeMs}`);
+    }
+  }
+  if (stamps.length === 0) {
+    const st = statSync(fileURLToPath(base), { throwIfNoEntry: false });
+    stamps.push(`bundle:${st?.size}:${st?.mtimeMs}`);
+  }
+  return stamps.join(',');
+}
+
+/** The cached JSON value under `key` in `dir`, or undefined (absent or unreadable). */
+export function readCache(dir: string, kind: string, key: string): unknown {
+  try {
+    return JSON.parse(readFileSync(join(dir, kind, `${key}.json`), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Stores `value` (plain JSON) under `key`, atomically (write then rename: concurrent shards may
+ * store the same entry). Never throws: a cache that cannot be written is no cache.
+ */
+export function writeCache(dir: string, kind: string, key: string, value: unknown): void {
+  try {
+    const folder = join(dir, kind);
+    mkdirSync(folder, { recursive: true });
+    const ignore = join(dir, '..', '.gitignore');
+    if (!statSync(ignore, { throwIfNoEntry: false })) writeFileSync(ignore, '# replaygate cache: derived data, safe to delete\n*\n');
+    const file = join(folder, `${key}.json`);
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, JSON.stringify(value));
+    renameSync(partial, file);
+  } catch {
+    // read-only checkout, full disk: run without the cache
+  }
+}

@@ -1,0 +1,67 @@
+// Validated golden files are cached in <project>/.replaygate/cache/golden/, keyed by the file's
+// path and bytes, the known databases and the loader's code: an unchanged file is read back as
+// JSON, a changed one is parsed and validated again, and a bad one is never cached.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadGoldenQuestions } from '../../src/golden/load.js';
+import { cacheDir, cacheEnabled } from '../../src/util/cache.js';
+import { DataError } from '../../src/util/errors.js';
+
+const root = mkdtempSync(join(tmpdir(), 'replaygate-golden-cache-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const dir = cacheDir(root);
+const file = join(root, 'q.yml');
+const entries = (): string[] => (existsSync(join(dir, 'golden')) ? readdirSync(join(dir, 'golden')) : []);
+
+describe('golden cache', () => {
+  it('writes one entry per file content, ignored by git, and reads it back', async () => {
+    writeFileSync(file, '- id: a\n  question: How many?\n  db: main\n  golden_sql: SELECT count(*) FROM t ORDER BY 1\n');
+    const first = await loadGoldenQuestions([file], new Set(['main']), { cacheDir: dir });
+    expect(first[0]).toMatchObject({ id: 'a', ordered: true, source: `${file}:1` });
+    expect(entries()).toHaveLength(1);
+    expect(readFileSync(join(root, '.replaygate', '.gitignore'), 'utf8')).toContain('*');
+    // The entry is what the next load returns (proved by editing it: a real entry is never edited).
+    const entry = join(dir, 'golden', entries()[0] as string);
+    const cached = JSON.parse(readFileSync(entry, 'utf8')) as { question: string }[];
+    cached[0]!.question = 'from the cache';
+    writeFileSync(entry, JSON.stringify(cached));
+    expect((await loadGoldenQuestions([file], new Set(['main']), { cacheDir: dir }))[0]?.question).toBe('from the cache');
+    // Without the cache, or with other databases known, the file is read and validated again.
+    expect((await loadGoldenQuestions([file], new Set(['main'])))[0]?.question).toBe('How many?');
+    expect((await loadGoldenQuestions([file], new Set(['main', 'other']), { cacheDir: dir }))[0]?.question).toBe('How many?');
+  });
+
+  it('a changed file is a new entry; a bad file is an error every time and never cached', async () => {
+    const before = entries().length;
+    writeFileSync(file, '- id: a\n  question: How many now?\n  db: main\n  golden_sql: SELECT 1\n');
+    expect((await loadGoldenQuestions([file], new Set(['main']), { cacheDir: dir }))[0]).toMatchObject({ question: 'How many now?', ordered: false });
+    expect(entries()).toHaveLength(before + 1);
+    writeFileSync(file, '- id: a\n  question: q\n  db: nope\n  golden_sql: SELECT 1\n');
+    for (let i = 0; i < 2; i++) {
+      await expect(loadGoldenQuestions([file], new Set(['main']), { cacheDir: dir })).rejects.toThrow(DataError);
+    }
+    expect(entries()).toHaveLength(before + 1);
+  });
+
+  it('a cache folder that cannot be written is no cache, not an error', async () => {
+    const ro = mkdtempSync(join(tmpdir(), 'replaygate-golden-ro-'));
+    try {
+      const f = join(ro, 'q.yml');
+      writeFileSync(f, '- id: a\n  question: q\n  golden_sql: SELECT 1\n');
+      mkdirSync(join(ro, '.replaygate'));
+      chmodSync(join(ro, '.replaygate'), 0o500);
+      expect(await loadGoldenQuestions([f], undefined, { cacheDir: cacheDir(ro) })).toHaveLength(1);
+    } finally {
+      chmodSync(join(ro, '.replaygate'), 0o700);
+      rmSync(ro, { recursive: true, force: true });
+    }
+  });
+
+  it('REPLAYGATE_CACHE=0 turns it off', () => {
+    expect(cacheEnabled({})).toBe(true);
+    expect(cacheEnabled({ REPLAYGATE_CACHE: '0' })).toBe(false);
+    expect(cacheEnabled({ REPLAYGATE_CACHE: 'off' })).toBe(false);
+  });
+});
