@@ -3,9 +3,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as core from '@actions/core';
-import * as github from '@actions/github';
+// Not '@actions/github' itself: its module builds a `context` from GITHUB_EVENT_PATH as it is
+// imported, and a malformed event file would crash the step before `run` could report it.
+import { GitHub, getOctokitOptions } from '@actions/github/lib/utils';
 import { MAX_SUMMARY_BYTES, fitComment } from '../report/fit-comment.js';
-import { ConfigError, isUserError } from '../util/errors.js';
+import { ConfigError, isUserError, userErrorOf } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { ActionsLogger } from './actions-logger.js';
 import { missingRecordingCauses, planMissingRecordingAnnotations } from './annotations.js';
@@ -89,8 +91,9 @@ export async function run(deps: ActionDeps): Promise<ActionOutcome> {
     if (failure !== undefined) setFailed(failure);
     return { result, comment, failure };
   } catch (error) {
-    const message = state.map(error instanceof Error ? error.message : String(error));
-    const userError = isUserError(error);
+    const situation = userErrorOf(error);
+    const message = state.map(situation?.message ?? (error instanceof Error ? error.message : String(error)));
+    const userError = situation !== undefined;
     if (!userError && error instanceof Error && error.stack !== undefined) logger.info(state.map(error.stack));
     await reportError(deps, logger, state, message, userError);
     setFailed(message);
@@ -354,7 +357,7 @@ function mapResult(result: GateRunResult, map: TextMap): GateRunResult {
 }
 
 function defaultOctokit(token: string): GitHubClient {
-  return github.getOctokit(token);
+  return new GitHub(getOctokitOptions(token)) as unknown as GitHubClient;
 }
 
 function setOutputs(deps: ActionDeps, result: GateRunResult, reportPath: string): void {

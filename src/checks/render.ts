@@ -29,6 +29,7 @@ export function renderSchemaChecks(report: SchemaCheckReport, options: { readonl
     lines.push(`  ${name}  fails ${scope}: ${oneLine(first?.error ?? '')}  (${at(first?.source ?? '')})`);
   }
   more(lines, m.failingMetrics.length);
+  for (const j of m.joinFailures ?? []) lines.push(`  ${oneLine(j.error)}  (${at(j.source)})`);
 
   const r = report.replays;
   lines.push('', `replays: ${r.failures.length} of ${r.checked} recorded runs do not replay (MissingRecording)`);
@@ -42,7 +43,7 @@ export function renderSchemaChecks(report: SchemaCheckReport, options: { readonl
   }
 
   const replaysFail = r.failures.length > 0 || r.missingRecordings.length > 0;
-  const failing = [g.failures.length > 0 && 'golden SQL', m.failures.length > 0 && 'metrics', replaysFail && 'replays'].filter(Boolean);
+  const failing = [g.failures.length > 0 && 'golden SQL', (m.failures.length > 0 || (m.joinFailures ?? []).length > 0) && 'metrics', replaysFail && 'replays'].filter(Boolean);
   lines.push('', report.passed ? 'schema checks: PASS' : `schema checks: FAIL (${failing.join(', ')})`);
   return lines.join('\n');
 }

@@ -7,7 +7,7 @@ import { Recording } from '../recording/recording.js';
 import { compileMetricQuery } from '../semantic/compile.js';
 import { SemanticQueryError } from '../semantic/errors.js';
 import { availableDimensions } from '../semantic/graph.js';
-import { parseSemanticFiles } from '../semantic/load.js';
+import { parseSemanticFiles, validateAgainstWarehouse } from '../semantic/load.js';
 import type { SemanticLayer } from '../semantic/types.js';
 import { ConfigError } from '../util/errors.js';
 import { SqlError, type SqlEngine } from '../warehouse/types.js';
@@ -25,6 +25,15 @@ export interface MetricFailure {
   readonly metric: string;
   readonly dimension?: string;
   /** `semantic/metrics.yml:40`. */
+  readonly source: string;
+  readonly error: string;
+}
+
+/** A join of the semantic layer on a table or column the warehouse does not have. */
+export interface JoinFailure {
+  /** The alias the join introduces (its `as:`, else its `to:` table). */
+  readonly join: string;
+  /** `semantic/metrics.yml:27`. */
   readonly source: string;
   readonly error: string;
 }
@@ -62,6 +71,11 @@ export interface SchemaCheckReport {
     readonly failures: readonly MetricFailure[];
     /** Failing metric names, in definition order. */
     readonly failingMetrics: readonly string[];
+    /**
+     * Joins that name a table or column the warehouse does not have, whether or not a metric or
+     * dimension uses them yet (a join no query follows today is followed by the next one).
+     */
+    readonly joinFailures: readonly JoinFailure[];
   };
   readonly replays: {
     readonly checked: number;
@@ -113,7 +127,7 @@ export async function runSchemaChecks(project: Project, options: SchemaCheckOpti
     golden,
     metrics,
     replays,
-    passed: golden.failures.length === 0 && metrics.failures.length === 0 && replays.failures.length === 0 && replays.missingRecordings.length === 0,
+    passed: golden.failures.length === 0 && metrics.failures.length === 0 && metrics.joinFailures.length === 0 && replays.failures.length === 0 && replays.missingRecordings.length === 0,
   };
 }
 
@@ -142,9 +156,13 @@ export function metricCheckQueries(layer: SemanticLayer): { metric: string; dime
 
 async function checkMetrics(project: Project): Promise<SchemaCheckReport['metrics']> {
   const files = project.config.semanticFiles;
-  if (files.length === 0) return { queries: 0, metrics: 0, failures: [], failingMetrics: [] };
+  if (files.length === 0) return { queries: 0, metrics: 0, failures: [], failingMetrics: [], joinFailures: [] };
   const layer = await parseSemanticFiles(files);
   const engine = semanticEngine(project);
+  const joinNames = new Set(layer.joins.keys());
+  const joinFailures: JoinFailure[] = validateAgainstWarehouse(layer, await engine.listTables())
+    .filter((p) => joinNames.has(p.definition) && p.message.startsWith('join '))
+    .map((p) => ({ join: p.definition, source: p.where, error: p.message }));
   const failures: MetricFailure[] = [];
   const queries = metricCheckQueries(layer);
   for (const query of queries) {
@@ -158,7 +176,7 @@ async function checkMetrics(project: Project): Promise<SchemaCheckReport['metric
     }
   }
   const failing = new Set(failures.map((f) => f.metric));
-  return { queries: queries.length, metrics: layer.metrics.size, failures, failingMetrics: [...layer.metrics.keys()].filter((m) => failing.has(m)) };
+  return { queries: queries.length, metrics: layer.metrics.size, failures, failingMetrics: [...layer.metrics.keys()].filter((m) => failing.has(m)), joinFailures };
 }
 
 /** The database the semantic layer describes: the only one, or the one named `main`. */

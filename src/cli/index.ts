@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { isUserError } from '../util/errors.js';
+import { userErrorOf } from '../util/errors.js';
 import { EXIT, type CliContext } from './context.js';
 import { buildProgram } from './program.js';
 
@@ -26,8 +26,9 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
       // --help and --version end here with exit code 0; usage mistakes were already printed.
       return error.exitCode === 0 ? EXIT.pass : EXIT.usage;
     }
-    if (isUserError(error)) {
-      ctx.stderr(`replaygate: ${error.message}\n`);
+    const userError = userErrorOf(error);
+    if (userError !== undefined) {
+      ctx.stderr(`replaygate: ${userError.message}\n`);
       return EXIT.usage;
     }
     throw error;
