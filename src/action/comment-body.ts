@@ -1,4 +1,5 @@
 import { formatSigned } from '../gate/format.js';
+import { rerecordCommands } from '../gate/rerecord.js';
 import type { ChangedFile } from './git.js';
 import type { GateRunResult } from './types.js';
 
@@ -104,8 +105,8 @@ export function renderHead(input: HeadInput): string {
     }
     const more = result.missingRecordings.length - MAX_LISTED_MISSING;
     if (more > 0) lines.push(`- … and ${more} more`);
-    const agents = [...new Set(result.missingRecordings.filter((m) => m.side === 'candidate').map((m) => m.agent))];
-    if (agents.length > 0) lines.push('', `To re-record: ${agents.map((a) => `\`replaygate record --agent ${a}\``).join(', ')}`);
+    const commands = rerecordCommands(result.missingRecordings.filter((m) => m.side === 'candidate'), { config: result.files.config.split(/[\\/]/).pop() ?? 'replaygate.yml' });
+    if (commands.length > 0) lines.push('', `To record exactly what is missing: ${commands.map((c) => `\`${c}\``).join(', ')}`);
     lines.push('');
   }
 

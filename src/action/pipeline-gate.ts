@@ -1,6 +1,7 @@
+import { basename } from 'node:path';
 import { renderSchemaChecks, runSchemaChecks } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
-import { gateResult, parseGateRules, compareRuns, type GateResult } from '../gate/index.js';
+import { gateResult, parseGateRules, compareRuns, rerecordCommands, type GateResult } from '../gate/index.js';
 import { describeAgent } from '../pipeline/describe.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
 import { openProject, type Project } from '../pipeline/project.js';
@@ -118,7 +119,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
   const headRuns = await replayAll(head, [...gated, ...newAgents], logger, 'head', concurrency);
   const results = gated.map((agent) => ({
     agent,
-    gate: gateResult(compareRuns(baseRuns.get(agent) ?? [], headRuns.get(agent) ?? [], rules), rules),
+    gate: gateResult(compareRuns(baseRuns.get(agent) ?? [], headRuns.get(agent) ?? [], rules), rules, undefined, { config: basename(head.config.file) }),
   }));
   const several = results.length > 1;
   const label = (agent: string, text: string): string => (several ? `${agent}: ${text}` : text);
@@ -167,7 +168,14 @@ async function score(head: Project, logger: Logger, concurrency: number, now: ()
   const reasons: VerdictReason[] =
     missing.length === 0
       ? []
-      : [{ code: 'missing_recording', message: `${missing.length} run${missing.length === 1 ? '' : 's'} have no recording (MissingRecording)` }];
+      : [
+          {
+            code: 'missing_recording',
+            message:
+              `${missing.length} run${missing.length === 1 ? '' : 's'} have no recording (MissingRecording). Record exactly what is missing: ` +
+              rerecordCommands(missing, { config: basename(head.config.file), questions: head.golden.map((q) => q.id) }).map((c) => `\`${c}\``).join(' and '),
+          },
+        ];
   return {
     command: 'score',
     verdict: missing.length === 0 ? 'pass' : 'fail',

@@ -14,6 +14,7 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
     isTTY: Boolean(process.stderr.isTTY),
     cwd: process.cwd(),
     env: process.env,
+    protectedPaths: new Set<string>(),
     exitCode: EXIT.pass,
     ...overrides,
   };

@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { hasManifest, writeManifest } from '../recording/manifest.js';
 import type { RecordedCall } from '../recording/types.js';
 import { RecordingWriter } from '../recording/writer.js';
 import type { JudgeSettings } from '../judge/requests.js';
 import { DataError } from '../util/errors.js';
-import { parseJsonLines, readTextFile } from '../util/json-lines.js';
+import { parseJsonLines, readJsonFile, readTextFile } from '../util/json-lines.js';
 import { TOOL_NAME } from '../version.js';
 
 /**
@@ -41,13 +40,7 @@ export const LLM_SQL_SOLVER_SETTINGS: JudgeSettings = { model: 'gpt-4-turbo', te
  * @example (await readLlmSqlSolverFile('…/DIN/GPT4Turbo_judge_DIN_formal.json')).length // 1034
  */
 export async function readLlmSqlSolverFile(file: string): Promise<LlmSqlSolverItem[]> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DataError(code ? `cannot read LLM-SQL-Solver verdicts (${code})` : `not valid JSON: ${(error as Error).message}`, file);
-  }
+  const parsed = await readJsonFile(file, 'LLM-SQL-Solver verdicts');
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new DataError('expected a JSON object "0" … "N" → {Q1, Q2, DB, hardness, execution, judgement, prompt}', file);
   }

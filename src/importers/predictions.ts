@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { DataError } from '../util/errors.js';
+import { parseJsonText, readTextFile } from '../util/json-lines.js';
 
 /** Published prediction formats `replaygate import predictions` reads. */
 export const PREDICTION_FORMATS = ['lines', 'din-sql-csv', 'chatgpt-json'] as const;
@@ -28,12 +28,7 @@ export interface Prediction {
  * @throws DataError naming the file (and line) when it cannot be read or has the wrong shape.
  */
 export async function readPredictions(file: string, format: PredictionFormat): Promise<Prediction[]> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new DataError(`cannot read predictions (${(error as NodeJS.ErrnoException).code ?? String(error)})`, file);
-  }
+  const text = await readTextFile(file, 'predictions');
   switch (format) {
     case 'lines': {
       const lines = text.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
@@ -68,12 +63,7 @@ export async function readPredictions(file: string, format: PredictionFormat): P
       }));
     }
     case 'chatgpt-json': {
-      let items: unknown;
-      try {
-        items = JSON.parse(text);
-      } catch (error) {
-        throw new DataError(`not valid JSON: ${(error as Error).message}`, file);
-      }
+      const items = parseJsonText(text, file);
       if (!Array.isArray(items)) throw new DataError('expected a JSON list of {db_id, question, result, prompt}', file);
       return items.map((item: Record<string, unknown>, index) => {
         if (typeof item['result'] !== 'string' || typeof item['db_id'] !== 'string') {

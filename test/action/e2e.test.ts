@@ -417,12 +417,12 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
       expect(warnings).toHaveLength(1);
       expect(warnings[0]?.properties).toBe('title=replaygate: the base could not be loaded');
       expect(warnings[0]?.message).toMatch(
-        new RegExp(`^The base commit ${short} \\(main\\) could not be loaded, so nothing was compared and the head was scored only \\(fails only on a MissingRecording\\): replaygate\\.yml at base ${short}: malformed YAML: Nested mappings are not allowed in compact mappings at line 6, column 8`),
+        new RegExp(`^The base commit ${short} \\(main\\) could not be loaded, so nothing was compared and the head was scored only \\(fails only on a MissingRecording\\): replaygate\\.yml:6 at base ${short}: malformed YAML: Nested mappings are not allowed in compact mappings at line 6, column 8`),
       );
       const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
       expect(body.split('\n').slice(0, 2)).toEqual([MARKER, '## ✅ replaygate score: pass']);
       expect(body).toContain(`> ⚠️ The base commit ${short} (main) could not be loaded`);
-      expect(r.summary).toContain(`replaygate.yml at base ${short}: malformed YAML`);
+      expect(r.summary).toContain(`replaygate.yml:6 at base ${short}: malformed YAML`);
       for (const text of [r.stdout, r.stderr, r.summary, body]) expect(text).not.toMatch(/_temp\/replaygate-/);
       writeOutput('action-e2e-broken-base-comment.md', body);
     });
@@ -433,7 +433,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
       expect(r.exitCode, explain(r)).toBe(1);
       expect(r.outputs['verdict']).toBe('fail');
       const errors = r.annotations.filter((a) => a.kind === 'error');
-      expect(errors.map((e) => e.message)).toEqual([`${pr.repo.dir}/replaygate.yml: malformed YAML: Nested mappings are not allowed in compact mappings at line 6, column 8:`]);
+      expect(errors.map((e) => e.message)).toEqual([`${pr.repo.dir}/replaygate.yml:6: malformed YAML: Nested mappings are not allowed in compact mappings at line 6, column 8:`]);
       expect(r.summary).toContain('## ❌ replaygate gate: could not run');
       for (const text of [r.stdout, r.summary]) expect(text).not.toMatch(/_temp\/replaygate-/);
     });

@@ -56,7 +56,8 @@ describe('replaygate gate (runs files)', () => {
 
   it('a change that moves nothing passes with exit 0', async () => {
     writeFileSync(join(dir, 'same.json'), JSON.stringify(runsFromCounts('a', [5, 0, 3], ['x', 'y', 'z'])));
-    const r = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'same.json'], dir);
+    writeFileSync(join(dir, 'again.json'), JSON.stringify(runsFromCounts('a', [5, 0, 3], ['x', 'y', 'z'])));
+    const r = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'again.json'], dir);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^gate: pass\n/);
   });
@@ -70,7 +71,8 @@ describe('replaygate gate (runs files)', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/name the candidate/);
     writeFileSync(join(dir, 'replaygate.yml'), 'warehouse:\n  path: none.sqlite\ngolden: []\ngate:\n  stable_break:\n    base_min: 80\n');
-    const badRule = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'same.json'], dir);
+    const badRule = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'again.json'], dir);
+    expect((await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'same.json'], dir)).stderr).toMatch(/name the same file same\.json/);
     expect(badRule.code).toBe(2);
     expect(badRule.stderr).toContain(`${join(dir, 'replaygate.yml')}:6: \`gate.stable_break.base_min\` must be a number from 0 to 1`);
   });

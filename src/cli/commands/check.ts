@@ -3,12 +3,13 @@ import { ConfigError } from '../../util/errors.js';
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { renderSchemaChecks, runSchemaChecks, type SchemaCheckReport } from '../../checks/index.js';
-import { loadConfig } from '../../config/load.js';
-import { openProject } from '../../pipeline/project.js';
+import { loadConfig } from '../project.js';
+import { openProject } from '../project.js';
 import { TOOL_NAME } from '../../version.js';
 import { migratedCopy, type MigratedCopy } from '../../warehouse/index.js';
 import { EXIT, type CliContext } from '../context.js';
-import { parseWhole } from '../options.js';
+import { LIMITS } from '../../config/limits.js';
+import { parseLimit } from '../options.js';
 
 interface CheckOptions {
   config: string;
@@ -49,7 +50,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
     .option('--database <name>', 'with --migration and several databases: migrate only this one (default: every database)')
     .option('-a, --agent <names...>', "replay only these agents' recordings (default: every agent)")
     .option('--json <file>', 'write the check report as JSON here')
-    .option('--concurrency <n>', 'replayed runs in flight at once', parseWhole(1, 64), 8)
+    .option('--concurrency <n>', 'replayed runs in flight at once', parseLimit(LIMITS.concurrency), 8)
     .addHelpText(
       'after',
       '\nExamples:\n  replaygate check\n  replaygate check --migration migrations/rename-unit-price.sql   # what would this migration break?',
@@ -59,7 +60,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
       let copy: MigratedCopy | undefined;
       let target: string | undefined;
       if (opts.migration !== undefined) {
-        const config = await loadConfig(configFile);
+        const config = await loadConfig(ctx, configFile);
         const migration = resolve(ctx.cwd, opts.migration);
         // Throws DataError (exit 2) naming the migration file and line when a statement fails.
         const all = config.warehouse.databases;
@@ -72,7 +73,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
         target = `a temporary copy of the warehouse migrated by ${relative(ctx.cwd, migration) || migration}`;
       }
       try {
-        const project = await openProject(configFile, copy ? { databases: copy.databases } : {});
+        const project = await openProject(ctx, configFile, copy ? { databases: copy.databases } : {});
         let report: SchemaCheckReport;
         try {
           report = await runSchemaChecks(project, {

@@ -11,7 +11,8 @@ import { DEFAULT_GATE, type ThinEvidencePolicy } from '../../confidence/rules.js
 import { alignSamples, parseLabels, type SampleSet } from '../../confidence/samples.js';
 import { WarehouseProfile } from '../../confidence/warehouse-profile.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
-import { openProject, type Project } from '../../pipeline/project.js';
+import type { Project } from '../../pipeline/project.js';
+import { openProject } from '../project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { TOOL_NAME } from '../../version.js';
@@ -118,7 +119,7 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
       }
 
       if (opts.flagAt > opts.passAt) throw new ConfigError(`--flag-at (${opts.flagAt}) must not be above --pass-at (${opts.passAt})`);
-      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
         await runConfidence(project, opts, ctx);
       } finally {

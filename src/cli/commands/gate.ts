@@ -1,8 +1,8 @@
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
+import { loadConfig } from '../project.js';
 import {
   compareRuns,
   compareReplays,
@@ -15,15 +15,19 @@ import {
 } from '../../gate/index.js';
 import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
-import { openProject, type Project } from '../../pipeline/project.js';
+import type { Project } from '../../pipeline/project.js';
+import { openProject } from '../project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import { renderGateMarkdown } from '../../report/gate-markdown.js';
 import { gateText, repeatsText } from '../../report/gate-text.js';
-import { OUTCOMES, type RunRecord } from '../../scoring/types.js';
+import { runRecordProblem } from '../../scoring/run-record-shape.js';
+import type { RunRecord } from '../../scoring/types.js';
+import { readJsonFile } from '../../util/json-lines.js';
 import { TOOL_NAME } from '../../version.js';
 import { ConfigError, DataError } from '../../util/errors.js';
 import { EXIT, type CliContext } from '../context.js';
-import { parseSeeds, parseWhole, questionsOption, sideOption, sideRunsOption, splitOption } from '../options.js';
+import { LIMITS } from '../../config/limits.js';
+import { parseLimit, parseSeeds, questionsOption, sideOption, sideRunsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
 
 interface GateOptions {
@@ -66,36 +70,20 @@ function summariseRepeats(r: RepeatsReport): RepeatsSummary {
   };
 }
 
-function isRunRecord(value: unknown): value is RunRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const r = value as Record<string, unknown>;
-  return (
-    typeof r['agent'] === 'string' &&
-    typeof r['questionId'] === 'string' &&
-    typeof r['seed'] === 'number' &&
-    typeof r['outcome'] === 'string' &&
-    (OUTCOMES as readonly string[]).includes(r['outcome'])
-  );
-}
-
 /**
  * Reads scored runs from a `replaygate score --json` report (its `runs`) or a JSON list of
  * run records; `agent` selects one agent's runs when the file holds several.
  */
 export async function readRunsFile(file: string, agent: string | undefined): Promise<RunRecord[]> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DataError(code ? `cannot read runs (${code})` : `not valid JSON: ${(error as Error).message}`, file);
-  }
+  const parsed = await readJsonFile(file, 'runs');
   const list = Array.isArray(parsed) ? parsed : (parsed as { runs?: unknown } | null)?.runs;
   if (!Array.isArray(list)) throw new DataError('expected a `replaygate score --json` report (with `runs`) or a JSON list of run records', file);
+  if (list.length === 0) throw new DataError('holds no runs: score the agent first (replaygate score --json FILE)', file);
   list.forEach((item, i) => {
-    if (!isRunRecord(item)) throw new DataError(`run ${i} is not a run record (needs agent, questionId, seed, outcome)`, file);
+    const problem = runRecordProblem(item);
+    if (problem !== undefined) throw new DataError(`run ${i} is not a run record: ${problem}`, file);
   });
-  const runs = list as RunRecord[];
+  const runs = (list as RunRecord[]).map((r) => ({ ...r, split: r.split ?? 'dev', kind: r.kind ?? 'answer', recording: r.recording ?? r.agent, keys: r.keys ?? [] }));
   const agents = [...new Set(runs.map((r) => r.agent))];
   if (agent !== undefined) {
     const mine = runs.filter((r) => r.agent === agent);
@@ -126,7 +114,7 @@ export function registerGate(program: Command, ctx: CliContext): void {
     .option('--json <file>', 'write the gate report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the gate report as Markdown (with Mermaid charts of the flips) here')
     .option('--determinism', 'replay the base a second time and report any run that differs', false)
-    .option('--concurrency <n>', 'runs in flight at once', parseWhole(1, 64), 8)
+    .option('--concurrency <n>', 'runs in flight at once', parseLimit(LIMITS.concurrency), 8)
     .option('--no-progress', 'no progress bar')
     .addHelpText(
       'after',
@@ -144,11 +132,22 @@ export function registerGate(program: Command, ctx: CliContext): void {
       if (opts.candidateRuns === undefined && opts.candidate === undefined) {
         throw new ConfigError('name the candidate: --candidate <agent> or --candidate-runs <file>');
       }
+      const sameFile = opts.baseRuns !== undefined && opts.candidateRuns !== undefined && resolve(ctx.cwd, opts.baseRuns) === resolve(ctx.cwd, opts.candidateRuns);
+      const sameAgent = opts.base !== undefined && opts.base === opts.candidate;
+      if (sameAgent && (opts.baseRuns === undefined || opts.candidateRuns === undefined || sameFile)) {
+        throw new ConfigError(
+          `--base and --candidate name the same agent '${opts.base}'${sameFile ? ' in the same runs file' : ''}: the gate compares two different configurations. ` +
+            'To see whether one agent replays the same way twice, use --determinism; to compare two versions of it, gate --base-runs FILE from the old version against the new.',
+        );
+      }
+      if (sameFile && opts.base === undefined && opts.candidate === undefined) {
+        throw new ConfigError(`--base-runs and --candidate-runs name the same file ${opts.baseRuns}: the gate compares two different sets of runs`);
+      }
       const needsProject = opts.baseRuns === undefined || opts.candidateRuns === undefined || opts.determinism;
       const configFile = resolve(ctx.cwd, opts.config);
-      const project: Project | undefined = needsProject ? await openProject(configFile) : undefined;
+      const project: Project | undefined = needsProject ? await openProject(ctx, configFile) : undefined;
       try {
-        const rawRules = project ? project.config.gate : await gateSectionIfPresent(configFile);
+        const rawRules = project ? project.config.gate : await gateSectionIfPresent(ctx, configFile);
         const rules = await loadGateRules(rawRules, project?.config.file ?? configFile);
         const seeds = opts.seeds ?? project?.config.seeds;
         const golden = project ? new GoldenResults(project.config.match, project.config.warehouse) : undefined;
@@ -178,7 +177,7 @@ export function registerGate(program: Command, ctx: CliContext): void {
         } else {
           ambiguity = { checked: false, why: 'both sides come from runs files (no project opened to re-run golden SQL); gate agents with --base/--candidate to check' };
         }
-        const result = gateResult(comparison, rules, ambiguity);
+        const result = gateResult(comparison, rules, ambiguity, { config: opts.config, ...(opts.split ? { split: opts.split } : {}) });
         const repeats = { base: repeatsReport(base), candidate: repeatsReport(candidate) };
         let determinism: ReturnType<typeof compareReplays> | undefined;
         if (opts.determinism) {
@@ -216,11 +215,11 @@ export function registerGate(program: Command, ctx: CliContext): void {
 }
 
 /** The raw `gate:` section when only runs files are gated: the config file is optional then. */
-async function gateSectionIfPresent(configFile: string): Promise<unknown> {
+async function gateSectionIfPresent(ctx: CliContext, configFile: string): Promise<unknown> {
   try {
     await access(configFile);
   } catch {
     return undefined; // no config file: the default rules
   }
-  return (await loadConfig(configFile)).gate;
+  return (await loadConfig(ctx, configFile)).gate;
 }

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
+import { loadConfig } from '../project.js';
 import { importLlmSqlSolver } from '../../importers/llm-sql-solver.js';
 import { calibrate, type CalibrationReport } from '../../judge/calibration.js';
 import { parseJudgeConfig, type JudgeConfig } from '../../judge/config.js';
@@ -15,7 +14,8 @@ import { joinRecordedVerdicts, referenceLabelsFromRuns, VERDICT_FORMATS, type Ve
 import { gradeAnswers, judgePairs } from '../../judge/run-judge.js';
 import type { SkippedPair } from '../../judge/types.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
-import { openProject, type Project } from '../../pipeline/project.js';
+import type { Project } from '../../pipeline/project.js';
+import { openProject } from '../project.js';
 import { replayAgent } from '../../pipeline/replay.js';
 import { openJudgeModel } from '../../judge/judge-model.js';
 import { LiveModelClient } from '../../record/live-client.js';
@@ -25,6 +25,7 @@ import { renderCalibrationMarkdown, renderJudgeSection, renderPairwiseMarkdown }
 import { calibrationText, pairsText } from '../../report/judge-text.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { ConfigError } from '../../util/errors.js';
+import { readJsonFile } from '../../util/json-lines.js';
 import { TOOL_NAME } from '../../version.js';
 import { EXIT, type CliContext } from '../context.js';
 import { parseIdList, questionsOption, sideOption, sideRunsOption, splitOption } from '../options.js';
@@ -178,7 +179,7 @@ async function readRunsOfAgents(file: string, agents: readonly string[] | undefi
   let names = agents;
   if (names === undefined) {
     try {
-      const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
+      const parsed = await readJsonFile(file, 'runs');
       const list = Array.isArray(parsed) ? parsed : (parsed as { runs?: unknown } | null)?.runs;
       if (Array.isArray(list)) names = [...new Set(list.map((r) => (r as { agent?: unknown } | null)?.agent).filter((a): a is string => typeof a === 'string'))];
     } catch {
@@ -224,7 +225,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
           `--base and --candidate are the same (${what}): the judge would compare each text with itself. Name two different agents, or the same agent's runs from two score reports (--base-runs old.json --candidate-runs new.json)`,
         );
       }
-      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
         const judge = judgeConfigOf(project);
         if (!judge.pairwisePrompt) throw new ConfigError(`judge.pairwise_prompt is not set in ${project.config.file}`);
@@ -282,7 +283,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
       if (twice !== undefined) throw new ConfigError(`agent ${twice} is listed twice in -a; list each agent once (its answers would be graded twice)`);
       const configFile = resolve(ctx.cwd, opts.config);
       const needsProject = opts.runs === undefined || opts.recordedVerdicts === undefined;
-      const project = needsProject ? await openProject(configFile) : undefined;
+      const project = needsProject ? await openProject(ctx, configFile) : undefined;
       try {
         let runs: RunRecord[];
         if (opts.runs) {
@@ -372,7 +373,7 @@ async function checkJudgedAgent(ctx: CliContext, opts: ImportOptions): Promise<v
     ctx.stderr(`note: no ${opts.config} here, so the agent name ${opts.agent} is not checked; calibrate joins verdicts to runs of the agent named ${opts.agent}\n`);
     return;
   }
-  const config = await loadConfig(file);
+  const config = await loadConfig(ctx, file);
   if (!config.agents.has(opts.agent)) {
     const known = [...config.agents.keys()];
     throw new ConfigError(

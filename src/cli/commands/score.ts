@@ -2,7 +2,8 @@ import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { GoldenResults } from '../../pipeline/golden-results.js';
-import { openProject } from '../../pipeline/project.js';
+import { openProject } from '../project.js';
+import { rerecordCommands } from '../../gate/index.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import { describeAgent } from '../../pipeline/describe.js';
 import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
@@ -12,7 +13,8 @@ import { scorecardText } from '../../report/scorecard-table.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { TOOL_NAME } from '../../version.js';
 import { EXIT, type CliContext } from '../context.js';
-import { parseSeeds, parseWhole, questionsOption, splitOption } from '../options.js';
+import { LIMITS } from '../../config/limits.js';
+import { parseLimit, parseSeeds, questionsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
 
 interface ScoreOptions {
@@ -41,11 +43,11 @@ export function registerScore(program: Command, ctx: CliContext): void {
     .addOption(new Option('--match <mode>', 'results match mode (default: the config\'s match)').choices(['exact', 'relaxed', 'spider']))
     .option('--json <file>', 'write the JSON report (with schemaVersion) here')
     .option('--markdown <file>', 'write the Markdown scorecard here')
-    .option('--concurrency <n>', 'runs in flight at once', parseWhole(1, 64), 8)
+    .option('--concurrency <n>', 'runs in flight at once', parseLimit(LIMITS.concurrency), 8)
     .option('--no-progress', 'no progress bar')
     .addHelpText('after', '\nExamples:\n  replaygate score                                # every agent, config seeds\n  replaygate score -a din-sql-gpt4 --json out/score.json --markdown out/score.md\n  replaygate score --match spider                 # numbers comparable with the official Spider evaluator')
     .action(async (opts: ScoreOptions) => {
-      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
         const config = opts.match ? { ...project.config, match: opts.match } : project.config;
         const scoped = { ...project, config };
@@ -90,7 +92,14 @@ export function registerScore(program: Command, ctx: CliContext): void {
         if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
         const missing = runs.filter((r) => r.outcome === 'missing_recording');
         if (missing.length > 0) {
-          ctx.stderr(`\n${missing.length} run(s) have no recording; the first:\n${missing[0]?.detail ?? ''}\n`);
+          const commands = rerecordCommands(
+            missing.map((r) => ({ agent: r.agent, questionId: r.questionId, seed: r.seed })),
+            { config: opts.config, questions: questions.map((q) => q.id), ...(opts.split ? { split: opts.split } : {}) },
+          );
+          ctx.stderr(
+            `\n${missing.length} run(s) have no recording; the first:\n${missing[0]?.detail ?? ''}\n` +
+              `To record exactly what is missing (record sends only the calls a replay misses):\n${commands.map((c) => `  ${c}`).join('\n')}\n`,
+          );
           ctx.exitCode = EXIT.fail;
         }
       } finally {

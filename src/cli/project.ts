@@ -1,0 +1,37 @@
+import { relative } from 'node:path';
+import { loadConfig as loadProjectConfig } from '../config/load.js';
+import { configuredPaths, pathsOutside } from '../config/paths.js';
+import type { ProjectConfig } from '../config/types.js';
+import { openProject as openPipelineProject, type OpenProjectOptions, type Project } from '../pipeline/project.js';
+import type { CliContext } from './context.js';
+
+/**
+ * After a config loads in the CLI: warn about every path it names that leads outside the
+ * project folder (the Action refuses those; the CLI only warns, since a local project may
+ * share files on purpose), and remember every input file so that no report output
+ * (`--json`, `--markdown`, `--svg`) can overwrite one.
+ */
+function afterLoad(ctx: CliContext, config: ProjectConfig): void {
+  for (const p of configuredPaths(config)) ctx.protectedPaths.add(p.path);
+  for (const p of pathsOutside(config, config.root)) {
+    const shown = relative(ctx.cwd, p.path) || p.path;
+    ctx.stderr(
+      `replaygate: warning: ${relative(ctx.cwd, config.file) || config.file}: '${p.key}' (${shown}) leads outside the project folder` +
+        `${p.real !== p.path ? ` (to ${p.real})` : ''}; the GitHub Action refuses such paths\n`,
+    );
+  }
+}
+
+/** `loadConfig` for a CLI command: the config, with the warnings and protections of {@link afterLoad}. */
+export async function loadConfig(ctx: CliContext, file: string): Promise<ProjectConfig> {
+  const config = await loadProjectConfig(file);
+  afterLoad(ctx, config);
+  return config;
+}
+
+/** `openProject` for a CLI command: the project, with the warnings and protections of {@link afterLoad}. */
+export async function openProject(ctx: CliContext, file: string, options: OpenProjectOptions = {}): Promise<Project> {
+  const project = await openPipelineProject(file, options);
+  afterLoad(ctx, project.config);
+  return project;
+}
