@@ -165,7 +165,23 @@ async function runOne(
     promptTokens: calls.reduce((s, c) => s + c.usage.prompt_tokens, 0),
     completionTokens: calls.reduce((s, c) => s + c.usage.completion_tokens, 0),
   };
-  const end = run.end;
+  let end = run.end;
+  if (end.status === 'error' && project.config.match === 'spider' && question.kind === 'answer' && agent.kind === 'sql') {
+    // The official evaluator executes only the first statement of a prediction (sqlparse's split
+    // in remove_distinct), so a reply of several statements, which the warehouse refuses whole,
+    // is graded by its first statement, as they grade it (docs/matching.md, "Spider mode").
+    const last = run.trace.at(-1);
+    if (last?.type === 'sql' && last.error !== undefined) {
+      const first = spiderExecutableSql(last.sql, 'prediction');
+      if (first !== last.sql) {
+        try {
+          end = { status: 'answered', sql: last.sql, result: await engine.query(first, { maxRows, timeoutMs }) };
+        } catch {
+          // its first statement fails too: not a match, as for the evaluator (the run stays an error)
+        }
+      }
+    }
+  }
   if (end.status !== 'answered') {
     // The last statement tried, so that checks and reviewers see the SQL of a failed run too.
     const lastSql = run.trace.findLast((s) => s.type === 'sql');

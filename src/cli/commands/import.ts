@@ -44,9 +44,10 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExample:\n  replaygate import predictions DIN-SQL.csv -f din-sql-csv -a din-sql-gpt4 --source "DIN-SQL GPT-4 (MIT)"')
     .action(async (file: string, opts: PredictionsOptions) => {
       const path = resolve(ctx.cwd, file);
-      const predictions = await readPredictions(path, opts.format);
       const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
+        // A line's trailing TAB field is its database only when it names one of the project's.
+        const predictions = await readPredictions(path, opts.format, { databases: new Set(project.config.warehouse.databases.keys()) });
         const summary = await importRecording(
           project,
           opts.agent,
