@@ -117,7 +117,9 @@ export function gateResult(comparison: Comparison, rules: GateRules = DEFAULT_GA
     signTest: comparison.signTest,
     fixed: comparison.fixed,
     broken: comparison.broken,
-    stableBreaks: comparison.stableBreaks,
+    // Graded by the engine's tie-break (spider mode), a break on an ambiguous golden question may
+    // be a tie-break: it is not reported as a stable break (the ambiguous_golden note lists it).
+    stableBreaks: ambiguity?.checked === true && ambiguity.gradedByTieBreak === true ? comparison.stableBreaks.filter((id) => !ambiguousIds.has(id)) : comparison.stableBreaks,
     missingRecordings: { base: comparison.base.missingRecordings, candidate: comparison.candidate.missingRecordings },
     smallestDetectable: s.kind === 'detectable' ? { flips: s.flips, meanChange: s.meanChange } : null,
     singleRun: comparison.singleRun,

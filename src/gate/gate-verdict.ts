@@ -54,7 +54,10 @@ export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_G
   const reasons: GateReason[] = [];
   const notes: GateNote[] = [];
   const ambiguous = ambiguousComparedIds(comparison, ambiguity);
-  const ignoreAmbiguous = rules.ignoreAmbiguousGolden && ambiguity?.checked === true;
+  const byTieBreak = ambiguity?.checked === true && ambiguity.gradedByTieBreak === true;
+  // Graded by the engine's tie-break (spider mode), a break on an ambiguous question may be a
+  // tie-break: never report it as a stable break (listed in the note instead).
+  const ignoreAmbiguous = (rules.ignoreAmbiguousGolden || byTieBreak) && ambiguity?.checked === true;
   const singleRunNote =
     'with one run per question every flip counts as stable; record several seeds to tell a stable break from sampling noise';
 
@@ -159,9 +162,12 @@ export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_G
       message:
         `the golden result is ambiguous (golden LIMIT cuts through ties) for ${movedAmbiguous.length} moved question(s): ` +
         `${formatIds(movedAmbiguous.map((q) => `${q.questionId} [${q.stableBreak ? 'stable break' : q.movement}]`), 10)}; ` +
-        'another tied row is as correct as the golden one, so a move may be a different tie-break rather than a real change: ' +
-        'add a tie-breaker to the golden ORDER BY' +
-        (ignored.length > 0 ? ` (gate.ignore_ambiguous_golden: the stable break of ${formatIds(ignored.map((q) => q.questionId), 10)} does not fail the gate)` : ''),
+        (byTieBreak
+          ? 'spider mode grades by the engine\'s tie-break, as the official evaluator does, so a move may be a different tie-break rather than a real change: gate in relaxed or exact mode (which accept any tied row) for a verdict, or add a tie-breaker to the golden ORDER BY'
+          : 'both sides were graded under any admissible tie-break (any of the tied rows is correct), so the move is a real change; a tie-breaker in the golden ORDER BY would make the golden answer unique') +
+        (ignored.length > 0
+          ? ` (${byTieBreak && !rules.ignoreAmbiguousGolden ? 'graded by tie-break' : 'gate.ignore_ambiguous_golden'}: the stable break of ${formatIds(ignored.map((q) => q.questionId), 10)} does not fail the gate)`
+          : ''),
       questions: movedAmbiguous.map((q) => q.questionId),
     });
   }

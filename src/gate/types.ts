@@ -44,7 +44,17 @@ export interface AmbiguousGolden {
  * possibly none), or not checked and why (e.g. runs files carry no golden SQL to re-run).
  */
 export type GoldenAmbiguity =
-  | { readonly checked: true; readonly ambiguous: readonly AmbiguousGolden[] }
+  | {
+      readonly checked: true;
+      readonly ambiguous: readonly AmbiguousGolden[];
+      /**
+       * True when the runs were graded by the engine's tie-break (`spider` mode, faithful to the
+       * official evaluator): a move on an ambiguous question may then be a tie-break, so it is
+       * never reported as a stable break. False or absent (`exact`, `relaxed`): every admissible
+       * tie-break was accepted, so a move there is a real change.
+       */
+      readonly gradedByTieBreak?: boolean;
+    }
   | { readonly checked: false; readonly why: string };
 
 /** One run's outcome under one seed. */

@@ -1,6 +1,6 @@
 import type { Agent, AgentEnd, AgentRunResult } from '../agent/types.js';
 import type { GoldenQuestion, Split } from '../golden/types.js';
-import { matchResults, resultDigest, spiderExecutableSql } from '../matching/index.js';
+import { matchResults, matchWithTies, resultDigest, spiderExecutableSql } from '../matching/index.js';
 import { MissingRecording } from '../recording/missing-recording.js';
 import { Recording } from '../recording/recording.js';
 import { hasManifest } from '../recording/manifest.js';
@@ -227,13 +227,19 @@ async function runOne(
           : `${gold.result.truncated ? 'the golden result' : 'the answer'} exceeds warehouse.max_rows (${maxRows}) and the other does not: row counts differ`,
       };
     }
-    const verdict = matchResults(gold.result, predicted, {
+    const matchOptions = {
       mode: project.config.match,
       ordered: question.ordered,
       set: question.set,
       // spider mode decides row order as the official evaluator does: 'order by' anywhere in the gold SQL.
       ...(question.goldenSql !== undefined ? { goldSql: question.goldenSql } : {}),
-    });
+    };
+    let verdict = matchResults(gold.result, predicted, matchOptions);
+    if (!verdict.match && !verdict.undetermined) {
+      // exact and relaxed accept any answer a tie-break of the golden ORDER BY could give.
+      const ties = await golden.ties(question, engine);
+      if (ties !== undefined) verdict = matchWithTies(gold.result, ties, predicted, matchOptions);
+    }
     matched = verdict.match;
     if (!verdict.match) detail = verdict.reason;
   }

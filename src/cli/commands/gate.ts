@@ -173,7 +173,11 @@ export function registerGate(program: Command, ctx: CliContext): void {
         let ambiguity: GoldenAmbiguity;
         if (project) {
           const compared = new Set(comparison.questions.map((q) => q.questionId));
-          ambiguity = { checked: true, ambiguous: await goldenAmbiguities(project, project.golden.filter((q) => compared.has(q.id))) };
+          ambiguity = {
+            checked: true,
+            ambiguous: await goldenAmbiguities(project, project.golden.filter((q) => compared.has(q.id))),
+            gradedByTieBreak: project.config.match === 'spider',
+          };
         } else {
           ambiguity = { checked: false, why: 'both sides come from runs files (no project opened to re-run golden SQL); gate agents with --base/--candidate to check' };
         }

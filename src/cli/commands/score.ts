@@ -86,7 +86,11 @@ export function registerScore(program: Command, ctx: CliContext): void {
         if (ambiguousGolden.length) {
           const ids = ambiguousGolden.map((a) => a.id).sort();
           const shown = ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, … (${ids.length} in all; the JSON report lists them)` : ids.join(', ');
-          ctx.stdout(`\n${ids.length} golden question(s) whose LIMIT cuts through ties (their golden result is ambiguous): ${shown}\n`);
+          const graded =
+            config.match === 'spider'
+              ? "spider mode grades them by the engine's tie-break, as the official evaluator does"
+              : `${config.match} mode accepts any of the tied rows`;
+          ctx.stdout(`\n${ids.length} golden question(s) whose LIMIT cuts through ties (${graded}): ${shown}\n`);
         }
         if (opts.json) await writeOutput(ctx, opts.json, reportJson(report));
         if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
