@@ -108,6 +108,11 @@ export interface LlmSqlSolverImportOptions {
   readonly force?: boolean;
   /** Only items whose database is in this set (e.g. the databases present). */
   readonly databases?: ReadonlySet<string>;
+  /**
+   * The judge's model name, written to the manifest and into every request (default
+   * `gpt-4-turbo`, the model the paper names; the data does not say which version).
+   */
+  readonly model?: string;
 }
 
 /**
@@ -122,6 +127,7 @@ export async function importLlmSqlSolver(file: string, dir: string, options: Llm
   const items = await readLlmSqlSolverFile(file);
   if (!options.force && (await hasManifest(dir))) throw new DataError(`recording ${dir} exists; pass --force to replace it`);
   const idOf = options.questionId ?? ((i: number) => `spider-dev-${String(i).padStart(4, '0')}`);
+  const settings: JudgeSettings = { ...LLM_SQL_SOLVER_SETTINGS, ...(options.model !== undefined ? { model: options.model } : {}) };
   const writer = RecordingWriter.open(dir, 'create');
   let written = 0;
   let skipped = 0;
@@ -131,14 +137,14 @@ export async function importLlmSqlSolver(file: string, dir: string, options: Llm
         skipped += 1;
         continue;
       }
-      writer.write(llmSqlSolverCall(item, `${idOf(item.index)} ${options.agent}`));
+      writer.write(llmSqlSolverCall(item, `${idOf(item.index)} ${options.agent}`, settings));
       written += 1;
     }
   } finally {
     writer.close();
   }
   const now = new Date().toISOString();
-  const s = LLM_SQL_SOLVER_SETTINGS;
+  const s = settings;
   await writeManifest(dir, {
     name: options.name ?? dir.split(/[\\/]/).filter(Boolean).pop() ?? 'judge',
     agent: 'judge',

@@ -94,6 +94,7 @@ interface ImportOptions {
   config: string;
   agent: string;
   out: string;
+  model: string;
   source?: string;
   databases?: Set<string>;
   force?: boolean;
@@ -344,21 +345,24 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     .description('Import published SQL-equivalence judge verdicts (LLM-SQL-Solver: GPT4Turbo_judge_<system>_<prompt>.json) as a judge recording, one call per judged prediction, call site question id `spider-dev-NNNN <agent>`.')
     .requiredOption('-a, --agent <name>', 'the agent (system) whose predictions were judged, as named in your runs')
     .requiredOption('-o, --out <dir>', 'recording folder to write')
+    .option('--model <name>', "the judge's model name, written to the manifest and every request (the LLM-SQL-Solver files are GPT-4-Turbo's; no version is published)", 'gpt-4-turbo')
     .option('--source <text>', 'provenance written to the manifest')
     .option('--databases <names>', 'only items on these databases (comma-separated)', parseIdList)
     .option('--force', 'replace an existing recording')
     .option('-c, --config <file>', 'project config whose agents -a is checked against (skipped when the file does not exist)', 'replaygate.yml')
-    .addHelpText('after', '\nExample:\n  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal')
+    .addHelpText('after', '\nExample:\n  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal --model gpt-4-1106-preview')
     .action(async (file: string, opts: ImportOptions) => {
+      if (opts.model.trim() === '' || /[\u0000-\u001f]/.test(opts.model)) throw new ConfigError(`--model takes the judge's model name (e.g. gpt-4-turbo), got ${JSON.stringify(opts.model)}`);
       await checkJudgedAgent(ctx, opts);
       const out = resolve(ctx.cwd, opts.out);
       const summary = await importLlmSqlSolver(resolve(ctx.cwd, file), out, {
         agent: opts.agent,
+        model: opts.model,
         source: opts.source ?? `${file} (ZhaoFuheng/LLM-SQL-Solver, MIT): GPT-4-Turbo verdicts; model version and sampling settings not published`,
         ...(opts.databases ? { databases: opts.databases } : {}),
         ...(opts.force ? { force: true } : {}),
       });
-      ctx.stdout(`wrote ${summary.written} judge calls to ${opts.out}${summary.skipped ? `; ${summary.skipped} items on other databases left out` : ''}\n`);
+      ctx.stdout(`wrote ${summary.written} judge calls (judge model ${opts.model}) to ${opts.out}${summary.skipped ? `; ${summary.skipped} items on other databases left out` : ''}\n`);
     });
 }
 
