@@ -3,14 +3,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as core from '@actions/core';
-// Not '@actions/github' itself: its module builds a `context` from GITHUB_EVENT_PATH as it is
-// imported, and a malformed event file would crash the step before `run` could report it.
-import { GitHub, getOctokitOptions } from '@actions/github/lib/utils';
 import { MAX_SUMMARY_BYTES, fitComment } from '../report/fit-comment.js';
 import { ConfigError, isUserError, userErrorOf } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { ActionsLogger } from './actions-logger.js';
 import { missingRecordingCauses, planMissingRecordingAnnotations } from './annotations.js';
+import { loadConfig } from '../config/load.js';
+import { refusePathsOutside } from '../config/paths.js';
+import type { ProjectConfig } from '../config/types.js';
 import { BaseLoadError, basePathMapper, identityMap, mapLogger, type TextMap } from './base-side.js';
 import { commentMarker, legacyCommentMarker, renderErrorSummary, renderHead } from './comment-body.js';
 import { readRunnerEvent } from './event.js';
@@ -179,7 +179,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
   const marker = commentMarker(inputs.command, configLabel);
   const markers = inputs.command === 'gate' ? [marker, legacyCommentMarker(rel(headConfig))] : [marker];
   if (pr !== undefined && inputs.comment && inputs.githubToken !== undefined && event.repo !== undefined) {
-    state.sticky = { client: (deps.octokit ?? defaultOctokit)(inputs.githubToken), where: { ...event.repo, issueNumber: pr.number }, markers };
+    state.sticky = { client: deps.octokit ? deps.octokit(inputs.githubToken) : await defaultOctokit(inputs.githubToken), where: { ...event.repo, issueNumber: pr.number }, markers };
   }
 
   const scratch = await mkdtemp(join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate-'));
@@ -187,6 +187,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     let command: ActionCommand = inputs.command;
     let baseCommit: { sha: string; label: string } | undefined;
     let baseConfig: string | undefined;
+    let baseTree: string | undefined;
     const notes: string[] = [];
     const baseRef = inputs.baseRef ?? pr?.baseSha;
     if (command === 'gate') {
@@ -198,6 +199,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
         const sha = await resolveCommit(root, baseRef, 'base-ref');
         baseCommit = { sha, label: inputs.baseRef ?? pr?.baseRef ?? sha };
         const tree = join(scratch, 'base');
+        baseTree = tree;
         state.map = basePathMapper(tree, sha);
         await logger.group(`Materialise base ${sha.slice(0, 12)}`, () => materialiseCommit(root, sha, tree, scratch));
         const candidate = join(tree, relative(root, headConfig));
@@ -214,8 +216,25 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     const headSha = await git(root, ['rev-parse', 'HEAD']).then((s) => s.trim(), () => undefined);
 
     const pipelineLogger = mapLogger(logger, state.map);
+    // Every path the config names must stay inside the workspace (the base's: inside its tree).
+    refusePathsOutside(await loadConfig(headConfig), workspace);
     let raw: GateRunResult;
     try {
+      if (baseConfig !== undefined && baseTree !== undefined) {
+        let base: ProjectConfig | undefined;
+        try {
+          base = await loadConfig(baseConfig);
+        } catch {
+          // a base that does not load is reported by the pipeline (BaseLoadError)
+        }
+        if (base !== undefined) {
+          try {
+            refusePathsOutside(base, baseTree);
+          } catch (error) {
+            throw new BaseLoadError(error as ConfigError);
+          }
+        }
+      }
       raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger });
     } catch (error) {
       if (!(error instanceof BaseLoadError) || baseCommit === undefined) throw error;
@@ -356,8 +375,14 @@ function mapResult(result: GateRunResult, map: TextMap): GateRunResult {
   };
 }
 
-function defaultOctokit(token: string): GitHubClient {
-  return new GitHub(getOctokitOptions(token)) as unknown as GitHubClient;
+/**
+ * '@actions/github' is imported only here, when a comment is to be posted: its module builds a
+ * `context` by parsing GITHUB_EVENT_PATH as it loads, so a static import would crash the step on
+ * a malformed event file before `run` could report it (verdict, job summary).
+ */
+async function defaultOctokit(token: string): Promise<GitHubClient> {
+  const github = await import('@actions/github');
+  return github.getOctokit(token);
 }
 
 function setOutputs(deps: ActionDeps, result: GateRunResult, reportPath: string): void {

@@ -1,7 +1,11 @@
 import { realpathSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseJudgeConfig } from '../judge/config.js';
+import { ConfigError } from '../util/errors.js';
 import type { ProjectConfig } from './types.js';
+
+/** Files of a recording folder that replay reads (src/recording). */
+const RECORDING_FILES = ['manifest.yml', 'calls.jsonl'];
 
 /** One path the configuration names, with the key that names it. */
 export interface ConfiguredPath {
@@ -26,11 +30,14 @@ export function configuredPaths(config: ProjectConfig): ConfiguredPath[] {
   for (const agent of config.agents.values()) {
     out.push({ key: `agents.${agent.name}.prompt`, path: agent.prompt });
     out.push({ key: `agents.${agent.name}.recording`, path: agent.recording });
+    // the files replay reads in it: a link there must not lead out either
+    for (const file of RECORDING_FILES) out.push({ key: `agents.${agent.name}.recording`, path: join(agent.recording, file) });
     if (agent.module !== undefined) out.push({ key: `agents.${agent.name}.module`, path: agent.module });
   }
   const judge = parseJudgeConfig(config.judge, config.root, config.file);
   if (judge !== undefined) {
     out.push({ key: 'judge.recording', path: judge.recording });
+    for (const file of RECORDING_FILES) out.push({ key: 'judge.recording', path: join(judge.recording, file) });
     if (judge.pairwisePrompt !== undefined) out.push({ key: 'judge.pairwise_prompt', path: judge.pairwisePrompt });
     if (judge.gradingPrompt !== undefined) out.push({ key: 'judge.grading_prompt', path: judge.gradingPrompt });
   }
@@ -80,4 +87,23 @@ export function pathsOutside(config: ProjectConfig, workspace: string): OutsideP
   return configuredPaths(config)
     .map((p) => ({ ...p, real: realPathOf(p.path) }))
     .filter((p) => !isInside(root, p.real));
+}
+
+/**
+ * Refuses a configuration that names a path outside `workspace` (symbolic links resolved), the
+ * GitHub Action's rule: nothing outside the checked-out repository may be read, so no file's
+ * content can reach an annotation or a comment from elsewhere on the runner.
+ * @throws ConfigError naming the config file, the key, the path and where it leads.
+ */
+export function refusePathsOutside(config: ProjectConfig, workspace: string): void {
+  const outside = pathsOutside(config, workspace);
+  const first = outside[0];
+  if (first === undefined) return;
+  const shown = relative(config.root, first.path) || first.path;
+  throw new ConfigError(
+    `'${first.key}' names ${shown}, which ${first.real === resolve(first.path) ? 'is' : `leads through a symbolic link to ${first.real}, which is`} outside the workspace ${workspace}` +
+      `${outside.length > 1 ? ` (and ${outside.length - 1} more: ${outside.slice(1, 4).map((p) => p.key).join(', ')})` : ''}; ` +
+      'the Action reads only files of the checked-out repository: use a path inside it',
+    config.file,
+  );
 }
