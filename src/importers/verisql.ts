@@ -83,5 +83,6 @@ export async function readCandidateFile(file: string): Promise<CandidateFile> {
   if (questions.length === 0 && skipped.length > 0) {
     throw new DataError(`none of the ${skipped.length} items has a candidate (every \`candidates\` list is empty): nothing to import`, file);
   }
+  if (questions.length === 0) throw new DataError(`holds no candidates${skipped.length > 0 ? ` (${skipped.length} item(s) without any)` : ''}`, file);
   return { questions, skipped };
 }

@@ -44,6 +44,7 @@ export function registerImportCandidates(program: Command, ctx: CliContext): voi
         const summary = await importRecording(project, opts.agent, items, {
           format: 'candidates',
           source: opts.source ?? file,
+          file,
           ...(opts.force ? { force: true } : {}),
         });
         ctx.stdout(

@@ -41,6 +41,7 @@ export function registerImportGenparse(program: Command, ctx: CliContext): void 
         const summary = await importRecording(project, opts.agent, items, {
           format: `genparse-${questions[0]?.method ?? 'samples'}`,
           source: opts.source ?? file,
+          file,
           ...(opts.force ? { force: true } : {}),
         });
         ctx.stdout(
