@@ -300,6 +300,8 @@ export interface HostileCase extends Expectation {
   readonly args: readonly string[] | ((p: HostileProject) => readonly string[]);
   readonly env?: RunOptions['env'];
   readonly stdin?: string;
+  /** Working directory relative to the project (default: the project folder). */
+  readonly cwd?: string;
   /** Paths (relative to the project) the command may change: recordings it is meant to write. */
   readonly writes?: readonly (string | RegExp)[];
   /** Extra checks after the standard ones. */
@@ -321,7 +323,7 @@ export function hostileSuite(command: string, fixture: () => string, cases: read
           await c.setup?.(p);
           const before = p.snapshot();
           const args = typeof c.args === 'function' ? c.args(p) : c.args;
-          const result = await p.run(args, { ...(c.env ? { env: c.env } : {}), ...(c.stdin !== undefined ? { stdin: c.stdin } : {}) });
+          const result = await p.run(args, { ...(c.env ? { env: c.env } : {}), ...(c.stdin !== undefined ? { stdin: c.stdin } : {}), ...(c.cwd !== undefined ? { cwd: c.cwd } : {}) });
           expectHandled(result, c);
           expectUntouched(before, p.snapshot(), c.writes);
           await c.check?.(result, p);

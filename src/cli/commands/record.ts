@@ -5,7 +5,7 @@ import { openProject } from '../project.js';
 import { selectQuestions } from '../../pipeline/replay.js';
 import { LiveModelClient, DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../record/live-client.js';
 import { recordAgent } from '../../record/record.js';
-import { Redactor, urlSecrets } from '../../record/redact.js';
+import { endpointLabel, Redactor, urlSecrets } from '../../record/redact.js';
 import { OUTCOMES } from '../../scoring/types.js';
 import { ConfigError, isUserError } from '../../util/errors.js';
 import { ConsoleLogger } from '../../util/logger.js';
@@ -67,7 +67,15 @@ export function registerRecord(program: Command, ctx: CliContext): void {
       }
       const baseUrl = nonEmpty(ctx.env[opts.baseUrlEnv]);
       const apiKey = nonEmpty(ctx.env[opts.apiKeyEnv]);
-      const redactor = new Redactor([apiKey, ...(baseUrl ? urlSecrets(baseUrl) : [])]);
+      let secrets: string[];
+      try {
+        secrets = baseUrl ? urlSecrets(baseUrl) : [];
+        if (baseUrl) endpointLabel(baseUrl); // the URL's shape, checked before anything else runs
+      } catch (error) {
+        if (error instanceof ConfigError) throw new ConfigError(`${opts.baseUrlEnv}: ${error.message}`);
+        throw error;
+      }
+      const redactor = new Redactor([apiKey, ...secrets]);
       const out = (s: string): void => ctx.stdout(redactor.redact(s));
       const err = (s: string): void => ctx.stderr(redactor.redact(s));
       // Mistakes in the command come before the environment: an unknown agent is named first.
