@@ -90,6 +90,7 @@ hostileSuite('score', mini, [
   {
     name: 'the warehouse file is not SQLite',
     setup: (p) => {
+      p.replace('replaygate.yml', 'isolation: inline', 'isolation: process');
       p.write('warehouse/concert_singer.sqlite', 'this is not a database');
     },
     args: score,
@@ -98,6 +99,7 @@ hostileSuite('score', mini, [
   {
     name: 'the warehouse file is empty',
     setup: (p) => {
+      p.replace('replaygate.yml', 'isolation: inline', 'isolation: process');
       p.write('warehouse/concert_singer.sqlite', '');
     },
     args: score,
@@ -106,6 +108,7 @@ hostileSuite('score', mini, [
   {
     name: 'the warehouse file is a symlink to /dev/zero',
     setup: (p) => {
+      p.replace('replaygate.yml', 'isolation: inline', 'isolation: process');
       p.symlink('warehouse/concert_singer.sqlite', '/dev/zero');
     },
     args: score,
@@ -114,6 +117,7 @@ hostileSuite('score', mini, [
   {
     name: 'the warehouse is immutable: replay only reads',
     setup: (p) => {
+      p.replace('replaygate.yml', 'isolation: inline', 'isolation: process');
       p.lock('warehouse/concert_singer.sqlite');
       p.lock('warehouse');
     },
@@ -123,6 +127,7 @@ hostileSuite('score', mini, [
   {
     name: 'a reply that writes is refused by the warehouse, the run is an error',
     setup: async (p) => {
+      p.replace('replaygate.yml', 'isolation: inline', 'isolation: process');
       p.write('predictions/evil.txt', ['DELETE FROM singer', "ATTACH 'x.db' AS x", 'DROP TABLE singer', 'SELECT 1; DELETE FROM singer', "PRAGMA writable_schema = 1", 'VACUUM'].join('\n') + '\n');
       const r = await p.run(['import', 'predictions', 'predictions/evil.txt', '-a', 'base', '--ids', 'q{n}', '--force']);
       if (r.code !== 0) throw new Error(r.output);

@@ -3,7 +3,9 @@
  * CLI (so a fixture is a project exactly as a user makes one):
  *
  * - {@link buildMini}: Spider's concert_singer database, 6 golden questions, two `sql` agents
- *   (`base`, `candidate`) whose recordings are imported predictions with seeds 0 and 1;
+ *   (`base`, `candidate`) whose recordings are imported predictions with seeds 0 and 1; the
+ *   warehouse runs inline (no host processes: several hundred CLI runs stay cheap; the cases about
+ *   the warehouse itself switch back to process isolation);
  * - {@link buildChinook}: a copy of examples/chinook (tools agent, semantic layer, migrations).
  */
 import { copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -51,6 +53,7 @@ export const MINI_CONFIG = `warehouse:
     concert_singer: warehouse/concert_singer.sqlite
   max_rows: 10000
   timeout_ms: 5000
+  isolation: inline
 golden: golden
 match: relaxed
 seeds: [0, 1]
