@@ -11,9 +11,17 @@ export type InputSource = (name: string) => string;
 /** The default {@link InputSource}: `core.getInput` (trimmed, `''` when unset). */
 export const actionsInputSource: InputSource = (name) => core.getInput(name);
 
-/** What the Action runs: the base-vs-head `gate`, or `score` / `check` of the head only. */
-export type ActionCommand = 'gate' | 'score' | 'check';
-export const ACTION_COMMANDS: readonly ActionCommand[] = ['gate', 'score', 'check'];
+/**
+ * What the Action runs: the base-vs-head `gate`, `score` / `check` of the head only, or
+ * `comment`: post the comment and check run of a report written by a `gate` step in another
+ * workflow (the fork pattern: `workflow_run`, never the pull request's code).
+ */
+export type ActionCommand = 'gate' | 'score' | 'check' | 'comment';
+export const ACTION_COMMANDS: readonly ActionCommand[] = ['gate', 'score', 'check', 'comment'];
+
+/** When the step fails: on a failing verdict (default), or `never` (adoption: report only). */
+export type FailOn = 'verdict' | 'never';
+export const FAIL_ON_VALUES: readonly FailOn[] = ['verdict', 'never'];
 
 /** The Action's inputs, typed and validated. Defaults equal action.yml's (a test checks). */
 export interface ActionInputs {
@@ -28,6 +36,12 @@ export interface ActionInputs {
   readonly githubToken: string | undefined;
   /** Folder holding the config, relative to the workspace (default `.`). */
   readonly workingDirectory: string;
+  /** `verdict`: a failing verdict fails the step (default); `never`: report only. */
+  readonly failOn: FailOn;
+  /** Create a check run with annotations on the changed lines (default true). */
+  readonly checkRun: boolean;
+  /** `command: comment`: the JSON report of the gate step, relative to the workspace. */
+  readonly report: string;
 }
 
 /** In-code defaults, mirroring action.yml (the runner fills those; direct runs do not). */
@@ -37,6 +51,9 @@ export const INPUT_DEFAULTS = {
   command: 'gate',
   comment: 'true',
   'working-directory': '.',
+  'fail-on': 'verdict',
+  'check-run': 'true',
+  report: 'replaygate-report/report.json',
 } as const;
 
 /**
@@ -101,9 +118,11 @@ export function getChoiceInput<T extends string>(source: InputSource, name: stri
 export function readActionInputs(source: InputSource = actionsInputSource): ActionInputs {
   const config = getOptionalInput(source, 'config') ?? INPUT_DEFAULTS.config;
   const workingDirectory = getOptionalInput(source, 'working-directory') ?? INPUT_DEFAULTS['working-directory'];
+  const report = getOptionalInput(source, 'report') ?? INPUT_DEFAULTS.report;
   for (const [name, value] of [
     ['config', config],
     ['working-directory', workingDirectory],
+    ['report', report],
   ] as const) {
     if (value.includes('\0')) throw new ConfigError(`Input '${name}' must be a path, got a value with a NUL character.`);
   }
@@ -119,5 +138,8 @@ export function readActionInputs(source: InputSource = actionsInputSource): Acti
     comment: getBooleanInput(source, 'comment', true),
     githubToken: getOptionalInput(source, 'github-token'),
     workingDirectory,
+    failOn: getChoiceInput(source, 'fail-on', FAIL_ON_VALUES, INPUT_DEFAULTS['fail-on']),
+    checkRun: getBooleanInput(source, 'check-run', true),
+    report,
   };
 }

@@ -4,17 +4,23 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as core from '@actions/core';
 import { MAX_SUMMARY_BYTES, fitComment } from '../report/fit-comment.js';
+import { renderPullRequest } from '../report/pull-request/render.js';
+import type { PullRequestView } from '../report/pull-request/types.js';
 import { ConfigError, isUserError, userErrorOf } from '../util/errors.js';
-import type { Logger } from '../util/logger.js';
-import { ActionsLogger } from './actions-logger.js';
-import { missingRecordingCauses, planMissingRecordingAnnotations } from './annotations.js';
 import { loadConfig } from '../config/load.js';
 import { refusePathsOutside } from '../config/paths.js';
 import type { ProjectConfig } from '../config/types.js';
-import { BaseLoadError, basePathMapper, identityMap, mapLogger, type TextMap } from './base-side.js';
-import { commentMarker, legacyCommentMarker, renderErrorSummary, renderHead } from './comment-body.js';
+import type { Logger } from '../util/logger.js';
+import { ActionsLogger } from './actions-logger.js';
+import { missingRecordingCauses, planMissingRecordingAnnotations } from './annotations.js';
+import { changedLines, type ChangedLines } from './changed-lines.js';
+import { planCheckAnnotations } from './check-annotations.js';
+import { publishCheckRun, type CheckAnnotation } from './check-run.js';
+import { commentFromReport, type ActionReportEnvelope } from './comment-mode.js';
+import { BaseLoadError, changedFiles, checkoutBase, git, identityMap, mapLogger, repositoryRoot, type ChangedFile, type TextMap } from '../base-side/index.js';
+import { commentMarker, legacyCommentMarker, renderErrorSummary } from './comment-body.js';
 import { readRunnerEvent } from './event.js';
-import { changedFiles, git, materialiseCommit, repositoryRoot, resolveCommit, type ChangedFile } from './git.js';
+import { pullRequestView } from './pull-request-view.js';
 import {
   ACTION_COMMANDS,
   INPUT_DEFAULTS,
@@ -46,6 +52,8 @@ export interface ActionOutcome {
   readonly comment: StickyResult | undefined;
   /** The message given to `setFailed`, when the step failed. */
   readonly failure: string | undefined;
+  /** The pull request view the comment and summary were rendered from. */
+  readonly view?: PullRequestView;
 }
 
 /** What `execute` learned so far, for the error report when it throws. */
@@ -68,7 +76,20 @@ interface StickyTarget {
 }
 
 /** Outputs set (all but `verdict` empty) when the step could not run. */
-export const OUTPUT_NAMES = ['verdict', 'mean-difference', 'interval-low', 'interval-high', 'stable-breaks', 'missing-recordings', 'report-path'] as const;
+export const OUTPUT_NAMES = [
+  'verdict',
+  'mean-difference',
+  'interval-low',
+  'interval-high',
+  'fixed',
+  'broken',
+  'stable-breaks',
+  'missing-recordings',
+  'recordings-changed',
+  'comment-url',
+  'report-path',
+  'markdown-path',
+] as const;
 
 /**
  * The Action: reads inputs and the event, materialises the base commit's tree (gate), runs
@@ -86,10 +107,15 @@ export async function run(deps: ActionDeps): Promise<ActionOutcome> {
   const setFailed = deps.setFailed ?? ((message: string) => core.setFailed(message));
   const state: RunState = { command: undefined, configLabel: undefined, map: identityMap, sticky: undefined };
   try {
-    const { result, comment } = await execute(deps, logger, state);
-    const failure = result.verdict === 'fail' ? failureMessage(result) : undefined;
-    if (failure !== undefined) setFailed(failure);
-    return { result, comment, failure };
+    const { result, comment, enforced, view } = await execute(deps, logger, state);
+    let failure: string | undefined;
+    if (result.verdict === 'fail' && enforced) {
+      failure = failureMessage(result);
+      setFailed(failure);
+    } else if (result.verdict === 'fail' && state.command !== 'comment') {
+      logger.warning(`${failureMessage(result)} — not enforced: 'fail-on: never' (adoption mode) lets the step pass. Set fail-on back to verdict once the gate passes on your main branch.`);
+    }
+    return { result, comment, failure, ...(view === undefined ? {} : { view }) };
   } catch (error) {
     const situation = userErrorOf(error);
     const message = state.map(situation?.message ?? (error instanceof Error ? error.message : String(error)));
@@ -132,7 +158,16 @@ async function reportError(deps: ActionDeps, logger: Logger, state: RunState, me
   }
 }
 
-async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promise<{ result: GateRunResult; comment: StickyResult | undefined }> {
+/** What `execute` hands back to `run`. */
+export interface ExecuteResult {
+  readonly result: GateRunResult;
+  readonly comment: StickyResult | undefined;
+  /** False under `fail-on: never`. */
+  readonly enforced: boolean;
+  readonly view?: PullRequestView;
+}
+
+async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promise<ExecuteResult> {
   const env = deps.env ?? process.env;
   const source = deps.inputs ?? actionsInputSource;
   try {
@@ -144,6 +179,19 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
   const inputs = readActionInputs(source);
   state.command = inputs.command;
   const workspace = realPath(resolve(env['GITHUB_WORKSPACE'] || process.cwd()));
+  if (inputs.command === 'comment') {
+    const reportFile = insideWorkspace(workspace, 'report', inputs.report, workspace);
+    return commentFromReport({
+      inputs,
+      reportFile,
+      env,
+      logger,
+      octokit: deps.octokit ?? (await defaultOctokit()),
+      setOutput: deps.setOutput ?? ((name: string, value: string) => core.setOutput(name, value)),
+      writeSummary: (markdown: string) => writeJobSummary(deps, env, logger, markdown, '', inputs.report),
+      summaryUrl: summaryLink(env),
+    });
+  }
   const workDir = insideWorkspace(workspace, 'working-directory', inputs.workingDirectory, workspace);
   if (!isDirectory(workDir)) {
     throw new ConfigError(`Input 'working-directory': ${JSON.stringify(inputs.workingDirectory)} is not a folder in the workspace ${workspace}.`);
@@ -179,7 +227,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
   const marker = commentMarker(inputs.command, configLabel);
   const markers = inputs.command === 'gate' ? [marker, legacyCommentMarker(rel(headConfig))] : [marker];
   if (pr !== undefined && inputs.comment && inputs.githubToken !== undefined && event.repo !== undefined) {
-    state.sticky = { client: deps.octokit ? deps.octokit(inputs.githubToken) : await defaultOctokit(inputs.githubToken), where: { ...event.repo, issueNumber: pr.number }, markers };
+    state.sticky = { client: (deps.octokit ?? (await defaultOctokit()))(inputs.githubToken), where: { ...event.repo, issueNumber: pr.number }, markers };
   }
 
   const scratch = await mkdtemp(join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate-'));
@@ -196,15 +244,13 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
         command = 'score';
       } else {
         if (notARepository !== undefined) throw notARepository;
-        const sha = await resolveCommit(root, baseRef, 'base-ref');
+        const checkout = await checkoutBase({ root, ref: baseRef, headConfig, scratch, inputName: 'base-ref', logger });
+        const sha = checkout.sha;
         baseCommit = { sha, label: inputs.baseRef ?? pr?.baseRef ?? sha };
-        const tree = join(scratch, 'base');
-        baseTree = tree;
-        state.map = basePathMapper(tree, sha);
-        await logger.group(`Materialise base ${sha.slice(0, 12)}`, () => materialiseCommit(root, sha, tree, scratch));
-        const candidate = join(tree, relative(root, headConfig));
-        if (existsSync(candidate)) {
-          baseConfig = candidate;
+        baseTree = checkout.tree;
+        state.map = checkout.map;
+        if (checkout.config !== undefined) {
+          baseConfig = checkout.config;
         } else {
           const note = `The base commit ${sha.slice(0, 7)} has no ${rel(headConfig)}: nothing to compare, scoring the head only.`;
           logger.info(note);
@@ -253,6 +299,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger });
     }
     const result = mapResult(raw, state.map);
+    notes.push(...(result.notes ?? []));
 
     const changed: ChangedFile[] = baseCommit !== undefined && headSha !== undefined ? await changedFiles(root, baseCommit.sha, headSha) : [];
     const recordingDirs = result.files.agents.map((a) => rel(a.recordingDir));
@@ -263,47 +310,86 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       rel(result.files.config),
       new Set(changed.map((f) => f.path)),
     );
+    const goldenPlaces = new Map<string, { file: string; line: number }>();
+    for (const g of result.goldenSources ?? []) {
+      const m = /^(.*):(\d+)$/.exec(g.source);
+      if (m?.[1] !== undefined && m[2] !== undefined) goldenPlaces.set(g.id, { file: rel(m[1]), line: Number(m[2]) });
+    }
+    const linesOf = new Set([...result.files.agents.map((a) => rel(a.promptFile)), ...result.files.semantic.map(rel), ...[...goldenPlaces.values()].map((p) => p.file)]);
+    const lines: Map<string, ChangedLines> =
+      baseCommit !== undefined && headSha !== undefined
+        ? await changedLines(root, baseCommit.sha, headSha, changed.map((f) => f.path).filter((p) => linesOf.has(p)))
+        : new Map();
+    const view = pullRequestView({
+      result,
+      enforced: inputs.failOn !== 'never',
+      configLabel,
+      base: baseCommit,
+      headSha: pr?.headSha ?? headSha,
+      notes,
+      causes,
+      changed,
+      changedLines: lines,
+      rel: (p) => (isAbsolute(p) && isInside(root, p) ? rel(p) : state.map(p)),
+    });
+    const missingPlanned = planMissingRecordingAnnotations(result.missingRecordings, causes, Number.POSITIVE_INFINITY);
+    const firstLine = (file: string): number => lines.get(file)?.hunks[0]?.start ?? 1;
+    const extra: CheckAnnotation[] = [
+      ...missingPlanned
+        .filter((a) => a.target.file !== undefined)
+        .map((a) => ({ path: a.target.file ?? '', startLine: firstLine(a.target.file ?? ''), endLine: firstLine(a.target.file ?? ''), level: 'failure' as const, title: a.target.title ?? 'MissingRecording', message: a.message })),
+      ...(result.findings ?? []).map((f) => ({ path: rel(f.file), startLine: f.line ?? 1, endLine: f.line ?? 1, level: 'failure' as const, title: f.title, message: f.message })),
+    ];
+    const checkAnnotations = planCheckAnnotations({
+      agents: view.agents,
+      promptFiles: new Map(result.files.agents.map((a) => [a.name, rel(a.promptFile)])),
+      changed: lines,
+      goldenPlaces,
+      extra,
+    });
+
+    const summaryUrl = summaryLink(env);
+    // The gate's body is rendered from its view; score, check (and a pipeline without views) bring their own.
+    const extraBody = result.gateViews === undefined ? result.markdown : undefined;
+    const summary = renderPullRequest(view, { marker, full: true, ...(extraBody === undefined ? {} : { extraBody }) });
 
     // Keyed by the command input too: gate, score and check steps on one config keep their own report.
     const reportDir = join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate', slug(`${inputs.command}-${configLabel}`));
     await mkdir(reportDir, { recursive: true });
     const reportPath = join(reportDir, 'report.json');
-    await writeFile(reportPath, `${JSON.stringify(result.report, (_key, value: unknown) => jsonValue(value, state.map), 2)}\n`);
-    await writeFile(join(reportDir, 'report.md'), result.markdown);
-    setOutputs(deps, result, reportPath);
+    const markdownPath = join(reportDir, 'report.md');
+    const envelope: ActionReportEnvelope = {
+      pullRequest: view,
+      comment: { command: inputs.command, config: configLabel, number: pr?.number ?? null, headSha: pr?.headSha ?? null },
+      annotations: checkAnnotations,
+    };
+    const reportJson = { ...(result.report as object), ...envelope };
+    await writeFile(reportPath, `${JSON.stringify(reportJson, (_key, value: unknown) => jsonValue(value, state.map), 2)}\n`);
+    await writeFile(markdownPath, `${summary.head}\n\n${summary.body}\n`);
+    setOutputs(deps, result, {
+      reportPath,
+      markdownPath,
+      recordingsChanged: baseCommit === undefined ? '' : String(changedRecordings.length > 0),
+    });
 
-    for (const a of planMissingRecordingAnnotations(result.missingRecordings, causes, Number.POSITIVE_INFINITY)) {
-      logger.error(a.message, a.target);
-    }
+    for (const a of missingPlanned) logger.error(a.message, a.target);
     for (const f of result.findings ?? []) {
       logger.error(f.message, { file: rel(f.file), title: f.title, ...(f.line === undefined ? {} : { line: f.line }) });
     }
-
-    const summaryUrl = summaryLink(env);
-    const head = renderHead({
-      marker,
-      result,
-      changedRecordings,
-      causes,
-      base: baseCommit,
-      headSha: pr?.headSha ?? headSha,
-      summaryUrl,
-      configLabel,
-      notes,
-    });
-    await writeJobSummary(deps, env, logger, head, result.markdown, reportPath);
+    await writeJobSummary(deps, env, logger, summary.head, summary.body, reportPath);
 
     let comment: StickyResult | undefined;
+    const sticky = state.sticky;
     if (pr === undefined) {
       logger.info('Not a pull request event: no comment (the job summary has the report).');
     } else if (!inputs.comment) {
       logger.info("Input 'comment' is false: no pull request comment.");
-    } else if (state.sticky === undefined) {
+    } else if (sticky === undefined) {
       logger.warning("No 'github-token' (or GITHUB_REPOSITORY): the pull request comment is skipped; the job summary has the report.");
     } else {
+      const rendered = renderPullRequest(view, { marker, full: false, ...(summaryUrl === undefined ? {} : { summaryUrl }), ...(extraBody === undefined ? {} : { extraBody }) });
       const pointer = summaryUrl === undefined ? 'The full report is in the job summary.' : `Full report: [job summary](${summaryUrl}).`;
-      const body = fitComment({ head, body: result.markdown, pointer }).text;
-      const sticky = state.sticky;
+      const body = fitComment({ head: rendered.head, body: rendered.body, pointer }).text;
       // From here on an error is not the comment's to report: the result is already out.
       state.sticky = undefined;
       comment = await upsertStickyComment(sticky.client, sticky.where, sticky.markers, body, logger);
@@ -313,7 +399,31 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
         logger.info(`Pull request comment ${comment.action}${comment.url === undefined ? '' : `: ${comment.url}`}`);
       }
     }
-    return { result, comment };
+    const set = deps.setOutput ?? ((name: string, value: string) => core.setOutput(name, value));
+    set('comment-url', comment !== undefined && comment.action !== 'skipped' ? (comment.url ?? '') : '');
+
+    const client = inputs.githubToken === undefined || event.repo === undefined ? undefined : (sticky?.client ?? (deps.octokit ?? (await defaultOctokit()))(inputs.githubToken));
+    if (pr !== undefined && inputs.checkRun && pr.fromFork) {
+      logger.info('A pull request from a fork has a read-only token: no check run (the two-workflow pattern of docs/action.md posts it).');
+    } else if (pr !== undefined && inputs.checkRun && client !== undefined && event.repo !== undefined) {
+      const check = await publishCheckRun(
+        client,
+        event.repo,
+        {
+          name: checkRunName(inputs.command, configLabel),
+          headSha: pr.headSha,
+          conclusion: result.verdict === 'pass' ? 'success' : view.enforced ? 'failure' : 'neutral',
+          title: checkRunTitle(summary.head),
+          summary: summary.head.split('\n').slice(1).join('\n'),
+          ...(summaryUrl === undefined ? {} : { detailsUrl: summaryUrl }),
+          annotations: checkAnnotations,
+        },
+        logger,
+      );
+      if (check.action === 'skipped') logger.warning(`replaygate could not create its check run: ${check.reason}`);
+      else logger.info(`Check run created with ${check.annotations} annotation${check.annotations === 1 ? '' : 's'}${check.url === undefined ? '' : `: ${check.url}`}`);
+    }
+    return { result, comment, enforced: view.enforced, view };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -380,21 +490,37 @@ function mapResult(result: GateRunResult, map: TextMap): GateRunResult {
  * `context` by parsing GITHUB_EVENT_PATH as it loads, so a static import would crash the step on
  * a malformed event file before `run` could report it (verdict, job summary).
  */
-async function defaultOctokit(token: string): Promise<GitHubClient> {
+async function defaultOctokit(): Promise<(token: string) => GitHubClient> {
   const github = await import('@actions/github');
-  return github.getOctokit(token);
+  return (token) => github.getOctokit(token);
 }
 
-function setOutputs(deps: ActionDeps, result: GateRunResult, reportPath: string): void {
+function setOutputs(deps: ActionDeps, result: GateRunResult, paths: { reportPath: string; markdownPath: string; recordingsChanged: string }): void {
   const set = deps.setOutput ?? ((name: string, value: string) => core.setOutput(name, value));
   const c = result.comparison;
+  const gated = result.gateViews;
   set('verdict', result.verdict);
   set('mean-difference', c === undefined ? '' : number(c.meanDifference));
   set('interval-low', c?.low === undefined ? '' : number(c.low));
   set('interval-high', c?.high === undefined ? '' : number(c.high));
+  set('fixed', gated === undefined ? '' : String(gated.reduce((n, a) => n + a.fixed, 0)));
+  set('broken', gated === undefined ? '' : String(gated.reduce((n, a) => n + a.broken, 0)));
   set('stable-breaks', String(result.stableBreaks.length));
   set('missing-recordings', String(result.missingRecordings.length));
-  set('report-path', reportPath);
+  set('recordings-changed', paths.recordingsChanged);
+  set('report-path', paths.reportPath);
+  set('markdown-path', paths.markdownPath);
+}
+
+/** The check run's name: one per command and config, like the sticky comment. */
+export function checkRunName(command: string, config: string): string {
+  return `replaygate ${command} (${config})`;
+}
+
+/** The check run's title: the headline without its heading marks (at most 255 characters). */
+export function checkRunTitle(head: string): string {
+  const line = head.split('\n').find((l) => l.startsWith('## ')) ?? 'replaygate';
+  return line.replace(/^##\s*/, '').replace(/\\(.)/g, '$1').replace(/`/g, '').slice(0, 255);
 }
 
 async function writeJobSummary(deps: ActionDeps, env: NodeJS.ProcessEnv, logger: Logger, head: string, body: string, reportPath: string): Promise<void> {

@@ -1,23 +1,27 @@
-import { basename } from 'node:path';
+import { basename, relative } from 'node:path';
 import { renderSchemaChecks, runSchemaChecks } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
-import { gateResult, parseGateRules, compareRuns, rerecordCommands, type GateResult } from '../gate/index.js';
+import { rerecordCommands, type GateResult } from '../gate/index.js';
+import { confidenceThresholdsNote } from '../confidence/settings.js';
+import type { GoldenQuestion } from '../golden/types.js';
 import { describeAgent } from '../pipeline/describe.js';
+import { gateEvidence } from '../pipeline/gate-evidence.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
 import { openProject, type Project } from '../pipeline/project.js';
 import { replayAgent } from '../pipeline/replay.js';
-import { renderGateMarkdown } from '../report/gate-markdown.js';
+import { fencedBlock } from '../report/inert-markdown.js';
+import { agentGateView } from '../report/pull-request/build-view.js';
+import type { AgentGateView, AgentScoreView } from '../report/pull-request/types.js';
 import { buildScoreReport } from '../report/score-report.js';
 import { scoreMarkdown } from '../report/score-markdown.js';
 import type { RunRecord } from '../scoring/types.js';
+import { wilsonInterval } from '../stats/index.js';
 import { ConfigError, isUserError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { TOOL_NAME } from '../version.js';
-import { BaseLoadError } from './base-side.js';
-import type { Finding, GateRunRequest, GateRunResult, MissingRecordingNote, RunGate, VerdictReason } from './types.js';
-
-/** Moved questions listed per agent in the Markdown report (the comment is cut to fit later). */
-export const MAX_MOVED_ROWS_IN_REPORT = 10_000;
+import { gateAgainstBase, onBase } from '../base-side/index.js';
+import { recordingCallsChange } from './recordings-change.js';
+import type { Finding, GoldenFileChange, GateRunRequest, GateRunResult, MissingRecordingNote, RunGate, VerdictReason } from './types.js';
 
 /** Options of {@link pipelineGate}. */
 export interface PipelineGateOptions {
@@ -80,18 +84,14 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
   };
 }
 
-/** Runs a base-side step; a user error there becomes a {@link BaseLoadError}. */
-async function onBase<T>(step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (isUserError(error) && !(error instanceof BaseLoadError)) throw new BaseLoadError(error);
-    throw error;
-  }
-}
-
-async function replayAll(project: Project, agents: readonly string[], logger: Logger, side: string, concurrency: number): Promise<Map<string, RunRecord[]>> {
-  const golden = new GoldenResults(project.config.match, project.config.warehouse);
+async function replayAll(
+  project: Project,
+  agents: readonly string[],
+  logger: Logger,
+  side: string,
+  concurrency: number,
+  golden: GoldenResults = new GoldenResults(project.config.match, project.config.warehouse),
+): Promise<Map<string, RunRecord[]>> {
   const out = new Map<string, RunRecord[]>();
   for (const name of agents) {
     const runs = await logger.group(`Replay ${side}: ${name}`, async () => {
@@ -105,36 +105,35 @@ async function replayAll(project: Project, agents: readonly string[], logger: Lo
 }
 
 async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date): Promise<GateRunResult> {
-  const headAgents = [...head.config.agents.keys()];
-  const gated = headAgents.filter((a) => base.config.agents.has(a));
-  const newAgents = headAgents.filter((a) => !base.config.agents.has(a));
-  if (gated.length === 0) {
-    throw new ConfigError(
-      `no agent of ${head.config.file} is defined in the base commit's config (head: ${headAgents.join(', ') || 'none'}; base: ${[...base.config.agents.keys()].join(', ') || 'none'}). ` +
-        'The gate compares agents of the same name; for a renamed or new agent use command: score.',
-    );
+  // The base-versus-head gate shared with `replaygate gate --base-ref` (src/base-side/gate-sides.ts).
+  const headGolden = new GoldenResults(head.config.match, head.config.warehouse);
+  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden, rerecord: { config: basename(head.config.file) } });
+  const { newAgents } = sides;
+  const gated = sides.results.map((r) => r.agent);
+  // New agents are scored, not gated: there is no base to compare them with.
+  await replayAll(head, newAgents, logger, 'head', concurrency, headGolden);
+  const results: { agent: string; gate: GateResult }[] = [];
+  const views: AgentGateView[] = [];
+  for (const r of sides.results) {
+    results.push({ agent: r.agent, gate: r.gate });
+    const evidence = await gateEvidence({ base, candidate: head, result: r.gate, baseRuns: r.baseRuns, candidateRuns: r.headRuns, goldenResults: headGolden });
+    views.push(agentGateView(r.agent, r.gate, evidence));
   }
-  const rules = await onBase(async () => parseGateRules(base.config.gate, base.config.file));
-  const baseRuns = await onBase(() => replayAll(base, gated, logger, 'base', concurrency));
-  const headRuns = await replayAll(head, [...gated, ...newAgents], logger, 'head', concurrency);
-  const results = gated.map((agent) => ({
-    agent,
-    gate: gateResult(compareRuns(baseRuns.get(agent) ?? [], headRuns.get(agent) ?? [], rules), rules, undefined, { config: basename(head.config.file) }),
-  }));
   const several = results.length > 1;
   const label = (agent: string, text: string): string => (several ? `${agent}: ${text}` : text);
   const reasons: VerdictReason[] = results.flatMap((r) => r.gate.reasons.map((x) => ({ code: x.code, message: label(r.agent, x.message) })));
   const missing: MissingRecordingNote[] = [];
-  for (const agent of gated) {
-    missing.push(...missingOf(baseRuns.get(agent) ?? [], 'base'), ...missingOf(headRuns.get(agent) ?? [], 'candidate'));
-  }
-  const markdown = results
-    .map((r) => (several ? `### Agent \`${r.agent}\`\n\n` : '') + renderGateMarkdown(r.gate, { maxMovedRows: MAX_MOVED_ROWS_IN_REPORT, headingLevel: several ? 4 : 3 }))
-    .join('\n');
-  const newNote = newAgents.length === 0 ? '' : `\n> New agents in this pull request (scored, not gated: no base to compare): ${newAgents.map((a) => `\`${a}\``).join(', ')}\n`;
+  for (const r of sides.results) missing.push(...missingOf(r.baseRuns, 'base'), ...missingOf(r.headRuns, 'candidate'));
+  const thresholds = await confidenceThresholdsNote(head.config);
   const first = results[0]?.gate;
   const verdict = results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail';
   const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt: now().toISOString(), verdict, agents: results, newAgents };
+  const recordingCalls = [];
+  for (const agent of gated) {
+    const b = base.config.agents.get(agent)?.recording;
+    const h = head.config.agents.get(agent)?.recording;
+    if (h !== undefined) recordingCalls.push({ agent, ...(await onBase(() => recordingCallsChange(b, h))) });
+  }
   return {
     command: 'gate',
     verdict,
@@ -145,10 +144,58 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
         : { meanDifference: first.meanDifference, low: first.interval?.low, high: first.interval?.high, questions: first.n },
     stableBreaks: results.flatMap((r) => r.gate.stableBreaks.map((id) => label(r.agent, id))),
     missingRecordings: missing,
-    markdown: `${markdown}${newNote}`,
+    markdown: '',
+    ...(thresholds !== undefined ? { notes: [thresholds] } : {}),
     report,
+    gateViews: views,
+    newAgents,
+    goldenChanges: goldenChanges(base, head),
+    recordingCalls,
+    goldenSources: head.golden.map((q) => ({ id: q.id, source: q.source })),
     files: filesOf(head.config),
   };
+}
+
+/** What a golden question is, for telling an edit from no change. */
+function goldenContent(q: GoldenQuestion): string {
+  return JSON.stringify([q.question, q.kind, q.split, q.db ?? null, q.goldenSql ?? null, q.expected ?? null, q.ordered, q.set]);
+}
+
+/**
+ * Golden questions added, removed and edited between the base and the head, per golden file
+ * (files matched by their path relative to each side's config folder).
+ */
+function goldenChanges(base: Project, head: Project): GoldenFileChange[] {
+  const fileOf = (p: Project, q: GoldenQuestion): string => q.source.replace(/:\d+$/, '');
+  const index = (p: Project): Map<string, Map<string, GoldenQuestion>> => {
+    const m = new Map<string, Map<string, GoldenQuestion>>();
+    for (const q of p.golden) {
+      const key = relative(p.config.root, fileOf(p, q));
+      const inner = m.get(key) ?? new Map<string, GoldenQuestion>();
+      inner.set(q.id, q);
+      m.set(key, inner);
+    }
+    return m;
+  };
+  const b = index(base);
+  const h = index(head);
+  const out: GoldenFileChange[] = [];
+  for (const key of new Set([...h.keys(), ...b.keys()])) {
+    const hq = h.get(key) ?? new Map<string, GoldenQuestion>();
+    const bq = b.get(key) ?? new Map<string, GoldenQuestion>();
+    const added = [...hq.keys()].filter((id) => !bq.has(id));
+    const removed = [...bq.keys()].filter((id) => !hq.has(id));
+    const edited = [...hq.entries()].filter(([id, q]) => {
+      const old = bq.get(id);
+      return old !== undefined && goldenContent(old) !== goldenContent(q);
+    }).map(([id]) => id);
+    if (added.length + removed.length + edited.length === 0) continue;
+    const anyHead = hq.values().next().value;
+    const anyBase = bq.values().next().value;
+    const file = anyHead !== undefined ? fileOf(head, anyHead) : anyBase !== undefined ? fileOf(base, anyBase) : key;
+    out.push({ file, added, removed, edited });
+  }
+  return out;
 }
 
 async function score(head: Project, logger: Logger, concurrency: number, now: () => Date): Promise<GateRunResult> {
@@ -165,6 +212,12 @@ async function score(head: Project, logger: Logger, concurrency: number, now: ()
     runs,
   });
   const missing = missingOf(runs, 'candidate');
+  const scores: AgentScoreView[] = agents.map((agent) => {
+    const mine = runsByAgent.get(agent) ?? [];
+    const correct = mine.filter((r) => r.outcome === 'correct').length;
+    const w = mine.length === 0 ? { low: 0, high: 0 } : wilsonInterval(correct, mine.length);
+    return { agent, correct, runs: mine.length, wilson: [w.low, w.high], missingRecordings: mine.filter((r) => r.outcome === 'missing_recording').length };
+  });
   const reasons: VerdictReason[] =
     missing.length === 0
       ? []
@@ -185,6 +238,7 @@ async function score(head: Project, logger: Logger, concurrency: number, now: ()
     missingRecordings: missing,
     markdown: scoreMarkdown(report),
     report,
+    scores,
     files: filesOf(head.config),
   };
 }
@@ -218,7 +272,7 @@ async function check(head: Project, logger: Logger, concurrency: number): Promis
       seed: f.seed,
       message: f.detail,
     })),
-    markdown: `### Schema checks\n\n\`\`\`text\n${renderSchemaChecks(report).replace(/```/g, "'''")}\n\`\`\`\n`,
+    markdown: `### Schema checks\n\n${fencedBlock(renderSchemaChecks(report), 'text')}\n`,
     report: { schemaVersion: 1, kind: 'action-check', ...report },
     findings,
     files: filesOf(head.config),

@@ -1,3 +1,4 @@
+import type { AgentGateView, AgentScoreView } from '../report/pull-request/types.js';
 import type { Logger } from '../util/logger.js';
 import type { ActionCommand } from './inputs.js';
 
@@ -76,12 +77,36 @@ export interface GateRunResult {
   readonly report: unknown;
   /** Other problems with a place in a file (golden SQL or metric that fails), annotated. */
   readonly findings?: readonly Finding[];
+  /** The gate of each agent defined in both commits, as the pull request view shows it (`gate`). */
+  readonly gateViews?: readonly AgentGateView[];
+  /** Each head agent's score (`score`). */
+  readonly scores?: readonly AgentScoreView[];
+  /** Head agents not in the base (scored, not gated). */
+  readonly newAgents?: readonly string[];
+  /** Notes for the top of the comment, in our own words (e.g. where the confidence thresholds came from). */
+  readonly notes?: readonly string[];
+  /** Golden files whose questions differ between base and head (`gate`). */
+  readonly goldenChanges?: readonly GoldenFileChange[];
+  /** Per gated agent, the recorded calls added and removed between base and head (`gate`). */
+  readonly recordingCalls?: readonly { readonly agent: string; readonly added: number; readonly removed: number; readonly repliesChanged: number; readonly questions: number }[];
+  /** Where each head golden question is defined (`file:line`, absolute), for annotations. */
+  readonly goldenSources?: readonly { readonly id: string; readonly source: string }[];
   /** Files the head's configuration depends on, for changed-file notes and annotations. */
   readonly files: {
     readonly config: string;
     readonly agents: readonly AgentFiles[];
     readonly semantic: readonly string[];
   };
+}
+
+/** Question ids of one golden file that differ between base and head. */
+export interface GoldenFileChange {
+  /** Absolute path in the head's tree (in the base's tree for a file the head removed). */
+  readonly file: string;
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  /** Same id, another question text, golden SQL, expected rows, database or kind. */
+  readonly edited: readonly string[];
 }
 
 /**

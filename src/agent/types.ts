@@ -10,7 +10,9 @@ import type { Toolbox } from './tools/index.js';
 export type TraceStep =
   | { readonly type: 'model_call'; readonly callIndex: number; readonly key: string; readonly usage: Usage; readonly reply: ChatReply }
   | { readonly type: 'tool_call'; readonly callIndex: number; readonly tool: string; readonly arguments: string; readonly output: string; readonly error?: string }
-  | { readonly type: 'sql'; readonly sql: string; readonly result?: QueryResultSummary; readonly error?: string };
+  | { readonly type: 'sql'; readonly sql: string; readonly result?: QueryResultSummary; readonly error?: string }
+  /** What a `command` agent wrote to standard error (its last bytes; `droppedBytes` cut from the front). */
+  | { readonly type: 'stderr'; readonly text: string; readonly droppedBytes: number };
 
 /** A query result as kept in traces and reports: the first `rows` only (default 100 kept in reports). */
 export interface QueryResultSummary {
@@ -56,6 +58,8 @@ export interface Agent {
   /** Builds the exact request of the first call; used by `import` to key published predictions. */
   firstRequest?(ctx: Omit<AgentContext, 'model'>): Promise<ChatRequest>;
   run(ctx: AgentContext): Promise<AgentRunResult>;
+  /** Releases what the agent holds across runs (a `command` agent's model endpoint); called when the project closes. */
+  close?(): Promise<void>;
 }
 
 /**
@@ -63,8 +67,16 @@ export interface Agent {
  * a custom module needs comes through here, so the module imports nothing from replaygate.
  */
 export interface AgentDeps {
-  /** The project's semantic layer (checked for shape, not against the warehouse), or undefined when it has none. */
+  /**
+   * The project's semantic layer (checked for shape, not against the warehouse): the layer of
+   * the files without `database:` (or the only layer), undefined when it has none.
+   */
   readonly semantic: SemanticLayer | undefined;
+  /**
+   * Every layer, one per database (a semantic file's `database:` names its database); pick a
+   * question's with `semanticLayerFor(layers, question.db)`. Empty when there is no semantic layer.
+   */
+  readonly semanticLayers?: readonly SemanticLayer[];
   /** The built-in tools (`run_sql`, `list_metrics`, `query_metric`, `decline`, `ask_back`). */
   readonly tools: Toolbox;
   /** Loads a prompt template (`{{name}}` placeholders, `--- user ---` separator). @throws DataError when unreadable. */

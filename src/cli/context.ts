@@ -13,6 +13,8 @@ export interface CliContext {
    * recordings, warehouse): report outputs refuse to overwrite them. Filled as configs load.
    */
   readonly protectedPaths: Set<string>;
+  /** Asks the user one question and returns the reply; undefined when stdin is not a terminal (ask nothing then). */
+  readonly ask?: (question: string) => Promise<string>;
   /** Exit code of the command: 0 pass, 1 gate failed, 2 usage or input error. */
   exitCode: number;
 }

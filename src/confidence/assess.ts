@@ -1,5 +1,7 @@
 import { matchResults } from '../matching/index.js';
 import type { Cell } from '../warehouse/types.js';
+import { checkDefinitions } from '../definitions/check.js';
+import type { Definition, DefinitionFinding } from '../definitions/types.js';
 import { agreement, type Agreement } from './agreement.js';
 import { checkAnswer } from './checks.js';
 import { relaxedClusterSizes, strictClusterSizes } from './clusters.js';
@@ -39,6 +41,8 @@ export interface AnswerAssessment {
   /** Cluster sizes under strict (4 places) and greedy relaxed matching. */
   readonly clusters: { readonly strict: readonly number[]; readonly relaxed: readonly number[] };
   readonly checks: AnswerChecks;
+  /** Findings of the approved definitions that apply (empty without definitions). */
+  readonly definitions: readonly DefinitionFinding[];
   readonly rules: AnswerRuleScores;
 }
 
@@ -50,6 +54,8 @@ export interface AssessContext {
   readonly match?: ResultMatcher;
   readonly judge?: JudgeEvidence;
   readonly rules?: RuleOptions;
+  /** Approved definitions, checked against the shown answer's whole trace in the engine's SQL dialect. */
+  readonly definitions?: { readonly list: readonly Definition[]; readonly dialect: string; /** The question's database (default its `db`, else `main`). */ readonly database?: string };
 }
 
 /**
@@ -79,6 +85,23 @@ export async function assessAnswer(question: QuestionSamples, context: AssessCon
   };
   const checks = await checkAnswer(shown, { question: question.question, ...(question.hint !== undefined ? { hint: question.hint } : {}) }, context.profile);
   const hasText = shown.text !== undefined && shown.text.trim() !== '';
+  const definitions =
+    context.definitions === undefined || context.definitions.list.length === 0
+      ? []
+      : checkDefinitions(
+          context.definitions.list,
+          {
+            questionId: question.questionId,
+            question: question.question,
+            ...(question.tags !== undefined ? { tags: question.tags } : {}),
+            db: context.definitions.database ?? question.db ?? 'main',
+            queries: shown.queries ?? (shown.sql === undefined ? [] : [shown.sql]),
+            ...(shown.metrics !== undefined ? { metrics: shown.metrics } : {}),
+            ...(shown.result !== undefined ? { result: shown.result } : {}),
+          },
+          await context.profile.tables(),
+          context.definitions.dialect,
+        );
   const rules = scoreRules(
     {
       agreement: a,
@@ -90,6 +113,7 @@ export async function assessAnswer(question: QuestionSamples, context: AssessCon
       hasText,
       ...(shown.error !== undefined ? { noResultDetail: shown.error } : {}),
       ...(context.judge !== undefined ? { judge: context.judge } : {}),
+      definitions,
     },
     context.rules ?? {},
   );
@@ -106,6 +130,7 @@ export async function assessAnswer(question: QuestionSamples, context: AssessCon
     entropy,
     clusters: { strict: strictSizes, relaxed: relaxedSizes },
     checks,
+    definitions,
     rules,
   };
 }

@@ -1,8 +1,9 @@
 import type { BootstrapInterval } from '../stats/bootstrap.js';
 import { coverageMermaid, coverageSvg, type CoverageSeries } from './coverage-chart.js';
-import type { RuleEvaluation } from './evaluate.js';
+import type { Evaluation, RuleEvaluation } from './evaluate.js';
 import type { PlantReport } from './plant-report.js';
-import type { AnswerRow, ConfidenceReport } from './report.js';
+import { agreementPolicyText, labelPolicyText } from './policy.js';
+import type { AnswerRow, ConfidenceReport, LabelPolicyEvaluation } from './report.js';
 import type { RuleName } from './types.js';
 
 /** Display names of the rules, as in the paper's tables. */
@@ -78,6 +79,8 @@ export function renderConfidenceMarkdown(report: ConfidenceReport, options: Rend
       `${report.answers.length} questions; gate: pass ≥ ${report.gate.passAt.toFixed(2)}, flag ≥ ${report.gate.flagAt.toFixed(2)}, abstain below.` +
       (report.labelsSource === null ? ' No labels: no evaluation.' : ` Labels: ${report.labelsSource}.`),
     '',
+    ...policyLines(report).map((l) => `**${l.slice(0, l.indexOf(':'))}**${l.slice(l.indexOf(':'))}  `),
+    '',
   );
   for (const note of report.notes) out.push(`- ${note}`);
   out.push('');
@@ -114,10 +117,12 @@ export function renderConfidenceMarkdown(report: ConfidenceReport, options: Rend
     );
     for (const r of ev.rules) out.push(gateRow(r));
     out.push('', '### Accuracy and coverage', '', coverageMermaid(chartSeries(report), report.title), '');
+    if (report.byLabelPolicy.length > 1) out.push(...sideBySideMarkdown(report.byLabelPolicy), '');
   } else if (report.labelsSource !== null) {
     out.push('### Evaluation', '', 'Nothing to evaluate: no answer has a label.', '');
   }
   if (report.plant !== null) out.push(...plantMarkdown(report.plant), '');
+  if (report.definitions !== null) out.push(...definitionsMarkdown(report.definitions), '');
   out.push(...answersMarkdown(report, options.maxAnswers));
   return `${out.join('\n')}\n`;
 }
@@ -132,9 +137,98 @@ function emptyResultLine(report: ConfidenceReport): string {
   return `${head}${of}, right ${pct(e.right / e.labelled)} of the time vs ${pct(report.evaluation?.accuracy)} overall.`;
 }
 
+/**
+ * The lines every rendering starts with: the label policy (or policies), the agreement policy
+ * and where the gate thresholds come from.
+ */
+export function policyLines(report: ConfidenceReport): string[] {
+  const labelLines =
+    report.byLabelPolicy.length === 0
+      ? ['label policy: none (no labels)']
+      : report.byLabelPolicy.map((l, i) => {
+          const text = labelPolicyText(l.labelPolicy, l.labelPolicy === 'file' ? l.labelsSource.replace(/^labels file /, '').replace(/ \(\d+ labels\)$/, '') : undefined);
+          return report.byLabelPolicy.length > 1 ? text.replace('label policy:', i === 0 ? 'label policy (first):' : 'label policy (also):') : text;
+        });
+  return [...labelLines, agreementPolicyText(report.agreementPolicy), `gate thresholds: ${report.gateSource}`];
+}
+
+/** Text lines of one evaluation: a line per rule, then the paired differences. */
+function evaluationLines(ev: Evaluation): string[] {
+  const out: string[] = [];
+  for (const r of ev.rules) {
+    const g = r.gate;
+    out.push(
+      `  ${RULE_LABELS[r.rule].padEnd(28)} AUROC ${interval(r.auroc)}  pass acc ${pct(r.metrics.passAccuracy)}  pass share ${pct(r.metrics.passShare)}  ` +
+        `correct withheld ${pct(r.metrics.correctWithheld)}  wrong withheld ${pct(r.metrics.wrongWithheld)}  ECE ${num(r.ece)}  Brier ${num(r.brier)}  ` +
+        `pass ${g.pass.right}/${g.pass.wrong} flag ${g.flag.right}/${g.flag.wrong} abstain ${g.abstain.right}/${g.abstain.wrong}`,
+    );
+  }
+  for (const d of ev.differences) out.push(`  ${d.rule} − ${d.baseline}: ${difference(d.difference)}`);
+  return out;
+}
+
+function policyName(l: LabelPolicyEvaluation): string {
+  return l.labelPolicy === 'file' ? 'labels file' : `${l.labelPolicy} labels`;
+}
+
+/** The rules under every label policy side by side (AUROC, pass accuracy, pass share, correct withheld). */
+function sideBySideMarkdown(sets: readonly LabelPolicyEvaluation[]): string[] {
+  const rules = sets[0]?.evaluation?.rules.map((r) => r.rule) ?? [];
+  const out = [
+    '### Under each label policy (same answers, same scores; only the labels change)',
+    '',
+    `| Score | ${sets.map((l) => `${policyName(l)}: AUROC (95% CI) | pass accuracy | correct withheld`).join(' | ')} |`,
+    `|---|${sets.map(() => '---|---|---|').join('')}`,
+    `| accuracy | ${sets.map((l) => `${pct(l.evaluation?.accuracy)} of ${l.evaluation?.n ?? 0} | | `).join(' | ')} |`,
+  ];
+  for (const rule of rules) {
+    const cells = sets.map((l) => {
+      const r = l.evaluation?.rules.find((x) => x.rule === rule);
+      return r === undefined ? '– | – | –' : `${interval(r.auroc)} | ${pct(r.metrics.passAccuracy)} | ${pct(r.metrics.correctWithheld)}`;
+    });
+    out.push(`| ${RULE_LABELS[rule]} | ${cells.join(' | ')} |`);
+  }
+  for (const l of sets) {
+    const d = l.evaluation?.differences.find((x) => x.rule === 'agreement-first' && x.baseline === 'designed');
+    if (d !== undefined) out.push('', `- ${policyName(l)}: agreement-first − designed ${difference(d.difference)}`);
+  }
+  return out;
+}
+
 function gateRow(r: RuleEvaluation): string {
   const g = r.gate;
   return `| ${RULE_LABELS[r.rule]} | ${g.pass.right} / ${g.pass.wrong} | ${g.flag.right} / ${g.flag.wrong} | ${g.abstain.right} / ${g.abstain.wrong} |`;
+}
+
+/** The approved definitions' table and the checking-only experiment (before / after). */
+function definitionsMarkdown(d: NonNullable<ConfidenceReport['definitions']>): string[] {
+  const out = [
+    `### Approved definitions (${d.rules.length} rules from ${d.sources.join(', ')}; SQL read as ${d.dialect})`,
+    '',
+    '| rule | effect | approved by | on | applies to | kept | broken (right / wrong) | unmeasured |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of d.rules) {
+    out.push(`| ${cell(r.id)} | ${r.effect} | ${cell(r.approver)} | ${r.approved} | ${r.applied} | ${r.kept} | ${r.broken} (${r.brokenRight} / ${r.brokenWrong}) | ${r.unmeasured} |`);
+  }
+  const e = d.experiment;
+  if (e !== null) {
+    const g = (t: typeof e.before): string => `${t.pass.right} / ${t.pass.wrong} | ${t.flag.right} / ${t.flag.wrong} | ${t.abstain.right} / ${t.abstain.wrong}`;
+    out.push(
+      '',
+      `Checking only (answers and traces fixed, definitions only in the checker), ${RULE_LABELS[e.rule]}, right / wrong:`,
+      '',
+      '| | pass | flag | abstain |',
+      '|---|---|---|---|',
+      `| without definitions | ${g(e.before)} |`,
+      `| with definitions | ${g(e.after)} |`,
+      '',
+      `Wrong answers moved out of pass: ${e.wrongMovedFromPass}; newly withheld: ${e.wrongNewlyWithheld}. ` +
+        `Correct answers moved out of pass: ${e.correctMovedFromPass}; newly withheld: ${e.correctNewlyWithheld}. ` +
+        `Wrong answers with full agreement: ${e.fullAgreementWrong}, passed ${e.fullAgreementWrongPassedBefore} before and ${e.fullAgreementWrongPassedAfter} after.`,
+    );
+  }
+  return out;
 }
 
 function plantMarkdown(plant: PlantReport): string[] {
@@ -191,7 +285,7 @@ function answerRow(a: AnswerRow): string {
  * @example renderConfidenceText(report).split('\n')[0] // 'Answer confidence: Spider dev, genparse Llama-3, K = 5'
  */
 export function renderConfidenceText(report: ConfidenceReport, options: RenderOptions = {}): string {
-  const out: string[] = [`Answer confidence: ${report.title}`, ...report.notes.map((n) => `  note: ${n}`), ''];
+  const out: string[] = [`Answer confidence: ${report.title}`, ...policyLines(report).map((l) => `  ${l}`), ...report.notes.map((n) => `  note: ${n}`), ''];
   const rows = options.maxAnswers === undefined ? report.answers : report.answers.slice(0, options.maxAnswers);
   const table = [['question', 'label', 'A', 'agr-first', 'v3', 'designed', 'gate', 'reasons']];
   for (const a of rows) {
@@ -213,17 +307,32 @@ export function renderConfidenceText(report: ConfidenceReport, options: RenderOp
   const ev = report.evaluation;
   if (ev !== null) {
     out.push('', `Evaluation: ${ev.n} labelled answers, accuracy ${pct(ev.accuracy)}; AUROC 95% CI from ${ev.resamples} resamples (seed ${ev.seed})`);
-    for (const r of ev.rules) {
-      const g = r.gate;
-      out.push(
-        `  ${RULE_LABELS[r.rule].padEnd(28)} AUROC ${interval(r.auroc)}  pass acc ${pct(r.metrics.passAccuracy)}  pass share ${pct(r.metrics.passShare)}  ` +
-          `correct withheld ${pct(r.metrics.correctWithheld)}  wrong withheld ${pct(r.metrics.wrongWithheld)}  ECE ${num(r.ece)}  Brier ${num(r.brier)}  ` +
-          `pass ${g.pass.right}/${g.pass.wrong} flag ${g.flag.right}/${g.flag.wrong} abstain ${g.abstain.right}/${g.abstain.wrong}`,
-      );
+    out.push(...evaluationLines(ev));
+    for (const l of report.byLabelPolicy.slice(1)) {
+      const e = l.evaluation;
+      if (e === null) {
+        out.push('', `Under ${policyName(l)}: nothing to evaluate (no answer has a label).`);
+        continue;
+      }
+      out.push('', `Under ${policyName(l)} (${l.labelsSource}): ${e.n} labelled answers, accuracy ${pct(e.accuracy)}`);
+      out.push(...evaluationLines(e));
     }
-    for (const d of ev.differences) out.push(`  ${d.rule} − ${d.baseline}: ${difference(d.difference)}`);
   } else if (report.labelsSource !== null) {
     out.push('', 'Evaluation: nothing to evaluate (no answer has a label).');
+  }
+  if (report.definitions !== null) {
+    const d = report.definitions;
+    out.push('', `Approved definitions (${d.rules.length} rules from ${d.sources.join(', ')}; SQL read as ${d.dialect}): applies / kept / broken (right, wrong) / unmeasured`);
+    for (const r of d.rules) out.push(`  ${r.id.padEnd(36)} ${r.effect.padEnd(4)}  ${r.applied} / ${r.kept} / ${r.broken} (${r.brokenRight}, ${r.brokenWrong}) / ${r.unmeasured}   approved by ${r.approver} on ${r.approved}`);
+    const e = d.experiment;
+    if (e !== null) {
+      const g = (t: typeof e.before): string => `pass ${t.pass.right}/${t.pass.wrong} flag ${t.flag.right}/${t.flag.wrong} abstain ${t.abstain.right}/${t.abstain.wrong}`;
+      out.push(
+        `  checking only, ${e.rule}: without definitions ${g(e.before)}; with ${g(e.after)}`,
+        `  wrong moved out of pass ${e.wrongMovedFromPass}, newly withheld ${e.wrongNewlyWithheld}; correct moved out of pass ${e.correctMovedFromPass}, newly withheld ${e.correctNewlyWithheld}; ` +
+          `wrong with full agreement ${e.fullAgreementWrong}: passed ${e.fullAgreementWrongPassedBefore} before, ${e.fullAgreementWrongPassedAfter} after`,
+      );
+    }
   }
   if (report.plant !== null) {
     out.push('', 'Planted errors (effective plants; agreement-first withheld / not passed; own check fired):');

@@ -1,3 +1,4 @@
+import type { DefinitionFinding } from '../definitions/types.js';
 import type { Agreement } from './agreement.js';
 import type { AnswerChecks, CheckResult, GateState, Reason, RuleName, RuleScore } from './types.js';
 
@@ -58,6 +59,13 @@ export interface AnswerEvidence {
   /** Why the shown answer has no result, for the `no_result` reason. */
   readonly noResultDetail?: string;
   readonly judge?: JudgeEvidence;
+  /** Findings of the approved definitions that apply to the answer; a broken one acts as a veto or a cap. */
+  readonly definitions?: readonly DefinitionFinding[];
+}
+
+/** The reason code of a broken approved definition: `definition:<id>`. */
+export function definitionReason(finding: DefinitionFinding): Reason {
+  return { code: `definition:${finding.id}`, detail: `approved definition ${finding.id} (${finding.effect}) is broken: ${finding.detail}` };
 }
 
 /** Options of {@link scoreRules}. */
@@ -108,6 +116,10 @@ const VETO_CHECKS = ['missingTable', 'badJoin', 'standIn'] as const;
  *   thin-evidence cap 0.79. SAFETY = min(L1, L2), L1 = 1 − r1 (r1 = 1 if a deterministic tag
  *   fires or the judge reports an unsupported claim, ½ for another tag).
  *
+ * Approved definitions (paper §10): a broken definition with effect `veto` joins the vetoes
+ * (hard cap 0.59 under every rule), one with effect `cap` joins the caps (0.79); the reason
+ * names the definition (`definition:<id>`).
+ *
  * Additions, stated: an answer with no result (every query failed, or it declined) gets the
  * hard cap under designed and v2 with reason `no_result` (A is already 0 under the agreement
  * rules); with K = 1 the agreement-based rules are undefined and listed in `undefinedRules`,
@@ -134,7 +146,9 @@ export function scoreRules(evidence: AnswerEvidence, options: RuleOptions = {}):
     code: 'no_result',
     detail: `the shown answer has no result${evidence.noResultDetail === undefined ? '' : `: ${evidence.noResultDetail}`}`,
   };
-  const vetoes = VETO_CHECKS.map((k) => checks[k]).filter(fired).map(checkReason);
+  const broken = (evidence.definitions ?? []).filter((f) => f.status === 'broken');
+  const definitionCaps = broken.filter((f) => f.effect === 'cap').map(definitionReason);
+  const vetoes = [...VETO_CHECKS.map((k) => checks[k]).filter(fired).map(checkReason), ...broken.filter((f) => f.effect === 'veto').map(definitionReason)];
   const judge = evidence.judge;
 
   const designedTerms = terms(evidence, evidence.designedEntropy, policy, false);
@@ -147,6 +161,7 @@ export function scoreRules(evidence: AnswerEvidence, options: RuleOptions = {}):
   if (judge?.unsupportedAboutAnswer === true) softCaps.push({ code: 'judge_claim', detail: 'the judge reports an unsupported claim about the answer' });
   if (judge?.complete !== undefined && judge.complete < 0.5) softCaps.push({ code: 'incomplete', detail: `COMPLETE = ${judge.complete.toFixed(2)} < 0.5` });
   if (designedTerms.thin) softCaps.push({ code: 'thin_evidence', detail: designedTerms.thinDetail });
+  softCaps.push(...definitionCaps);
 
   if (a === undefined || !agreementDefined) {
     const reason = agreement.defined ? '' : agreement.reason;
@@ -179,6 +194,7 @@ export function scoreRules(evidence: AnswerEvidence, options: RuleOptions = {}):
     const v2Soft: Reason[] = [];
     if (v2Terms.thin) v2Soft.push({ code: 'thin_evidence', detail: v2Terms.thinDetail });
     if (judge?.complete !== undefined && judge.complete < 0.5) v2Soft.push({ code: 'incomplete', detail: `COMPLETE = ${judge.complete.toFixed(2)} < 0.5` });
+    v2Soft.push(...definitionCaps);
     scores.push(weighted('v2', v2Terms, v2Caps, v2Soft, gate));
   }
 
@@ -195,7 +211,7 @@ export function scoreRules(evidence: AnswerEvidence, options: RuleOptions = {}):
     designedCaps.push({ code: 'judge_claim', detail: 'the judge reports an unsupported claim' });
   }
   if (!evidence.hasResult) designedCaps.push(noResult);
-  const designedSoft: Reason[] = designedTerms.thin ? [{ code: 'thin_evidence', detail: designedTerms.thinDetail }] : [];
+  const designedSoft: Reason[] = [...(designedTerms.thin ? [{ code: 'thin_evidence', detail: designedTerms.thinDetail }] : []), ...definitionCaps];
   scores.push(weighted('designed', designedTerms, designedCaps, designedSoft, gate));
 
   return { scores, undefinedRules, terms: designedTerms };

@@ -36,10 +36,20 @@ export function runSample(run: RunRecord, label: string): Sample {
   return {
     label,
     ...(run.sql !== undefined ? { sql: run.sql } : {}),
+    ...(run.queries !== undefined ? { queries: run.queries } : {}),
+    ...(run.metrics !== undefined ? { metrics: run.metrics } : {}),
     ...(result !== undefined ? { result } : {}),
     ...(run.text !== undefined && run.outcome !== 'declined' && run.outcome !== 'asked_back' ? { text: run.text } : {}),
     ...(result === undefined ? { error: run.detail ?? run.text ?? run.outcome } : {}),
   };
+}
+
+/**
+ * True when a run has no label because its golden question could not be scored (golden SQL
+ * failed, or there is none); the replay says so in `detail`.
+ */
+export function goldenFailed(run: RunRecord): boolean {
+  return run.outcome === 'error' && /^(golden SQL failed|no golden SQL)/.test(run.detail ?? '');
 }
 
 /** What the sample sets are, for messages: seeds of one recording, or systems (agents). */
@@ -94,13 +104,11 @@ export function alignSamples(golden: readonly GoldenQuestion[], sets: readonly S
       question: g.question,
       ...(g.hint !== undefined ? { hint: g.hint } : {}),
       ...(g.db !== undefined ? { db: g.db } : {}),
+      ...(g.tags !== undefined ? { tags: g.tags } : {}),
       samples,
     });
     const shown = runs[0] as RunRecord;
-    // A golden question whose golden SQL failed has no label (the replay says so in `detail`).
-    if (!(shown.outcome === 'error' && /^(golden SQL failed|no golden SQL)/.test(shown.detail ?? ''))) {
-      labels.set(g.id, shown.outcome === 'correct');
-    }
+    if (!goldenFailed(shown)) labels.set(g.id, shown.outcome === 'correct');
   }
   if (partial > 0) throw new DataError(partialCoverageMessage(missingIn, partial, unit, sets));
   return { questions, labels, unrecorded };
@@ -148,8 +156,9 @@ interface LabelEntry {
 
 /**
  * Parses a labels file: a JSON object `{ "<question id>": true | false }`, a JSON list of
- * `{ "id" | "question_id" | "questionId": …, "correct" | "label": true | false | 1 | 0 }`, the
- * same objects one per line (JSONL), or CSV with a header `id,correct` (values true/false/1/0).
+ * `{ "id" | "question_id" | "questionId": …, "correct" | "label" | "approved": true | false | 1 | 0 }`
+ * (`approved`: a reviewer's approval of the answer), the same objects one per line (JSONL), or
+ * CSV with a header `id,correct` (or `id,approved`; values true/false/1/0).
  * An id given twice with the same label is accepted; with different labels it is an error.
  *
  * @param text - the file's contents.
@@ -180,7 +189,7 @@ export function parseLabels(text: string, file: string, known: ReadonlySet<strin
   const fromObject = (o: unknown, where: string): LabelEntry => {
     if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new DataError('expected an object with an id and a label', where);
     const r = o as Record<string, unknown>;
-    return { id: r['id'] ?? r['question_id'] ?? r['questionId'], value: r['correct'] ?? r['label'], where };
+    return { id: r['id'] ?? r['question_id'] ?? r['questionId'], value: r['correct'] ?? r['label'] ?? r['approved'], where };
   };
   if (trimmed.startsWith('[') || (trimmed.startsWith('{') && !trimmed.includes('\n{'))) {
     jsonEntries(text, file, fromObject).forEach(put);
@@ -200,7 +209,7 @@ export function parseLabels(text: string, file: string, known: ReadonlySet<strin
     const first = lines.findIndex((l) => l.trim() !== '');
     const header = (lines[first] ?? '').split(',').map((h) => h.trim().toLowerCase());
     const idAt = header.findIndex((h) => h === 'id' || h === 'question_id' || h === 'questionid');
-    const labelAt = header.findIndex((h) => h === 'correct' || h === 'label');
+    const labelAt = header.findIndex((h) => h === 'correct' || h === 'label' || h === 'approved');
     if (idAt < 0 || labelAt < 0) throw new DataError('expected JSON, JSONL, or CSV with a header naming `id` and `correct` columns', `${file}:${first + 1}`);
     lines.forEach((line, i) => {
       if (i <= first || line.trim() === '') return;

@@ -14,6 +14,8 @@ export interface Sample {
   readonly label: string;
   readonly sql?: string;
   readonly queries?: readonly string[];
+  /** Metrics queried through the semantic layer, in order. */
+  readonly metrics?: readonly string[];
   readonly result?: QueryResultSummary;
   readonly text?: string;
   /** Why there is no result (SQL error, decline, missing recording), for messages. */
@@ -27,6 +29,8 @@ export interface QuestionSamples {
   readonly hint?: string;
   /** Database name for multi-database warehouses. */
   readonly db?: string;
+  /** The golden question's tags (approved definitions select questions by them). */
+  readonly tags?: readonly string[];
   readonly samples: readonly Sample[];
 }
 

@@ -39,6 +39,8 @@ export const LIMITS = {
   maxTokens: whole('max_tokens', 1, 1_000_000, 'tokens'),
   /** An agent's `max_calls` (the tools loop's call limit). */
   maxCalls: whole('max_calls', 1, 1000, 'model calls'),
+  /** `warehouse.max_connections` (PostgreSQL): connections held at once. */
+  maxConnections: whole('max_connections', 1, 100, 'connections'),
   /** `--concurrency`: runs or requests in flight at once. */
   concurrency: whole('--concurrency', 1, 64),
   /** `record --max-retries`. */

@@ -1,25 +1,38 @@
 import { readdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { CONFIDENCE_KEYS } from '../confidence/settings.js';
 import { parseGateRules } from '../gate/rules.js';
 import { parseJudgeConfig } from '../judge/config.js';
 import { ConfigError } from '../util/errors.js';
 import { rejectUnknownKeys } from '../util/known-keys.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
-import { DEFAULT_MAX_ROWS, DEFAULT_QUERY_TIMEOUT_MS } from '../warehouse/types.js';
+import { DEFAULT_MAX_ROWS, DEFAULT_QUERY_TIMEOUT_MS, ENGINE_KINDS, type DatabaseConfig, type EngineKind } from '../warehouse/types.js';
+import { COMMAND_AGENT_KEYS, parseCommandAgent } from './command-agent.js';
 import { LIMITS, limitProblem, type NumberLimit } from './limits.js';
 import type { AgentConfig, MatchMode, ProjectConfig } from './types.js';
 
 const TOP_KEYS = ['warehouse', 'golden', 'semantic', 'match', 'seeds', 'agents', 'gate', 'confidence', 'judge', 'report'];
-const WAREHOUSE_KEYS = ['path', 'databases', 'max_rows', 'timeout_ms', 'isolation'];
+const WAREHOUSE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'databases', 'max_rows', 'timeout_ms', 'isolation'];
+/** Keys of one entry of `warehouse.databases` written as a mapping. */
+const DATABASE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections'];
 /** Keys every agent takes; each kind adds its own (see {@link KIND_KEYS}). */
-const AGENT_KEYS = ['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls'];
+const AGENT_KEYS = ['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'golden'];
 const KIND_KEYS: Readonly<Record<AgentConfig['kind'], readonly string[]>> = {
   sql: [],
   tools: ['tool_rows'],
   module: ['module', 'options'],
+  command: COMMAND_AGENT_KEYS,
 };
+const AGENT_KINDS = Object.keys(KIND_KEYS) as AgentConfig['kind'][];
 /** Sections replaygate reserves but reads no setting from yet: every key in them is unknown. */
-const EMPTY_SECTIONS = ['confidence', 'report'];
+const EMPTY_SECTIONS = ['report'];
+
+function engineKind(value: unknown, key: string, where: string): EngineKind {
+  if (typeof value !== 'string' || !(ENGINE_KINDS as readonly string[]).includes(value)) {
+    throw new ConfigError(`'${key}' must be one of ${ENGINE_KINDS.join(', ')}, got ${kindOf(value)}`, where);
+  }
+  return value as EngineKind;
+}
 const MATCH_MODES: readonly MatchMode[] = ['exact', 'relaxed', 'spider'];
 /** Agent names become folder names (`recordings/<name>`) and CLI arguments. */
 const AGENT_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.+@-]{0,99}$/;
@@ -74,20 +87,75 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
   };
 
   // warehouse
-  if (cfg['warehouse'] === undefined) throw new ConfigError("missing 'warehouse': name the SQLite file(s), e.g. warehouse: {path: warehouse.sqlite}", path);
+  if (cfg['warehouse'] === undefined) throw new ConfigError("missing 'warehouse': name the database file(s), e.g. warehouse: {path: warehouse.sqlite}", path);
   const wh = mapping(cfg['warehouse'], 'warehouse');
   rejectUnknownKeys(wh, WAREHOUSE_KEYS, (k) => at('warehouse', k), fail, 'warehouse');
-  const databases = new Map<string, string>();
-  if (wh['path'] !== undefined) databases.set('main', filePath(wh['path'], 'warehouse.path', 'warehouse', 'path'));
-  const dbs = wh['databases'];
-  if (dbs !== undefined) {
-    if (dbs === null || typeof dbs !== 'object' || Array.isArray(dbs)) throw new ConfigError("'warehouse.databases' must map names to SQLite files", at('warehouse', 'databases'));
-    for (const [name, f] of Object.entries(dbs)) {
-      if (databases.has(name)) throw new ConfigError(`database '${name}' is named twice ('warehouse.path' is the database 'main')`, at('warehouse', 'databases', name));
-      databases.set(name, filePath(f, `warehouse.databases.${name}`, 'warehouse', 'databases', name));
+  const defaultEngine = engineKind(wh['engine'] ?? 'sqlite', 'warehouse.engine', at('warehouse', 'engine'));
+  const databases = new Map<string, DatabaseConfig>();
+  const database = (name: string, value: Record<string, unknown>, key: string, where: Path, engine: EngineKind): DatabaseConfig => {
+    const text = (k: string): string | undefined => {
+      const v = value[k];
+      if (v === undefined) return undefined;
+      if (typeof v !== 'string' || v.trim() === '' || v.includes('\0')) throw new ConfigError(`'${key}.${k}' must be a non-empty string, got ${kindOf(v)}`, at(...where, k));
+      return v;
+    };
+    if (engine === 'postgres') {
+      if (value['path'] !== undefined) throw new ConfigError(`'${key}' is PostgreSQL: it takes url_env (the environment variable holding the URL), not path`, at(...where, 'path'));
+      const urlEnv = text('url_env');
+      if (urlEnv === undefined) throw new ConfigError(`'${key}' is PostgreSQL and needs url_env: the name of the environment variable that holds its postgres:// URL (never the URL itself)`, at(...where));
+      for (const k of ['url_env', 'migration_url_env']) {
+        const v = text(k);
+        if (v !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {
+          throw new ConfigError(`'${key}.${k}' must name an environment variable (letters, digits, _), not hold a URL`, at(...where, k));
+        }
+      }
+      const migrationUrlEnv = text('migration_url_env');
+      const maxConnections = value['max_connections'] === undefined ? undefined : number(value['max_connections'], LIMITS.maxConnections, `${key}.max_connections`, 4, ...where, 'max_connections');
+      return { engine, urlEnv, ...(migrationUrlEnv !== undefined ? { migrationUrlEnv } : {}), ...(maxConnections !== undefined ? { maxConnections } : {}) };
+    }
+    for (const k of ['url_env', 'migration_url_env', 'max_connections']) {
+      if (value[k] !== undefined) throw new ConfigError(`'${key}.${k}' applies to PostgreSQL databases only ('${name}' is ${engine})`, at(...where, k));
+    }
+    if (value['path'] === undefined) throw new ConfigError(`'${key}' needs path: its ${engine === 'duckdb' ? 'DuckDB' : 'SQLite'} file`, at(...where));
+    return { engine, file: filePath(value['path'], `${key}.path`, ...where, 'path') };
+  };
+  // One database named main: `path:` (a file) or `url_env:` (PostgreSQL), on warehouse.engine.
+  if (wh['path'] !== undefined || wh['url_env'] !== undefined) {
+    const single = { path: wh['path'], url_env: wh['url_env'], migration_url_env: wh['migration_url_env'], max_connections: wh['max_connections'] };
+    databases.set('main', database('main', single, 'warehouse', ['warehouse'], defaultEngine));
+  } else {
+    for (const k of ['migration_url_env', 'max_connections']) {
+      if (wh[k] !== undefined) throw new ConfigError(`'warehouse.${k}' goes with warehouse.url_env, or under each database in warehouse.databases`, at('warehouse', k));
     }
   }
-  if (databases.size === 0) throw new ConfigError("'warehouse' needs 'path' (one database) or 'databases' (name → file)", at('warehouse'));
+  const dbs = wh['databases'];
+  if (dbs !== undefined) {
+    if (dbs === null || typeof dbs !== 'object' || Array.isArray(dbs)) throw new ConfigError(`'warehouse.databases' must map names to database files or {engine, path | url_env} settings, got ${kindOf(dbs)}`, at('warehouse', 'databases'));
+    for (const [name, entry] of Object.entries(dbs)) {
+      const key = `warehouse.databases.${name}`;
+      const where = ['warehouse', 'databases', name];
+      if (databases.has(name)) throw new ConfigError(`database '${name}' is defined twice (warehouse.path/url_env is the database 'main')`, at(...where));
+      if (typeof entry === 'string') {
+        if (defaultEngine === 'postgres') throw new ConfigError(`'${key}' is a file path, but warehouse.engine is postgres: write {url_env: NAME}`, at(...where));
+        databases.set(name, { engine: defaultEngine, file: filePath(entry, key, ...where) });
+        continue;
+      }
+      if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new ConfigError(`'${key}' must be a file path or a mapping {engine, path | url_env}, got ${kindOf(entry)}`, at(...where));
+      const value = entry as Record<string, unknown>;
+      rejectUnknownKeys(value, DATABASE_KEYS, (k) => at(...where, k), fail, key);
+      const engine = value['engine'] === undefined ? defaultEngine : engineKind(value['engine'], `${key}.engine`, at(...where, 'engine'));
+      databases.set(name, database(name, value, key, where, engine));
+    }
+  }
+  if (databases.size === 0) throw new ConfigError("'warehouse' needs 'path' (one database file), 'url_env' (one PostgreSQL database) or 'databases' (name → file or settings)", at('warehouse'));
+  // Hints about a database name the key the user wrote: `warehouse.path`, or `warehouse.databases.<name>`.
+  const shownConfig = (where: string): string => where.replace(`${root}/`, '');
+  for (const [name, db] of databases) {
+    if (db.engine === 'postgres') continue;
+    const declared = name === 'main' && wh['path'] !== undefined ? `warehouse.path in ${shownConfig(at('warehouse', 'path'))}` : `warehouse.databases.${name} in ${shownConfig(at('warehouse', 'databases', name))}`;
+    databases.set(name, { ...db, declaredAt: declared });
+  }
+
   const isolation = wh['isolation'] ?? 'process';
   if (isolation !== 'process' && isolation !== 'inline') {
     throw new ConfigError(`'warehouse.isolation' must be process or inline, got ${JSON.stringify(isolation)}`, at('warehouse', 'isolation'));
@@ -100,6 +168,7 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
 
   const agents = new Map<string, AgentConfig>();
   const agentsRaw = mapping(cfg['agents'], 'agents');
+  const goldenFiles = await expandFiles(cfg['golden'] ?? 'golden', root, 'golden', at('golden'));
   for (const [name, value] of Object.entries(agentsRaw)) {
     if (!AGENT_NAME.test(name)) {
       throw new ConfigError(
@@ -107,17 +176,32 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
         at('agents', name),
       );
     }
-    agents.set(name, parseAgent(name, value, root, (...k) => at('agents', name, ...k), { number, filePath }));
+    const agent = parseAgent(name, value, root, (...k) => at('agents', name, ...k), { number, filePath });
+    const scope = (value as Record<string, unknown>)['golden'];
+    if (scope === undefined) {
+      agents.set(name, agent);
+      continue;
+    }
+    const where = at('agents', name, 'golden');
+    const files = await expandFiles(scope, root, `agents.${name}.golden`, where);
+    const known = new Set(goldenFiles);
+    const outside = files.find((f) => !known.has(f));
+    if (outside !== undefined) {
+      throw new ConfigError(`'agents.${name}.golden' names ${relative(root, outside) || outside}, which is not one of the project's golden files (the top-level 'golden:'); an agent answers a part of them`, where);
+    }
+    agents.set(name, { ...agent, golden: files });
   }
 
   const gate = mapping(cfg['gate'], 'gate');
   parseGateRules(gate, (p) => at('gate', ...p));
   const judge = mapping(cfg['judge'], 'judge');
   parseJudgeConfig(judge, root, path, (p) => at('judge', ...p));
+  const confidence = mapping(cfg['confidence'], 'confidence');
+  rejectUnknownKeys(confidence, CONFIDENCE_KEYS, (k) => at('confidence', k), fail, 'confidence');
   for (const section of EMPTY_SECTIONS) {
     const value = mapping(cfg[section], section);
     rejectUnknownKeys(value, [], (k) => at(section, k), (message, where) =>
-      new ConfigError(`${message}; replaygate reads no '${section}:' settings yet${section === 'confidence' ? ' (see replaygate confidence --help for its flags)' : ''}`, where), section);
+      new ConfigError(`${message}; replaygate reads no '${section}:' settings yet`, where), section);
   }
 
   return {
@@ -129,15 +213,28 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
       timeoutMs: number(wh['timeout_ms'], LIMITS.timeoutMs, 'warehouse.timeout_ms', DEFAULT_QUERY_TIMEOUT_MS, 'warehouse', 'timeout_ms'),
       isolation,
     },
-    goldenFiles: await expandFiles(cfg['golden'] ?? 'golden', root, 'golden', at('golden')),
+    goldenFiles,
     semanticFiles: cfg['semantic'] === undefined ? [] : await expandFiles(cfg['semantic'], root, 'semantic', at('semantic')),
     match,
     seeds,
     agents,
     gate,
-    confidence: mapping(cfg['confidence'], 'confidence'),
+    confidence,
     judge,
   };
+}
+
+/**
+ * The hint for an agent whose recording folder is missing, naming its key as the config has it:
+ * `fix agents.x.recording in replaygate.yml`, or, when the config leaves it out, that the
+ * default folder was looked in.
+ * @example recordingHint(agent, '/repo/replaygate.yml') // "or set agents.gpt4.recording in replaygate.yml (without it, the recording is looked for in recordings/gpt4)"
+ */
+export function recordingHint(agent: AgentConfig, configFile: string): string {
+  const file = basename(configFile);
+  return agent.recordingDefaulted === true
+    ? `or set agents.${agent.name}.recording in ${file} (without it, the recording is looked for in recordings/${agent.name})`
+    : `or fix agents.${agent.name}.recording in ${file}`;
 }
 
 /**
@@ -173,8 +270,8 @@ interface AgentReaders {
 function parseAgent(name: string, value: unknown, root: string, at: (...k: Path) => string, read: AgentReaders): AgentConfig {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`agent '${name}' must be a mapping (kind:, model:, prompt:, …), got ${kindOf(value)}`, at());
   const a = value as Record<string, unknown>;
-  const kind = a['kind'] ?? 'sql';
-  if (kind !== 'sql' && kind !== 'tools' && kind !== 'module') throw new ConfigError(`agent '${name}': 'kind' must be sql, tools or module, got ${JSON.stringify(kind)}`, at('kind'));
+  const kind = (a['kind'] ?? 'sql') as AgentConfig['kind'];
+  if (!AGENT_KINDS.includes(kind)) throw new ConfigError(`agent '${name}': 'kind' must be ${AGENT_KINDS.join(', ')}, got ${kindOf(a['kind'])}`, at('kind'));
   const known = [...AGENT_KEYS, ...KIND_KEYS[kind]];
   rejectUnknownKeys(a, known, (k) => at(k), (message, where) => {
     const custom = kind === 'module' ? " (a custom agent's own settings go under 'options:')" : '';
@@ -197,17 +294,20 @@ function parseAgent(name: string, value: unknown, root: string, at: (...k: Path)
   }
   const where = (k: string): Path => (a[k] === undefined ? ['agents', name] : ['agents', name, k]);
   const module = kind === 'module' ? read.filePath(a['module'], key('module'), ...where('module')) : undefined;
+  const command = parseCommandAgent(name, kind, a, root, (...k) => at(...k));
   return {
     name,
     kind,
-    model: str('model'),
-    prompt: read.filePath(a['prompt'], key('prompt'), ...where('prompt')),
+    model: command && a['model'] === undefined ? '' : str('model'),
+    prompt: command && a['prompt'] === undefined ? command.prompt : read.filePath(a['prompt'], key('prompt'), ...where('prompt')),
     recording: a['recording'] === undefined ? resolve(root, 'recordings', name) : read.filePath(a['recording'], key('recording'), ...where('recording')),
+    ...(a['recording'] === undefined ? { recordingDefaulted: true } : {}),
     temperature: read.number(a['temperature'], LIMITS.temperature, key('temperature'), AGENT_DEFAULTS.temperature, ...where('temperature')),
     topP: read.number(a['top_p'], LIMITS.topP, key('top_p'), AGENT_DEFAULTS.topP, ...where('top_p')),
     maxTokens: read.number(a['max_tokens'], LIMITS.maxTokens, key('max_tokens'), AGENT_DEFAULTS.maxTokens, ...where('max_tokens')),
     maxCalls: read.number(a['max_calls'], LIMITS.maxCalls, key('max_calls'), AGENT_DEFAULTS.maxCalls, ...where('max_calls')),
     ...(module !== undefined ? { module } : {}),
+    ...(command ? command.settings : {}),
     options,
   };
 }

@@ -24,7 +24,10 @@ export interface ConfiguredPath {
  */
 export function configuredPaths(config: ProjectConfig): ConfiguredPath[] {
   const out: ConfiguredPath[] = [{ key: 'config', path: config.file }];
-  for (const [name, path] of config.warehouse.databases) out.push({ key: name === 'main' ? 'warehouse.path' : `warehouse.databases.${name}`, path });
+  for (const [name, db] of config.warehouse.databases) {
+    // PostgreSQL databases are reached by URL, not read from a file
+    if (db.engine !== 'postgres') out.push({ key: name === 'main' ? 'warehouse.path' : `warehouse.databases.${name}`, path: db.file });
+  }
   for (const path of config.goldenFiles) out.push({ key: 'golden', path });
   for (const path of config.semanticFiles) out.push({ key: 'semantic', path });
   for (const agent of config.agents.values()) {
@@ -33,6 +36,16 @@ export function configuredPaths(config: ProjectConfig): ConfiguredPath[] {
     // the files replay reads in it: a link there must not lead out either
     for (const file of RECORDING_FILES) out.push({ key: `agents.${agent.name}.recording`, path: join(agent.recording, file) });
     if (agent.module !== undefined) out.push({ key: `agents.${agent.name}.module`, path: agent.module });
+    // A command's arguments that name a path (`agents/my_agent.py`, `/opt/x`); a bare program name is looked up on PATH.
+    (agent.command ?? []).forEach((arg, i) => {
+      if (!arg.startsWith('-') && (arg.includes('/') || arg.includes(sep))) out.push({ key: `agents.${agent.name}.command[${i}]`, path: resolve(agent.cwd ?? config.root, arg) });
+    });
+  }
+  for (const key of ['thresholds', 'definitions'] as const) {
+    const value = config.confidence[key];
+    for (const entry of typeof value === 'string' ? [value] : Array.isArray(value) ? value : []) {
+      if (typeof entry === 'string' && entry.trim() !== '') out.push({ key: `confidence.${key}`, path: resolve(config.root, entry) });
+    }
   }
   const judge = parseJudgeConfig(config.judge, config.root, config.file);
   if (judge !== undefined) {

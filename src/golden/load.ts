@@ -4,7 +4,7 @@ import { rejectUnknownKeys } from '../util/known-keys.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
 import type { GoldenQuestion, QuestionKind, Split } from './types.js';
 
-const FIELDS = ['id', 'question', 'split', 'kind', 'golden_sql', 'expected', 'db', 'ordered', 'set', 'hint', 'notes'];
+const FIELDS = ['id', 'question', 'split', 'kind', 'golden_sql', 'expected', 'db', 'ordered', 'set', 'hint', 'notes', 'tags'];
 /** Ids name recording lines and `--questions` arguments: printable, no commas, no spaces at the ends. */
 const ID = /^[^\s,\u0000-\u001f\u007f][^,\u0000-\u001f\u007f]{0,199}$/u;
 const KINDS: readonly QuestionKind[] = ['answer', 'decline', 'forbidden'];
@@ -97,6 +97,11 @@ export function parseGoldenYaml(yaml: LoadedYaml, databases?: ReadonlySet<string
     };
     const hint = text('hint', false);
     const notes = text('notes', false);
+    const tagsRaw = q['tags'];
+    if (tagsRaw !== undefined && (!Array.isArray(tagsRaw) || !tagsRaw.every((t) => typeof t === 'string' && t.trim() !== ''))) {
+      throw new DataError("'tags' must be a list of non-empty strings (e.g. [revenue, yearly])", at('tags'));
+    }
+    const tags = tagsRaw as string[] | undefined;
     return {
       id,
       question: text('question', true) as string,
@@ -109,6 +114,7 @@ export function parseGoldenYaml(yaml: LoadedYaml, databases?: ReadonlySet<string
       set: bool('set', false),
       ...(hint !== undefined ? { hint } : {}),
       ...(notes !== undefined ? { notes } : {}),
+      ...(tags !== undefined && tags.length > 0 ? { tags } : {}),
       source: where,
     };
   });

@@ -20,6 +20,8 @@ export interface GoldenQuestion {
   readonly set: boolean;
   readonly hint?: string;
   readonly notes?: string;
+  /** Labels for selecting questions, e.g. which approved definitions apply (`applies_to: {tags: [revenue]}`). */
+  readonly tags?: readonly string[];
   /** Where it was defined, for messages: `golden/spider.yml:120`. */
   readonly source: string;
 }

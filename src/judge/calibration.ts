@@ -66,7 +66,17 @@ export interface CalibrationReport {
   readonly unparsedCases: readonly { readonly caseId: string; readonly problem: string }[];
   /** {@link JUDGE_ADVICE}. */
   readonly advice: string;
+  /** The reference labels' matching policy, in words (e.g. `relaxed execution match …`). */
+  readonly labelPolicy: string;
+  /** The agreement policy: a calibration compares no samples, and says so ({@link JUDGE_AGREEMENT_POLICY}). */
+  readonly agreementPolicy: string;
 }
+
+/** A judge calibration's agreement policy: it compares verdicts with labels, never samples with each other. */
+export const JUDGE_AGREEMENT_POLICY = 'none (a judge calibration compares each verdict with its label; no samples are compared with each other)';
+
+/** The label policy of a calibration when none is stated: the project's own match mode is not known. */
+export const UNSTATED_LABEL_POLICY = 'execution match as scored (match mode not stated)';
 
 /**
  * Agreement of a judge's verdicts with reference labels on a set of cases: counts, observed
@@ -116,9 +126,10 @@ export function agreementSummary(cases: readonly CalibrationCase[]): AgreementSu
  * @param cases - one per distinct answer (case ids should be unique; they are listed as given).
  * @param judge - a name for the judge (model, prompt), shown in the report.
  * @param reference - what the reference labels are, in words (default {@link DEFAULT_REFERENCE}).
+ * @param labelPolicy - the reference labels' matching policy, in words (default {@link UNSTATED_LABEL_POLICY}).
  * @example calibrate(chapterCases, 'gpt-4o, prompts/judge-answer.md').overall.pi.value // 0.4835… (the chapter's 0.48)
  */
-export function calibrate(cases: readonly CalibrationCase[], judge: string, reference: string = DEFAULT_REFERENCE): CalibrationReport {
+export function calibrate(cases: readonly CalibrationCase[], judge: string, reference: string = DEFAULT_REFERENCE, labelPolicy: string = UNSTATED_LABEL_POLICY): CalibrationReport {
   const agents = [...new Set(cases.map((c) => c.agent))];
   return {
     judge,
@@ -129,5 +140,7 @@ export function calibrate(cases: readonly CalibrationCase[], judge: string, refe
     rightCalledIncorrect: cases.filter((c) => c.reference === 'correct' && c.verdict.label === 'incorrect').map((c) => c.caseId),
     unparsedCases: cases.flatMap((c) => (c.verdict.label === 'unparsed' ? [{ caseId: c.caseId, problem: c.verdict.problem }] : [])),
     advice: JUDGE_ADVICE,
+    labelPolicy,
+    agreementPolicy: JUDGE_AGREEMENT_POLICY,
   };
 }

@@ -1,4 +1,5 @@
 import type { Agent, AgentEnd, AgentRunResult } from '../agent/types.js';
+import { recordingHint } from '../config/load.js';
 import type { GoldenQuestion, Split } from '../golden/types.js';
 import { matchResults, matchWithTies, resultDigest, spiderExecutableSql } from '../matching/index.js';
 import { MissingRecording } from '../recording/missing-recording.js';
@@ -11,6 +12,7 @@ import type { RunRecord } from '../scoring/types.js';
 import { DataError } from '../util/errors.js';
 import type { ModelClient } from '../model/types.js';
 import type { Cell, QueryResult } from '../warehouse/types.js';
+import type { MatchMode } from '../config/types.js';
 import { GoldenResults } from './golden-results.js';
 import type { Project } from './project.js';
 
@@ -38,23 +40,33 @@ export interface ReplayOptions {
    * refusing: for recording, where calls matter and grades do not.
    */
   readonly allowBrokenGolden?: boolean;
+  /**
+   * Results match mode for the runs' outcomes (default: the config's `match`): e.g. the
+   * confidence report's labels under another matching policy. `goldenResults`, when given, must
+   * have been made for the same mode (spider mode rewrites the golden SQL).
+   */
+  readonly match?: MatchMode;
 }
 
 /**
  * Opens an agent's recording, saying which agent and what to do when there is none.
  * @throws DataError naming the folder when it has no manifest, or the recording is corrupt.
  */
-export async function openRecording(dir: string, root: string, agent: string): Promise<Recording> {
+export async function openRecording(dir: string, root: string, agent: string, hint = "or fix its 'recording:' path"): Promise<Recording> {
   if (!(await hasManifest(dir))) {
     throw new DataError(
-      `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`replaygate record --agent ${agent}\` or import one with \`replaygate import\`, or fix its 'recording:' path`,
+      `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`replaygate record --agent ${agent}\` or import one with \`replaygate import\`, ${hint}`,
     );
   }
   return Recording.open(dir);
 }
 
-/** Questions selected by split and ids, in golden order. */
-export function selectQuestions(project: Project, options: Pick<ReplayOptions, 'questions' | 'split'>): GoldenQuestion[] {
+/**
+ * Questions selected by split and ids, in golden order; with `agent`, only those of the golden
+ * files the agent answers (its `golden:`), which may leave none.
+ * @throws DataError for unknown ids, or when split and ids select no question of the project.
+ */
+export function selectQuestions(project: Project, options: Pick<ReplayOptions, 'questions' | 'split'> & { readonly agent?: string }): GoldenQuestion[] {
   if (options.questions) {
     const known = new Set(project.golden.map((q) => q.id));
     const unknown = [...options.questions].filter((id) => !known.has(id));
@@ -70,7 +82,15 @@ export function selectQuestions(project: Project, options: Pick<ReplayOptions, '
         : `no golden question is in split '${options.split}'${options.questions ? ' among the ids given' : ''}`,
     );
   }
-  return selected;
+  const scope = options.agent === undefined ? undefined : project.config.agents.get(options.agent)?.golden;
+  if (scope === undefined) return selected;
+  const files = new Set(scope);
+  return selected.filter((q) => files.has(goldenFileOf(q)));
+}
+
+/** The golden file a question was loaded from (its `source` without `:line`). */
+function goldenFileOf(question: GoldenQuestion): string {
+  return question.source.replace(/:\d+(?::\d+)?$/, '');
 }
 
 /**
@@ -83,9 +103,10 @@ export function selectQuestions(project: Project, options: Pick<ReplayOptions, '
 export async function replayAgent(project: Project, agentName: string, options: ReplayOptions = {}): Promise<RunRecord[]> {
   const agent = await project.agent(agentName);
   const agentConfig = project.config.agents.get(agentName);
-  const questions = selectQuestions(project, options);
+  const questions = selectQuestions(project, { ...options, agent: agentName });
   const seeds = options.seeds ?? project.config.seeds;
-  const golden = options.goldenResults ?? new GoldenResults(project.config.match, project.config.warehouse);
+  const match = options.match ?? project.config.match;
+  const golden = options.goldenResults ?? new GoldenResults(match, project.config.warehouse);
   // Start every golden query now: with host processes they run while the recording is read.
   const goldenDone = Promise.all(questions.filter((q) => q.kind === 'answer').map(async (q) => ({ q, result: await golden.get(q, project.engineFor(q)) })));
   goldenDone.catch(() => {}); // awaited below; a failure before then must not be an unhandled rejection
@@ -93,7 +114,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
   let model = options.model;
   if (!model) {
     if (!agentConfig) throw new DataError(`no agent '${agentName}'`);
-    recording = await openRecording(agentConfig.recording, project.config.root, agentName);
+    recording = await openRecording(agentConfig.recording, project.config.root, agentName, recordingHint(agentConfig, project.config.file));
     model = new ReplayClient(recording, agentName);
   }
   // A golden question whose SQL fails is the golden set's fault: never charge it to an agent.
@@ -114,7 +135,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
-      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden);
+      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match);
       out[index] = run;
       done += 1;
       options.onRun?.(run, done, jobs.length);
@@ -136,6 +157,7 @@ async function runOne(
   question: GoldenQuestion,
   seed: number,
   golden: GoldenResults,
+  match: MatchMode,
 ): Promise<RunRecord> {
   const engine = project.engineFor(question);
   const { maxRows, timeoutMs } = project.config.warehouse;
@@ -166,7 +188,7 @@ async function runOne(
     completionTokens: calls.reduce((s, c) => s + c.usage.completion_tokens, 0),
   };
   let end = run.end;
-  if (end.status === 'error' && project.config.match === 'spider' && question.kind === 'answer' && agent.kind === 'sql') {
+  if (end.status === 'error' && match === 'spider' && question.kind === 'answer' && agent.kind === 'sql') {
     // The official evaluator executes only the first statement of a prediction (sqlparse's split
     // in remove_distinct), so a reply of several statements, which the warehouse refuses whole,
     // is graded by its first statement, as they grade it (docs/matching.md, "Spider mode").
@@ -182,6 +204,7 @@ async function runOne(
       }
     }
   }
+  const traced = traceReads(run);
   if (end.status !== 'answered') {
     // The last statement tried, so that checks and reviewers see the SQL of a failed run too.
     const lastSql = run.trace.findLast((s) => s.type === 'sql');
@@ -190,6 +213,7 @@ async function runOne(
       ...usage,
       outcome: outcomeOf(question.kind, end, undefined),
       ...(lastSql?.type === 'sql' ? { sql: lastSql.sql } : {}),
+      ...traced,
       ...endText(end),
     };
   }
@@ -201,7 +225,7 @@ async function runOne(
       return { ...base, ...usage, outcome: 'error', sql: end.sql ?? '', detail: gold.error };
     }
     let predicted = end.result;
-    if (project.config.match === 'spider' && end.sql !== undefined) {
+    if (match === 'spider' && end.sql !== undefined) {
       const stripped = spiderExecutableSql(end.sql, 'prediction');
       if (stripped !== end.sql) {
         try {
@@ -228,7 +252,7 @@ async function runOne(
       };
     }
     const matchOptions = {
-      mode: project.config.match,
+      mode: match,
       ordered: question.ordered,
       set: question.set,
       // spider mode decides row order as the official evaluator does: 'order by' anywhere in the gold SQL.
@@ -248,6 +272,7 @@ async function runOne(
     ...usage,
     outcome: outcomeOf(question.kind, end, matched),
     ...(end.sql !== undefined ? { sql: end.sql } : {}),
+    ...traced,
     resultDigest: resultDigest(end.result, { ordered: question.ordered }),
     rowCount: end.result.rowCount,
     truncated: end.result.truncated,
@@ -255,6 +280,24 @@ async function runOne(
     ...(end.text !== undefined ? { text: end.text } : {}),
     ...(detail !== undefined ? { detail } : {}),
   };
+}
+
+/**
+ * What a run's trace read besides its final SQL: every statement when there is more than one,
+ * and the metrics it queried, for checks that read the whole trace (approved definitions).
+ */
+function traceReads(run: AgentRunResult): { queries?: string[]; metrics?: string[] } {
+  const queries = run.trace.flatMap((s) => (s.type === 'sql' ? [s.sql] : []));
+  const metrics = run.trace.flatMap((s) => {
+    if (s.type !== 'tool_call' || s.tool !== 'query_metric') return [];
+    try {
+      const metric = (JSON.parse(s.arguments) as { metric?: unknown } | null)?.metric;
+      return typeof metric === 'string' ? [metric] : [];
+    } catch {
+      return []; // malformed arguments: the tool already refused them
+    }
+  });
+  return { ...(queries.length > 1 ? { queries } : {}), ...(metrics.length > 0 ? { metrics } : {}) };
 }
 
 function endText(end: Exclude<AgentEnd, { status: 'answered' }>): { text?: string; detail?: string } {

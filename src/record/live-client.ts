@@ -12,6 +12,8 @@ import { canonicalJson, keyOfCanonical } from '../recording/canonical.js';
 import type { CallSite, ChatReply, ChatRequest, ModelClient, ModelResponse, ToolCall } from '../model/types.js';
 import { ReplaygateError } from '../util/errors.js';
 import { endpointLabel, Redactor, urlSecrets } from './redact.js';
+import { isWireRequest, routeOfEndpoint, type WireRequest, type WireSite } from '../endpoint/wire-request.js';
+import { wireReplyOf } from '../endpoint/wire-reply.js';
 
 /** Default base URL of the `openai` client. */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -144,9 +146,19 @@ export class LiveModelClient implements ModelClient {
    * Sends one chat request and returns the assistant message and token usage.
    * @throws EndpointError (fatal or not, see the class) with a redacted message.
    */
-  async complete(request: ChatRequest, _site: CallSite): Promise<ModelResponse> {
+  async complete(request: ChatRequest, site: CallSite): Promise<ModelResponse> {
     const canonical = canonicalJson(request);
     const body = JSON.parse(canonical) as ChatCompletionCreateParamsNonStreaming;
+    const wire = isWireRequest(body) ? (body as WireRequest) : undefined;
+    const route = wire && routeOfEndpoint(wire.endpoint);
+    // A wire request (a `command` agent's call on replaygate's endpoint) goes to the same path
+    // below the upstream's base URL, with the body as the agent sent it; the whole reply is asked for.
+    const send = (signal: AbortSignal): Promise<unknown> => {
+      if (!wire || !route) return this.client.chat.completions.create(body, { signal });
+      const path = wire.endpoint.slice(wire.endpoint.indexOf(' ') + 1).replace(/^\/v1(?=\/)/, '');
+      if (wire.endpoint.startsWith('GET ')) return this.client.get(path, { signal });
+      return this.client.post(path, { body: (site as WireSite).upstreamBody ?? wire.body, signal });
+    };
     await this.acquire();
     try {
       for (let retry = 0; ; retry += 1) {
@@ -157,7 +169,7 @@ export class LiveModelClient implements ModelClient {
         const stop = (): void => attempt.abort();
         this.controller.signal.addEventListener('abort', stop, { once: true });
         try {
-          completion = await this.client.chat.completions.create(body, { signal: attempt.signal });
+          completion = await send(attempt.signal);
         } catch (error) {
           if (error instanceof SyntaxError && retry < this.maxRetries) {
             this.stats.errors += 1;
@@ -165,11 +177,12 @@ export class LiveModelClient implements ModelClient {
             continue;
           }
           if (error instanceof SyntaxError) this.stats.errors += 1;
-          throw this.toEndpointError(error);
+          throw this.toEndpointError(error, wire ? wire.endpoint.replace(/^\S+ \/v1/, '') : '/chat/completions');
         } finally {
           this.controller.signal.removeEventListener('abort', stop);
         }
-        const reply = replyOf(completion);
+        const wired = route ? wireReplyOf(route, completion) : undefined;
+        const reply = wired === undefined ? replyOf(completion) : typeof wired === 'string' ? wired : wired.reply;
         if (typeof reply === 'string') {
           this.stats.errors += 1;
           if (retry < this.maxRetries) {
@@ -178,6 +191,7 @@ export class LiveModelClient implements ModelClient {
           }
           throw new EndpointError(this.redact(`${this.endpoint}: ${reply} (after ${attempts(retry + 1)})`), false);
         }
+        if (wired !== undefined && typeof wired !== 'string') return { key: keyOfCanonical(canonical), reply: wired.reply, usage: wired.usage };
         const usage = (completion as ChatCompletion).usage;
         return {
           key: keyOfCanonical(canonical),
@@ -210,7 +224,7 @@ export class LiveModelClient implements ModelClient {
     this.waiting.shift()?.();
   }
 
-  private toEndpointError(error: unknown): EndpointError {
+  private toEndpointError(error: unknown, path: string): EndpointError {
     const at = this.endpoint;
     if (error instanceof APIUserAbortError || this.controller.signal.aborted) return new EndpointError('recording interrupted', true);
     if (error instanceof SyntaxError) {
@@ -232,7 +246,7 @@ export class LiveModelClient implements ModelClient {
         return new EndpointError(`${at} refused the API key (${detail}); set OPENAI_API_KEY (or the variable --api-key-env names)`, true, error.status);
       }
       if (error instanceof NotFoundError) {
-        return new EndpointError(`${at}/chat/completions was not found (${detail}); check the base URL (it usually ends in /v1) and the agent's model name`, true, error.status);
+        return new EndpointError(`${at}${path} was not found (${detail}); check the base URL (it usually ends in /v1) and the agent's model name`, true, error.status);
       }
       const retried = error.status === 429 || error.status === 408 || error.status === 409 || (error.status ?? 0) >= 500;
       return new EndpointError(`${at}: ${detail}${retried ? ` (after ${attempts(this.maxRetries + 1)})` : ''}`, false, error.status);

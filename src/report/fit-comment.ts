@@ -80,7 +80,9 @@ export function fitComment(parts: CommentParts, options: FitOptions = {}): Fitte
     const block = blocks[i];
     if (block === undefined || block.summary === undefined) continue;
     if (fixedSize + bodySize + measure(note(shed, 0)) <= maxSize) break;
-    const placeholder = `<sub>✂️ Left out here: ${block.summary} (see the job summary).</sub>`;
+    // An HTML block (a line starting with <p>): its text is HTML, never Markdown, as the summary was.
+    // The blank line ends the HTML block, so what follows is Markdown again.
+    const placeholder = `<p><sub>✂️ Left out here: ${block.summary} (see the job summary).</sub></p>\n`;
     bodySize += measure(placeholder) - (sizes[i] ?? 0);
     blocks[i] = { text: placeholder, summary: undefined };
     sizes[i] = measure(placeholder);
@@ -128,20 +130,19 @@ function splitDetails(markdown: string): Block[] {
   const lines = markdown.split('\n');
   const blocks: Block[] = [];
   let plain: string[] = [];
-  let inFence = false;
+  const outer = new FenceTracker();
   let i = 0;
   while (i < lines.length) {
     const line = lines[i] ?? '';
-    if (isFence(line)) inFence = !inFence;
-    if (!inFence && /^\s*<details[\s>]/i.test(line)) {
+    outer.feed(line);
+    if (!outer.inside && /^\s*<details[\s>]/i.test(line)) {
       let depth = 0;
       let j = i;
-      let fence = false;
+      const fence = new FenceTracker();
       for (; j < lines.length; j += 1) {
         const l = lines[j] ?? '';
-        if (isFence(l)) fence = !fence;
-        if (fence) continue;
-        depth += count(l, /<details[\s>]/gi) - count(l, /<\/details>/gi);
+        if (fence.feed(l) || fence.inside) continue;
+        depth += detailsDelta(l);
         if (depth <= 0) break;
       }
       if (j >= lines.length) j = lines.length - 1;
@@ -159,18 +160,53 @@ function splitDetails(markdown: string): Block[] {
   return blocks;
 }
 
+/**
+ * The `<summary>` of a block as it was written (HTML: the renderers write it inert, with
+ * `<code>` for ids), for the placeholder; tags other than `<code>` are dropped.
+ */
 function summaryOf(block: string): string {
   const match = /<summary>([\s\S]*?)<\/summary>/i.exec(block);
-  const text = (match?.[1] ?? 'details').replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
-  return text === '' ? 'details' : text;
+  const html = (match?.[1] ?? 'details').replace(/<(?!\/?code>)[^>]*>/gi, '').replace(/\s+/g, ' ').trim();
+  return html === '' ? 'details' : html;
 }
 
-function count(line: string, pattern: RegExp): number {
-  return (line.match(pattern) ?? []).length;
+/**
+ * How a line opens or closes `<details>`: only tags that start the line count (as the renderers
+ * write them), so `</details>` quoted inside a code span or a table cell cannot end a block.
+ */
+function detailsDelta(line: string): number {
+  if (/^\s*<details[\s>]/i.test(line)) return 1 - (/<\/details>\s*$/i.test(line) ? 1 : 0);
+  return /^\s*<\/details>/i.test(line) ? -1 : 0;
 }
 
-function isFence(line: string): boolean {
-  return /^\s{0,3}(```|~~~)/.test(line);
+/**
+ * Code-fence state across lines (CommonMark §4.5): a fence opens with 3+ backticks or tildes
+ * and closes only with a line of the same character, at least as long, and nothing else; so a
+ * ```` ``` ```` line inside a ```` ```` ```` block is content, not a closer.
+ */
+class FenceTracker {
+  /** The opening fence (e.g. ```` ```` ````) while inside a fenced block. */
+  open: string | undefined;
+
+  /** Feeds one line; true when the line opened or closed a fence. */
+  feed(line: string): boolean {
+    if (this.open === undefined) {
+      const m = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+      if (m?.[1] === undefined || (m[1].startsWith('`') && line.slice(m[0].length).includes('`'))) return false;
+      this.open = m[1];
+      return true;
+    }
+    const m = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
+    if (m?.[1] !== undefined && m[1][0] === this.open[0] && m[1].length >= this.open.length) {
+      this.open = undefined;
+      return true;
+    }
+    return false;
+  }
+
+  get inside(): boolean {
+    return this.open !== undefined;
+  }
 }
 
 function isTableRow(line: string): boolean {
@@ -187,32 +223,31 @@ function isDelimiterRow(line: string): boolean {
  */
 function keepLines(lines: readonly string[], budget: number, measure: (text: string) => number): { text: string; count: number } {
   const newline = measure('\n');
-  const fenceCloser = measure('\n```');
+  const fenceCloser = measure('\n');
   const detailsCloser = measure('\n</details>');
   // Prefix states after k lines: size, open fence, open <details> depth.
   let size = 0;
-  let inFence = false;
+  const fence = new FenceTracker();
   let depth = 0;
   let best = 0;
   for (let k = 1; k <= lines.length; k += 1) {
     const line = lines[k - 1] ?? '';
     size += measure(line) + (k > 1 ? newline : 0);
-    if (isFence(line)) inFence = !inFence;
-    else if (!inFence) depth = Math.max(0, depth + count(line, /<details[\s>]/gi) - count(line, /<\/details>/gi));
-    const closers = (inFence ? fenceCloser : 0) + depth * detailsCloser;
+    if (!fence.feed(line) && !fence.inside) depth = Math.max(0, depth + detailsDelta(line));
+    const inFence = fence.inside;
+    const closers = (inFence ? fenceCloser + measure(fence.open ?? '') : 0) + depth * detailsCloser;
     if (size + closers > budget) break;
     const next = lines[k] ?? '';
     if (!inFence && isTableRow(line) && isDelimiterRow(next)) continue;
     best = k;
   }
   const kept = lines.slice(0, best);
-  let fence = false;
+  const closing = new FenceTracker();
   let open = 0;
   for (const line of kept) {
-    if (isFence(line)) fence = !fence;
-    else if (!fence) open = Math.max(0, open + count(line, /<details[\s>]/gi) - count(line, /<\/details>/gi));
+    if (!closing.feed(line) && !closing.inside) open = Math.max(0, open + detailsDelta(line));
   }
-  if (fence) kept.push('```');
+  if (closing.open !== undefined) kept.push(closing.open);
   for (let d = 0; d < open; d += 1) kept.push('</details>');
   return { text: kept.join('\n'), count: best };
 }

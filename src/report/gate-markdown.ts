@@ -6,6 +6,8 @@ import { AMBIGUOUS_GOLDEN_MARK, formatFraction, formatIds, formatP, formatSigned
 import type { GateResult } from '../gate/gate-result.js';
 import type { QuestionComparison, SeedOutcome } from '../gate/types.js';
 import type { Outcome } from '../scoring/types.js';
+import { inlineCodeCell, plainText } from './inert-markdown.js';
+import { perSeedChart } from './pull-request/charts.js';
 import { REPORT_MARKER } from './score-markdown.js';
 
 /** One-character symbols of outcomes in the per-seed columns (the legend is printed below the table). */
@@ -23,16 +25,15 @@ export const OUTCOME_SYMBOLS: Readonly<Record<Outcome, string>> = {
 export interface GateMarkdownOptions {
   /** Most moved questions listed in the table (default 200); the rest are counted. */
   readonly maxMovedRows?: number;
-  /** Most bars per Mermaid chart (default 40, largest changes first). */
-  readonly maxChartBars?: number;
   /** Heading level of the title (default 2: `##`). */
   readonly headingLevel?: number;
   /** Start with the hidden `<!-- replaygate-report -->` marker, as the score Markdown does (default true). */
   readonly marker?: boolean;
 }
 
+/** Agent names, ids and messages come from configs, golden files and models: inert. */
 function escapeCell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return plainText(text);
 }
 
 function seedSymbols(outcomes: readonly SeedOutcome[]): string {
@@ -49,23 +50,17 @@ function movedInOrder(questions: readonly QuestionComparison[]): QuestionCompari
     .map(({ q }) => q);
 }
 
-/** A Mermaid label: no quotes or brackets, which the xychart grammar would read as syntax. */
-function chartLabel(id: string): string {
-  return `"${id.replace(/["[\]\n\r]/g, ' ').trim() || '?'}"`;
-}
-
-function chart(title: string, questions: readonly QuestionComparison[], maxBars: number): string[] {
-  const shown = questions.slice(0, maxBars);
-  const more = questions.length - shown.length;
-  return [
-    '```mermaid',
-    'xychart-beta',
-    `    title "${title}${more > 0 ? ` (largest ${shown.length} of ${questions.length})` : ''}"`,
-    `    x-axis [${shown.map((q) => chartLabel(q.questionId)).join(', ')}]`,
-    '    y-axis "change in share correct" 0 --> 1',
-    `    bar [${shown.map((q) => Math.abs(q.difference).toFixed(2)).join(', ')}]`,
-    '```',
-  ];
+/** Share correct per seed of one side, over the compared questions (null: no run with that seed). */
+function perSeedShare(result: GateResult, which: 'base' | 'candidate', seed: number): number | null {
+  let correct = 0;
+  let runs = 0;
+  for (const q of result.questions) {
+    const o = q[which].outcomes.find((x) => x.seed === seed);
+    if (o === undefined) continue;
+    runs += 1;
+    if (o.outcome === 'correct') correct += 1;
+  }
+  return runs === 0 ? null : correct / runs;
 }
 
 function side(result: GateResult, which: 'base' | 'candidate'): string {
@@ -84,10 +79,9 @@ function side(result: GateResult, which: 'base' | 'candidate'): string {
  * Renders a gate result as GitHub Markdown: the verdict and its named reasons first, then the
  * notes, the comparison table (mean paired difference with its t interval, fixed / broken,
  * sign test, stable breaks, smallest detectable change, missing recordings), the two sides,
- * the moved questions with their per-seed outcomes, and Mermaid `xychart-beta` bar charts of the
- * per-question changes (one for breaks, one for fixes; bars start at zero, so a drop is drawn
- * as its size in the "broken" chart rather than as a negative bar, which xychart draws from the
- * bottom of the axis). Numbers use the same rounding as the gate's messages. Questions whose
+ * the moved questions with their per-seed outcomes, and with several seeds a Mermaid
+ * `xychart-beta` of the share correct per seed (base bars, candidate line). Text from configs,
+ * golden files and models is inert (src/report/inert-markdown.ts). Numbers use the same rounding as the gate's messages. Questions whose
  * golden result is ambiguous (golden `ORDER BY … LIMIT` cuts through ties) are marked in the
  * tables and listed with their tied rows. The first line is the hidden marker
  * `<!-- replaygate-report -->` (unless `marker: false`).
@@ -98,7 +92,6 @@ function side(result: GateResult, which: 'base' | 'candidate'): string {
  */
 export function renderGateMarkdown(result: GateResult, options: GateMarkdownOptions = {}): string {
   const maxMovedRows = options.maxMovedRows ?? 200;
-  const maxChartBars = options.maxChartBars ?? 40;
   const h = '#'.repeat(options.headingLevel ?? 2);
   const ambiguous = new Set(result.ambiguousGolden.map((a) => a.id));
   const lines: string[] = options.marker === false ? [] : [REPORT_MARKER];
@@ -110,12 +103,12 @@ export function renderGateMarkdown(result: GateResult, options: GateMarkdownOpti
   );
   if (result.reasons.length > 0) {
     lines.push('**Reasons**', '');
-    for (const r of result.reasons) lines.push(`- \`${r.code}\`: ${r.message}`);
+    for (const r of result.reasons) lines.push(`- \`${r.code}\`: ${escapeCell(r.message)}`);
     lines.push('');
   }
   if (result.notes.length > 0) {
     lines.push('**Notes**', '');
-    for (const n of result.notes) lines.push(`- \`${n.code}\`: ${n.message}`);
+    for (const n of result.notes) lines.push(`- \`${n.code}\`: ${escapeCell(n.message)}`);
     lines.push('');
   }
 
@@ -170,16 +163,24 @@ export function renderGateMarkdown(result: GateResult, options: GateMarkdownOpti
     for (const q of moved.slice(0, maxMovedRows)) {
       const tag = (q.stableBreak ? 'stable break' : q.movement) + (ambiguous.has(q.questionId) ? ` (${AMBIGUOUS_GOLDEN_MARK})` : '');
       lines.push(
-        `| ${escapeCell(q.questionId)} | ${q.base.correct} of ${q.base.runs} | ${q.candidate.correct} of ${q.candidate.runs} | ` +
+        `| ${inlineCodeCell(q.questionId)} | ${q.base.correct} of ${q.base.runs} | ${q.candidate.correct} of ${q.candidate.runs} | ` +
           `${formatSigned(q.difference)} | ${seedSymbols(q.base.outcomes)} | ${seedSymbols(q.candidate.outcomes)} | ${tag} |`,
       );
     }
     if (moved.length > maxMovedRows) lines.push('', `… ${moved.length - maxMovedRows} more moved questions in the JSON report.`);
     lines.push('');
-    const broken = moved.filter((q) => q.movement === 'broken');
-    const fixed = moved.filter((q) => q.movement === 'fixed');
-    if (broken.length > 0) lines.push(...chart('Broken: drop in share correct', broken, maxChartBars), '');
-    if (fixed.length > 0) lines.push(...chart('Fixed: gain in share correct', fixed, maxChartBars), '');
+  }
+  // One chart where it helps: with several seeds, the share correct per seed of both sides
+  // (bars vs a line, seed numbers as labels). Per-question bars with question ids as labels
+  // were unreadable past a dozen questions; the moved table above says the same legibly.
+  const seeds = [...new Set([...result.base.seeds, ...result.candidate.seeds])];
+  if (seeds.length > 1 && moved.length > 0) {
+    lines.push(
+      `${h}# Run to run`,
+      '',
+      ...perSeedChart({ seeds, base: seeds.map((s) => perSeedShare(result, 'base', s)), candidate: seeds.map((s) => perSeedShare(result, 'candidate', s)) }),
+      '',
+    );
   }
   if (result.ambiguousGolden.length > 0) {
     lines.push(
@@ -188,7 +189,7 @@ export function renderGateMarkdown(result: GateResult, options: GateMarkdownOpti
       'Their golden SQL ends in `ORDER BY … LIMIT` that cuts through tied rows: another correct query may return another tied row, ' +
         'so a move of these questions may be a different tie-break rather than a real change. Add a tie-breaker to the golden ORDER BY.',
       '',
-      ...result.ambiguousGolden.map((a) => `- \`${escapeCell(a.id)}\`: ${escapeCell(a.reason)}`),
+      ...result.ambiguousGolden.map((a) => `- ${inlineCodeCell(a.id)}: ${escapeCell(a.reason)}`),
       '',
     );
   }

@@ -23,6 +23,8 @@ export function calibrationText(report: CalibrationReport, maxIds = 10): string 
   return [
     `judge: ${report.judge}`,
     `reference: ${report.reference}`,
+    `label policy: ${report.labelPolicy}`,
+    `agreement policy: ${report.agreementPolicy}`,
     ...summaryLines('all', report.overall),
     ...(report.byAgent.length > 1 ? report.byAgent.flatMap((a) => summaryLines(a.agent, a)) : []),
     `wrong answers the judge called correct: ${list(report.wrongCalledCorrect)}`,

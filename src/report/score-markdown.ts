@@ -1,4 +1,5 @@
 import type { ScoreReport } from './score-report.js';
+import { htmlCode, inlineCode, inlineCodeCell, plainText } from './inert-markdown.js';
 import { scorecardMarkdown } from './scorecard-table.js';
 
 /** Hidden marker that identifies replaygate's Markdown (used by the Action's sticky comment). */
@@ -16,21 +17,21 @@ export function scoreMarkdown(report: ScoreReport): string {
     out.push(`### ${split} split`, '', scorecardMarkdown(report.scorecards.filter((s) => s.split === split)), '');
   }
   const notes = [...new Set(report.scorecards.flatMap((s) => s.notes))];
-  if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
+  if (notes.length) out.push(...notes.map((n) => `- ${plainText(n)}`), '');
   const constructed = report.agents.filter((a) => a.constructed);
   if (constructed.length) {
-    out.push(`> Constructed recordings (hand-built, not a live model): ${constructed.map((a) => `\`${a.name}\``).join(', ')}`, '');
+    out.push(`> Constructed recordings (hand-built, not a live model): ${constructed.map((a) => inlineCode(a.name)).join(', ')}`, '');
   }
   if (report.ambiguousGolden.length) {
-    out.push('### Ambiguous golden questions', '', ...report.ambiguousGolden.map((a) => `- \`${a.id}\`: ${a.reason}`), '');
+    out.push('### Ambiguous golden questions', '', ...report.ambiguousGolden.map((a) => `- ${inlineCode(a.id)}: ${plainText(a.reason)}`), '');
   }
   out.push('### Runs not correct', '');
   for (const agent of report.agents) {
     const bad = report.runs.filter((r) => r.agent === agent.name && r.outcome !== 'correct');
-    out.push(`<details><summary>${agent.name}: ${bad.length} runs</summary>`, '', '| question | seed | outcome | detail |', '| --- | ---: | --- | --- |');
+    out.push(`<details><summary>${htmlCode(agent.name)}: ${bad.length} runs</summary>`, '', '| question | seed | outcome | detail |', '| --- | ---: | --- | --- |');
     for (const r of bad.slice(0, 50)) {
-      const detail = (r.detail ?? r.text ?? '').split('\n')[0]?.slice(0, 120).replace(/\|/g, '\\|') ?? '';
-      out.push(`| ${r.questionId} | ${r.seed} | ${r.outcome} | ${detail} |`);
+      const detail = (r.detail ?? r.text ?? '').split('\n')[0] ?? '';
+      out.push(`| ${inlineCodeCell(r.questionId)} | ${r.seed} | ${r.outcome} | ${plainText(detail, 120)} |`);
     }
     if (bad.length > 50) out.push(`| … | | | ${bad.length - 50} more in the JSON report |`);
     out.push('', '</details>', '');

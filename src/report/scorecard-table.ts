@@ -1,4 +1,5 @@
 import type { Scorecard } from '../scoring/scorecard.js';
+import { plainText } from './inert-markdown.js';
 
 /** One row of the side-by-side scorecard table: a label and one cell per agent. */
 type Row = readonly [label: string, cell: (s: Scorecard) => string];
@@ -37,7 +38,9 @@ export function scorecardCells(cards: readonly Scorecard[]): string[][] {
 export function scorecardMarkdown(cards: readonly Scorecard[]): string {
   const [header, ...rows] = scorecardCells(cards);
   const line = (cells: readonly string[]): string => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
-  return [line(header ?? []), line((header ?? []).map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+  // Agent names come from the config of a pull request: inert, like all text nobody reviewed.
+  const head = `| ${(header ?? []).map((c, i) => (i === 0 ? c : plainText(c))).join(' | ')} |`;
+  return [head, line((header ?? []).map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
 }
 
 /** The table as aligned plain text for a terminal. */

@@ -39,6 +39,10 @@ export interface RunRecord {
   readonly completionTokens: number;
   /** Final SQL of the answer, when it has one. */
   readonly sql?: string;
+  /** Every SQL statement the run executed, in order, when there is more than the final one (checks read the whole trace). */
+  readonly queries?: readonly string[];
+  /** Metrics the run queried through the semantic layer (`query_metric`), in order, when any. */
+  readonly metrics?: readonly string[];
   /** `sha256:` of the normalised answer result (order-insensitive unless ordered), for agreement across runs. */
   readonly resultDigest?: string;
   readonly rowCount?: number;

@@ -13,3 +13,4 @@ export * from './smallest-detectable.js';
 export * from './student-t-interval.js';
 export * from './table-margins.js';
 export * from './wilson-interval.js';
+export * from './logistic-regression.js';

@@ -48,6 +48,10 @@ export function wilsonInterval(k: number, n: number, confidence = 0.95): WilsonI
   if (!(confidence > 0 && confidence < 1)) {
     throw new RangeError(`wilsonInterval: confidence must be strictly between 0 and 1, got ${confidence}`);
   }
+  return wilsonBounds(k, n, confidence);
+}
+
+function wilsonBounds(k: number, n: number, confidence: number): WilsonInterval {
   const z = normalQuantile(1 - (1 - confidence) / 2);
   const p = k / n;
   const z2 = z * z;
@@ -57,4 +61,23 @@ export function wilsonInterval(k: number, n: number, confidence = 0.95): WilsonI
   const low = k === 0 ? 0 : Math.max(0, centre - half);
   const high = k === n ? 1 : Math.min(1, centre + half);
   return { estimate: p, low, high, k, n, confidence, method: 'wilson' };
+}
+
+/**
+ * The Wilson score interval (the formula of {@link wilsonInterval}) for counts that are
+ * averages, so not whole numbers: e.g. held-out counts averaged over repeated cross-fitting
+ * splits, where each split holds every answer out once, so that the average counts carry the
+ * sample size the data support (n answers), not n × splits.
+ *
+ * @param k - mean successes, a number in [0, n]
+ * @param n - mean trials, a number > 0
+ * @param confidence - two-sided level strictly between 0 and 1 (default 0.95)
+ * @throws RangeError when n ≤ 0, k is outside [0, n], a value is not finite, or confidence is not in (0, 1)
+ * @example averagedWilsonInterval(420.5, 455.25) // { estimate: 0.92367, low: 0.89558, high: 0.94467, … }
+ */
+export function averagedWilsonInterval(k: number, n: number, confidence = 0.95): WilsonInterval {
+  if (!Number.isFinite(n) || n <= 0) throw new RangeError(`averagedWilsonInterval: n must be a number > 0, got ${n} (no interval exists for 0 trials)`);
+  if (!Number.isFinite(k) || k < 0 || k > n) throw new RangeError(`averagedWilsonInterval: k must be a number from 0 to n = ${n}, got ${k}`);
+  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`averagedWilsonInterval: confidence must be strictly between 0 and 1, got ${confidence}`);
+  return wilsonBounds(k, n, confidence);
 }

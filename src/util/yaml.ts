@@ -71,6 +71,22 @@ export async function loadYamlFile(file: string): Promise<LoadedYaml> {
 }
 
 /**
+ * Reads and parses a YAML file, naming it `shown` (e.g. a path relative to the project) in every
+ * message and `where()`, the file's own errors included.
+ * @throws DataError `shown:line: message` when it cannot be read or parsed.
+ */
+export async function loadYamlFileAs(file: string, shown: string): Promise<LoadedYaml> {
+  let yaml: LoadedYaml;
+  try {
+    yaml = await loadYamlFile(file);
+  } catch (error) {
+    if (error instanceof DataError) throw new DataError(error.message.slice((error.where ?? '').length).replace(/^: /, ''), (error.where ?? file).replace(file, shown));
+    throw error;
+  }
+  return { ...yaml, file: shown, where: (path) => yaml.where(path).replace(file, shown) };
+}
+
+/**
  * The node at a path; for a path that ends at a mapping key, the key itself (so `seeds:` with
  * its list on the following lines is reported at the line that says `seeds:`).
  */

@@ -26,13 +26,22 @@ describe('dist/', () => {
   it('equals a fresh build, byte for byte', async () => {
     const { buildAction } = (await import(join(REPO_ROOT, 'scripts/build-action.mjs'))) as { buildAction: (dir: string) => Promise<string[]> };
     const built = await buildAction(out);
-    expect(built).toEqual(['index.js', 'sqlite-host.js']);
+    expect(built).toEqual(['index.js', 'licenses.txt', 'sqlite-host.js']);
     expect(readdirSync(join(REPO_ROOT, 'dist')).sort(), FIX).toEqual(built);
     for (const file of built) {
       const fresh = readFileSync(join(out, file));
       const committed = readFileSync(join(REPO_ROOT, 'dist', file));
       expect(committed.equals(fresh), `${file}: ${FIX}${firstDifference(committed.toString('utf8'), fresh.toString('utf8'))}`).toBe(true);
     }
+  });
+
+  it('ships the licence of every bundled package (dist/licenses.txt)', () => {
+    const licences = readFileSync(join(REPO_ROOT, 'dist/licenses.txt'), 'utf8');
+    const bundled = [...readFileSync(join(REPO_ROOT, 'dist/index.js'), 'utf8').matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map((m) => m[1]);
+    expect(bundled.length).toBeGreaterThan(10);
+    for (const name of new Set(bundled)) expect(licences, name).toMatch(new RegExp(`^  ${name?.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\S+ \\(`, 'm'));
+    expect(licences).toContain('Permission is hereby granted');
+    expect(licences.includes(REPO_ROOT)).toBe(false);
   });
 
   it('holds no absolute path of the build machine and no build time', () => {

@@ -8,6 +8,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { OUTPUT_NAMES } from '../../src/action/main.js';
 import { ACTIONS_BOT, FakeGitHub, OCTOCAT } from './fake-github.js';
 import { REPO_ROOT, runAction, type RunnerResult } from './simulated-runner.js';
 import { TempRepo } from './temp-repo.js';
@@ -33,6 +34,8 @@ afterAll(async () => {
 });
 beforeEach(() => {
   gh.comments.clear();
+  gh.checkRuns.clear();
+  gh.pulls.clear();
   gh.requests.length = 0;
 });
 
@@ -188,6 +191,14 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(body).toContain(`base \`${good.base.slice(0, 7)}\``);
     expect(body).toContain('- `recordings/sql-agent/calls.jsonl` (modified)');
     expect(body).toContain('- `recordings/sql-agent/manifest.yml` (modified)');
+    expect(body).toContain('**Changed in this PR:** prompt `prompts/sql.md` (+1 −1 lines) · recordings of `sql-agent` (+4 −4 calls, 2 files)');
+    expect(r.outputs).toMatchObject({ fixed: '1', broken: '0', 'recordings-changed': 'true', 'comment-url': comments[0]?.html_url });
+    expect(readFileSync(r.outputs['markdown-path'] ?? '', 'utf8')).toContain(body.split('\n')[1] ?? '<none>');
+    const checks = gh.checkRuns.get(REPO) ?? [];
+    expect(checks.map((c) => [c.name, c.head_sha, c.conclusion])).toEqual([['replaygate gate (replaygate.yml)', good.head, 'success']]);
+    expect(checks[0]?.annotations).toEqual([
+      expect.objectContaining({ path: 'prompts/sql.md', start_line: 1, end_line: 1, annotation_level: 'notice', message: expect.stringMatching(/^This prompt change, agent 'sql-agent': accuracy 0\.75 → 1\.00, paired change \+0\.25 \(−0\.55 to \+1\.05\); 1 fixed, 0 broken, 0 stable breaks\.$/) }),
+    ]);
     expect(gh.count('POST', /\/issues\/42\/comments$/)).toBe(1);
     expect(r.annotations.filter((a) => a.kind === 'error')).toEqual([]);
     writeOutput('action-e2e-pass-comment.md', body);
@@ -230,10 +241,17 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(r.exitCode, explain(r)).toBe(1);
     expect(r.outputs).toMatchObject({ verdict: 'fail', 'missing-recordings': '4' });
     const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
-    expect(body).toContain('## ❌ replaygate gate: fail');
+    expect(body.split('\n')[1]).toBe('## ❌ replaygate gate: fail — 4 missing recordings');
     expect(body).toContain('**MissingRecording** (4 runs: re-record, never skipped)');
     expect(body).toContain('`prompts/sql.md` changed');
-    expect(body).toContain('No recordings changed in this pull request.');
+    expect(body).toContain('**Changed in this PR:** prompt `prompts/sql.md` (+1 −1 lines)\n');
+    expect(r.outputs['recordings-changed']).toBe('false');
+    const check = (gh.checkRuns.get(REPO) ?? [])[0];
+    expect(check?.conclusion).toBe('failure');
+    expect(check?.annotations.map((a) => [a['path'], a['annotation_level'], a['title']])).toEqual([
+      ['prompts/sql.md', 'failure', 'MissingRecording: sql-agent'],
+      ['prompts/sql.md', 'failure', 'replaygate: sql-agent fail'],
+    ]);
     const errors = r.annotations.filter((a) => a.kind === 'error');
     expect(errors[0]?.properties.split(',').sort()).toEqual(['file=prompts/sql.md', 'title=MissingRecording: sql-agent']);
     expect(errors[0]?.message).toContain("4 runs of agent 'sql-agent' (this pull request) have no recording");
@@ -255,9 +273,10 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     ]);
     expect(gh.commentsOn(REPO, PR)).toHaveLength(0);
     expect(gh.requests.filter((q) => q.status === 403).map((q) => `${q.method} ${q.path}`)).toEqual(['GET /user', `POST /repos/${REPO}/issues/42/comments`]);
+    expect(gh.checkRuns.get(REPO) ?? []).toEqual([]);
   });
 
-  it('(e) a 300 KB report → the comment is ≤ 65,536 characters, ends on a whole row, the verdict intact', async () => {
+  it('(e) 3,100 stable breaks, a 300 KB report → a bounded comment (first 10 breaks in full, lists capped), the summary lists them all', async () => {
     const n = 3100;
     const repo = new TempRepo();
     repos.push(repo);
@@ -270,18 +289,19 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     checkoutMerge(pr);
     const r = await runPr(pr);
     expect(r.exitCode, explain(r)).toBe(1);
-    expect(r.outputs).toMatchObject({ verdict: 'fail', 'stable-breaks': String(n), 'mean-difference': '-1' });
-    const report = readFileSync(join(r.outputs['report-path'] ?? '', '..', 'report.md'), 'utf8');
+    expect(r.outputs).toMatchObject({ verdict: 'fail', 'stable-breaks': String(n), 'mean-difference': '-1', fixed: '0', broken: String(n) });
+    const report = readFileSync(r.outputs['markdown-path'] ?? '', 'utf8');
     expect(report.length).toBeGreaterThan(300_000);
-    expect(r.summary).toContain(`| ${syntheticId(n - 1)} | 1 of 1 | 0 of 1 |`);
+    expect(r.summary).toContain(`| \`${syntheticId(n - 1)}\` | What is ${n - 1} + 1? | 1/1 → 0/1 | ✓ → ✗ | ❌ stable break |`);
     const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
     expect(body.length).toBeLessThanOrEqual(65_536);
-    expect(body.length).toBeGreaterThan(60_000);
-    expect(body.split('\n').slice(0, 2)).toEqual([MARKER, '## ❌ replaygate gate: fail']);
-    expect(body).toContain('**Why it failed**\n\n- stable break: monthly-revenue-by-region-and-channel-00000');
-    const [kept, note] = body.split('\n\n> ✂️ ');
-    expect(kept?.split('\n').at(-1)).toMatch(/^\| monthly-revenue-by-region-and-channel-\d{5} \| 1 of 1 \| 0 of 1 \| −1\.00 \| ✓ \| ✗ \| stable break \|$/);
-    expect(note).toMatch(/^\*\*Shortened to fit GitHub's limit of 65,536 characters\*\*: \d+ lines of the report left out\. Full report: \[job summary\]\(https:\/\/github\.com\/acme\/shop-analytics\/actions\/runs\/14123456789\)\.$/);
+    expect(body.split('\n').slice(0, 2)).toEqual([MARKER, '## ❌ replaygate gate: fail — 3,100 stable breaks, worse on average']);
+    expect(body).toContain('| stable breaks | | | ❌ 3,100 |');
+    expect(body.match(/^<details>$/gm)).toHaveLength(10);
+    expect(body).toContain('… 3,090 more stable breaks: `monthly-revenue-by-region-and-channel-00010`');
+    expect(body).toContain(', … (3,060 more in the JSON report); the job summary shows the first 200 in full.');
+    expect(body).toContain('… 3,000 more in the job summary.');
+    expect(body).toContain('**Changed in this PR:** recordings of `sql-agent` (3,100 replies changed, 2 files)');
   });
 
   it('command: check → schema checks of the head; a golden SQL that no longer runs is annotated at its line', async () => {
@@ -299,16 +319,115 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(golden?.message).toMatch(/^golden SQL of 'spider-dev-0000' fails: no such table: singers/);
   });
 
+  it('fail-on: never (adoption) → the gate reports its failure, the step passes, the check run is neutral', async () => {
+    const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 (not re-recorded), adoption mode');
+    const r = await runPr(pr, { inputs: { 'fail-on': 'never' } });
+    expect(r.exitCode, explain(r)).toBe(0);
+    expect(r.outputs['verdict']).toBe('fail');
+    const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
+    expect(body.split('\n')[1]).toBe('## ⚠️ replaygate gate: would fail — 4 missing recordings · `fail-on: never`: reported, not enforced');
+    expect((gh.checkRuns.get(REPO) ?? [])[0]?.conclusion).toBe('neutral');
+    expect(r.annotations.filter((a) => a.kind === 'warning').map((a) => a.message)).toEqual([expect.stringMatching(/^replaygate gate failed: .* — not enforced: 'fail-on: never'/)]);
+  });
+
+  describe('the fork pattern: gate on pull_request (read-only), comment from workflow_run (write)', () => {
+    /** The workflow_run event of the gate run that finished for `pr`'s head (forks: no pull_requests). */
+    function workflowRunEvent(pr: PullRequestRepo, pullRequests: number[] = []): object {
+      return {
+        action: 'completed',
+        workflow_run: {
+          id: 14123456000,
+          name: 'replaygate',
+          event: 'pull_request',
+          status: 'completed',
+          conclusion: 'failure',
+          head_sha: pr.head,
+          head_branch: 'prompt-v2',
+          html_url: `https://github.com/${REPO}/actions/runs/14123456000`,
+          pull_requests: pullRequests.map((n) => ({ number: n, head: { sha: pr.head } })),
+          head_repository: { full_name: 'outside-contributor/shop-analytics' },
+          repository: { full_name: REPO },
+        },
+        repository: { full_name: REPO },
+      };
+    }
+
+    /** The default branch checkout of the commenting workflow, with the downloaded artifact. */
+    function commentWorkspace(report: string): string {
+      const ws = new TempRepo('rg-action-comment-');
+      repos.push(ws);
+      ws.write('README.md', '# Shop analytics agent\n');
+      ws.write('replaygate-report/report.json', report);
+      return ws.dir;
+    }
+
+    function runComment(workspace: string, event: object, inputs: Record<string, string> = {}): Promise<RunnerResult> {
+      return runAction({ workspace, eventName: 'workflow_run', event, repository: REPO, apiUrl: gh.url, inputs: { command: 'comment', 'github-token': 'ghs_write', ...inputs } });
+    }
+
+    it('the fork\'s gate fails without comment; the workflow_run step posts the comment and the check run from its report', async () => {
+      const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 from a fork, not re-recorded');
+      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head }]);
+      const gate = await runPr(pr, { fork: true });
+      expect(gate.exitCode, explain(gate)).toBe(1);
+      expect(gh.commentsOn(REPO, PR)).toHaveLength(0);
+      const report = readFileSync(gate.outputs['report-path'] ?? '', 'utf8');
+      gh.requests.length = 0;
+      const r = await runComment(commentWorkspace(report), workflowRunEvent(pr));
+      expect(r.exitCode, explain(r)).toBe(0);
+      const comments = gh.commentsOn(REPO, PR);
+      expect(comments).toHaveLength(1);
+      const body = comments[0]?.body ?? '';
+      expect(body.split('\n').slice(0, 2)).toEqual([MARKER, gate.summary.split('\n')[1]]);
+      expect(body).toContain('[full report](https://github.com/acme/shop-analytics/actions/runs/14123456000)');
+      expect(r.outputs).toMatchObject({ verdict: 'fail', 'missing-recordings': '4', 'comment-url': comments[0]?.html_url, 'recordings-changed': 'false' });
+      const check = (gh.checkRuns.get(REPO) ?? [])[0];
+      expect(check).toMatchObject({ name: 'replaygate gate (replaygate.yml)', head_sha: pr.head, conclusion: 'failure' });
+      expect(check?.annotations.map((a) => a['path'])).toEqual(['prompts/sql.md', 'prompts/sql.md']);
+      expect(gh.requests.map((q) => `${q.method} ${q.path}`)).toContain(`GET /repos/${REPO}/pulls/42`);
+      // A second run (re-run, or the next push) updates the same comment.
+      await runComment(commentWorkspace(report), workflowRunEvent(pr));
+      expect(gh.commentsOn(REPO, PR)).toHaveLength(1);
+      writeOutput('action-e2e-fork-comment.md', body);
+    });
+
+    it('a report that names another pull request is refused: nothing is posted', async () => {
+      const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 from a fork');
+      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head }, { number: 7, headSha: pr.base }]);
+      const gate = await runPr(pr, { fork: true });
+      const report = JSON.parse(readFileSync(gate.outputs['report-path'] ?? '', 'utf8')) as { comment: { number: number } };
+      report.comment.number = 7;
+      const other = { ...pr, head: 'a'.repeat(40) };
+      const r = await runComment(commentWorkspace(JSON.stringify(report)), workflowRunEvent(other));
+      expect(r.exitCode, explain(r)).toBe(1);
+      expect(r.annotations.filter((a) => a.kind === 'error').map((a) => a.message)).toEqual([
+        expect.stringMatching(/no pull request of acme\/shop-analytics among #7 has the head commit a{40} of the run that wrote the report; nothing was posted/),
+      ]);
+      expect(gh.commentsOn(REPO, 7)).toHaveLength(0);
+      expect(gh.commentsOn(REPO, PR)).toHaveLength(0);
+      expect(gh.checkRuns.get(REPO) ?? []).toEqual([]);
+    });
+
+    it('hostile text in the report is posted inert; a malformed report is a clear error', async () => {
+      const pr = await pullRequestRepo(reRecorded, 'Prompt v2 from a fork, re-recorded');
+      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head }]);
+      const gate = await runPr(pr, { fork: true });
+      const report = JSON.parse(readFileSync(gate.outputs['report-path'] ?? '', 'utf8')) as { pullRequest: { notes: string[]; config: string } };
+      report.pullRequest.notes = ['@octocat <img src=x onerror=alert(1)> [x](https://evil.example) ```'];
+      const r = await runComment(commentWorkspace(JSON.stringify(report)), workflowRunEvent(pr, [PR]));
+      expect(r.exitCode, explain(r)).toBe(0);
+      const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
+      expect(body).toContain('> ⚠️ @\u2060octocat \\<img src=x onerror=alert(1)\\> \\[x\\](https:\u2060//evil.example) \\`\\`\\`');
+      const bad = await runComment(commentWorkspace(JSON.stringify({ ...report, pullRequest: { ...report.pullRequest, agents: [{ agent: 1 }] } })), workflowRunEvent(pr, [PR]));
+      expect(bad.exitCode).toBe(1);
+      expect(bad.annotations[0]?.message).toMatch(/report\.json: pullRequest\.agents\[0\]\.agent: expected a string, got number/);
+      const missing = await runComment(commentWorkspace(''), workflowRunEvent(pr), { report: 'nowhere/report.json' });
+      expect(missing.annotations[0]?.message).toMatch(/^Input 'report': "nowhere\/report.json" not found/);
+    });
+  });
+
   describe('bad input: a clear error, a short job summary, verdict fail and the other outputs empty', () => {
-    const failedOutputs = {
-      verdict: 'fail',
-      'mean-difference': '',
-      'interval-low': '',
-      'interval-high': '',
-      'stable-breaks': '',
-      'missing-recordings': '',
-      'report-path': '',
-    };
+    const failedOutputs = Object.fromEntries(OUTPUT_NAMES.map((name) => [name, name === 'verdict' ? 'fail' : '']));
     function expectReported(r: RunnerResult, message: RegExp): void {
       expect(r.exitCode, explain(r)).toBe(1);
       expect(r.annotations).toEqual([expect.objectContaining({ kind: 'error', message: expect.stringMatching(message) })]);
@@ -371,9 +490,9 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
       }
       const first = gh.commentsOn(REPO, PR).map((c) => [c.id, c.body.split('\n').slice(0, 2).join('\n')]);
       expect(first.map(([, head]) => head)).toEqual([
-        `${MARKER}\n## ✅ replaygate gate: pass`,
-        '<!-- replaygate-comment command=score config=replaygate.yml -->\n## ✅ replaygate score: pass',
-        '<!-- replaygate-comment command=check config=replaygate.yml -->\n## ✅ replaygate check: pass',
+        `${MARKER}\n## ✅ replaygate gate: pass — no stable break (no clear change on average)`,
+        '<!-- replaygate-comment command=score config=replaygate.yml -->\n## ✅ replaygate score: pass — every run replayed',
+        '<!-- replaygate-comment command=check config=replaygate.yml -->\n## ✅ replaygate check: pass — every check passed',
       ]);
       await push(good, async (repo) => void repo.write('README.md', '# Shop analytics agent\n\nThree steps.\n'), 'Docs again');
       for (const command of ['check', 'gate', 'score']) await runPr(good, { inputs: { command } });
@@ -420,7 +539,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
         new RegExp(`^The base commit ${short} \\(main\\) could not be loaded, so nothing was compared and the head was scored only \\(fails only on a MissingRecording\\): replaygate\\.yml:6 at base ${short}: malformed YAML: Nested mappings are not allowed in compact mappings at line 6, column 8`),
       );
       const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
-      expect(body.split('\n').slice(0, 2)).toEqual([MARKER, '## ✅ replaygate score: pass']);
+      expect(body.split('\n').slice(0, 2)).toEqual([MARKER, '## ✅ replaygate score: pass — every run replayed']);
       expect(body).toContain(`> ⚠️ The base commit ${short} (main) could not be loaded`);
       expect(r.summary).toContain(`replaygate.yml:6 at base ${short}: malformed YAML`);
       for (const text of [r.stdout, r.stderr, r.summary, body]) expect(text).not.toMatch(/_temp\/replaygate-/);

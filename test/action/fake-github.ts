@@ -2,8 +2,9 @@
  * A fake GitHub REST API on 127.0.0.1 for the Action's tests: issue comment listing with real
  * pagination (`per_page`, `page`, `Link` header), create, update, `GET /user`, the GraphQL
  * `viewer`, and GitHub's status codes and error bodies (401 bad credentials, 403 "Resource not
- * accessible by integration" for a read-only or installation token, 404, 422 body too long).
- * Every request is logged.
+ * accessible by integration" for a read-only or installation token, 404, 422 body too long),
+ * check runs (create with at most 50 annotations, update adding up to 50 more; 422 beyond, as
+ * GitHub answers) and `GET /pulls/{n}` for the fork pattern. Every request is logged.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,28 @@ export interface FakeToken {
   readonly installation: boolean;
   /** May create/update comments (false: the read-only token of a fork pull request). */
   readonly write: boolean;
+  /** May create check runs (default: `write`; false: a workflow without `checks: write`). */
+  readonly checks?: boolean;
+}
+
+/** A check run as stored: what was sent, annotations of every request in order. */
+export interface FakeCheckRun {
+  readonly id: number;
+  readonly name: string;
+  readonly head_sha: string;
+  readonly status: string;
+  readonly conclusion: string;
+  readonly details_url?: string;
+  output: { title: string; summary: string };
+  readonly annotations: Record<string, unknown>[];
+  /** Annotations per request (create, then each update). */
+  readonly batches: number[];
+}
+
+/** A pull request the fake knows: number → head commit. */
+export interface FakePull {
+  readonly number: number;
+  readonly headSha: string;
 }
 
 export interface FakeComment {
@@ -56,6 +79,10 @@ export class FakeGitHub {
   readonly tokens = new Map<string, FakeToken>();
   /** Repositories that exist (`owner/repo`); others answer 404. */
   readonly repos = new Set<string>();
+  /** Check runs per `owner/repo`. */
+  readonly checkRuns = new Map<string, FakeCheckRun[]>();
+  /** Pull requests per `owner/repo`. */
+  readonly pulls = new Map<string, FakePull[]>();
   private nextId = 1_000_000_001;
   private clock = Date.parse('2025-05-01T10:00:00Z');
   private server: Server | undefined;
@@ -166,7 +193,56 @@ export class FakeGitHub {
       return this.send(req, res, 200, { data: { viewer: { login } } });
     }
 
-    let m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(path);
+    let m = /^\/repos\/([^/]+)\/([^/]+)\/check-runs(?:\/(\d+))?$/.exec(path);
+    if (m) {
+      const repo = `${m[1]}/${m[2]}`;
+      if (!this.repos.has(repo)) return this.send(req, res, 404, { message: 'Not Found', documentation_url: docs, status: '404' });
+      if (!(token.checks ?? token.write)) return forbidden('checks/runs#create-a-check-run');
+      const input = JSON.parse(raw || '{}') as { name?: string; head_sha?: string; status?: string; conclusion?: string; details_url?: string; output?: { title?: string; summary?: string; annotations?: Record<string, unknown>[] } };
+      const annotations = input.output?.annotations ?? [];
+      if (annotations.length > 50) {
+        return this.send(req, res, 422, { message: 'Validation Failed', errors: ['Only 50 annotations are allowed per request'], status: '422' });
+      }
+      for (const a of annotations) {
+        for (const k of ['path', 'start_line', 'end_line', 'annotation_level', 'message']) {
+          if (a[k] === undefined) return this.send(req, res, 422, { message: `Invalid request.\n\n"${k}" wasn't supplied.`, status: '422' });
+        }
+      }
+      const runs = this.checkRuns.get(repo) ?? [];
+      if (method === 'POST' && m[3] === undefined) {
+        if (typeof input.name !== 'string' || typeof input.head_sha !== 'string') return this.send(req, res, 422, { message: 'Invalid request.', status: '422' });
+        const id = this.nextId++;
+        const run: FakeCheckRun = {
+          id,
+          name: input.name,
+          head_sha: input.head_sha,
+          status: input.status ?? 'queued',
+          conclusion: input.conclusion ?? '',
+          ...(input.details_url === undefined ? {} : { details_url: input.details_url }),
+          output: { title: input.output?.title ?? '', summary: input.output?.summary ?? '' },
+          annotations: [...annotations],
+          batches: [annotations.length],
+        };
+        this.checkRuns.set(repo, [...runs, run]);
+        return this.send(req, res, 201, { id, name: run.name, head_sha: run.head_sha, html_url: `https://github.com/${repo}/runs/${id}` });
+      }
+      const run = runs.find((r) => r.id === Number(m?.[3]));
+      if (method === 'PATCH' && run !== undefined) {
+        run.annotations.push(...annotations);
+        run.batches.push(annotations.length);
+        if (input.output?.title !== undefined) run.output = { title: input.output.title, summary: input.output.summary ?? run.output.summary };
+        return this.send(req, res, 200, { id: run.id, name: run.name, head_sha: run.head_sha, html_url: `https://github.com/${repo}/runs/${run.id}` });
+      }
+      return this.send(req, res, 404, { message: 'Not Found', documentation_url: docs, status: '404' });
+    }
+    m = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)$/.exec(path);
+    if (m && method === 'GET') {
+      const repo = `${m[1]}/${m[2]}`;
+      const pull = (this.pulls.get(repo) ?? []).find((p) => p.number === Number(m?.[3]));
+      if (!this.repos.has(repo) || pull === undefined) return this.send(req, res, 404, { message: 'Not Found', documentation_url: docs, status: '404' });
+      return this.send(req, res, 200, { number: pull.number, state: 'open', head: { sha: pull.headSha, ref: 'prompt-v2' }, base: { ref: 'main' } });
+    }
+    m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(path);
     if (m) {
       const repo = `${m[1]}/${m[2]}`;
       const issue = Number(m[3]);

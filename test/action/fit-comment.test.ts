@@ -84,4 +84,16 @@ describe('fitComment', () => {
     expect(out.size).toBe(Buffer.byteLength(out.text));
     expect(out.text).toContain("GitHub's limit of 1,048,576 bytes");
   });
+
+  it('a ``` line inside a ```` block is content: a cut inside the block closes it with ````; a quoted </details> ends nothing', () => {
+    const sql = ['````sql', ...Array.from({ length: 3000 }, (_, k) => (k % 10 === 0 ? '```' : `SELECT ${k} FROM t -- ${'y'.repeat(20)}`)), '````'].join('\n');
+    const out = fitComment({ head, body: `### SQL\n\n${sql}\n\nafter`, pointer });
+    expect(out.size).toBeLessThanOrEqual(MAX_COMMENT_CHARS);
+    const [kept] = out.text.split('\n\n> ✂️ ');
+    expect(kept?.split('\n').at(-1)).toBe('````');
+    const quoted = ['<details><summary>a</summary>', '', '| x | `</details>` |', '|---|---|', ...Array.from({ length: 3000 }, () => `| ${'z'.repeat(30)} | \`</details>\` |`), '', '</details>'].join('\n');
+    const shed = fitComment({ head, body: quoted, pointer });
+    expect(shed.shedDetails).toBe(1);
+    expect(shed.text).not.toContain('| x |');
+  });
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { INPUT_DEFAULTS, getBooleanInput, getChoiceInput, getRequiredInput, readActionInputs } from '../../src/action/inputs.js';
+import { OUTPUT_NAMES } from '../../src/action/main.js';
 import { ConfigError } from '../../src/util/errors.js';
 
 const from = (values: Record<string, string>) => (name: string) => values[name] ?? '';
@@ -15,6 +16,9 @@ describe('Action inputs', () => {
       comment: true,
       githubToken: undefined,
       workingDirectory: '.',
+      failOn: 'verdict',
+      checkRun: true,
+      report: 'replaygate-report/report.json',
     });
   });
 
@@ -25,7 +29,7 @@ describe('Action inputs', () => {
       runs: { using: string; main: string };
     };
     expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' });
-    expect(Object.keys(action.inputs).sort()).toEqual(['base-ref', 'command', 'comment', 'config', 'github-token', 'working-directory']);
+    expect(Object.keys(action.inputs).sort()).toEqual(['base-ref', 'check-run', 'command', 'comment', 'config', 'fail-on', 'github-token', 'report', 'working-directory']);
     for (const [name, input] of Object.entries(action.inputs)) {
       expect(input.description.length, name).toBeGreaterThan(10);
       expect(name).toMatch(/^[a-z]+(-[a-z]+)*$/);
@@ -33,7 +37,10 @@ describe('Action inputs', () => {
     }
     expect(action.inputs['github-token']?.default).toBe('${{ github.token }}');
     expect(Object.keys(action.outputs).sort()).toEqual(
-      ['interval-high', 'interval-low', 'mean-difference', 'missing-recordings', 'report-path', 'stable-breaks', 'verdict'].sort(),
+      [...OUTPUT_NAMES].sort(),
+    );
+    expect([...OUTPUT_NAMES].sort()).toEqual(
+      ['broken', 'comment-url', 'fixed', 'interval-high', 'interval-low', 'markdown-path', 'mean-difference', 'missing-recordings', 'recordings-changed', 'report-path', 'stable-breaks', 'verdict'].sort(),
     );
   });
 
@@ -51,7 +58,9 @@ describe('Action inputs', () => {
   });
 
   it('rejects an unknown command, naming the choices', () => {
-    expect(() => readActionInputs(from({ command: 'deploy' }))).toThrow("Input 'command' must be one of gate, score, check, got \"deploy\".");
+    expect(() => readActionInputs(from({ command: 'deploy' }))).toThrow("Input 'command' must be one of gate, score, check, comment, got \"deploy\".");
+    expect(() => readActionInputs(from({ 'fail-on': 'sometimes' }))).toThrow("Input 'fail-on' must be one of verdict, never, got \"sometimes\".");
+    expect(readActionInputs(from({ 'fail-on': 'never' })).failOn).toBe('never');
     expect(getChoiceInput(from({ command: ' check ' }), 'command', ['gate', 'check'], 'gate')).toBe('check');
   });
 

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { getOctokit } from '@actions/github';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BaseLoadError } from '../../src/action/base-side.js';
-import { run, type ActionDeps } from '../../src/action/main.js';
+import { BaseLoadError } from '../../src/base-side/index.js';
+import { OUTPUT_NAMES, run, type ActionDeps } from '../../src/action/main.js';
 import type { GateRunRequest, GateRunResult } from '../../src/action/types.js';
 import { DataError } from '../../src/util/errors.js';
 import type { AnnotationTarget, Logger } from '../../src/util/logger.js';
@@ -147,6 +147,7 @@ function pullRequestEvent(overrides: { number?: number; fork?: boolean } = {}): 
 
 beforeEach(() => {
   gh.comments.clear();
+  gh.checkRuns.clear();
   gh.requests.length = 0;
 });
 
@@ -168,7 +169,12 @@ describe('run() with a fake pipeline', () => {
       'stable-breaks': '0',
       'missing-recordings': '0',
     });
-    expect(JSON.parse(readFileSync(h.outputs.get('report-path') ?? '', 'utf8'))).toEqual({ kind: 'fake' });
+    const report = JSON.parse(readFileSync(h.outputs.get('report-path') ?? '', 'utf8')) as Record<string, unknown>;
+    expect(report).toMatchObject({ kind: 'fake', comment: { command: 'gate', config: 'analytics/replaygate.yml', number: 42, headSha } });
+    expect(report['pullRequest']).toMatchObject({ kind: 'replaygate-pull-request', verdict: 'pass', command: 'gate' });
+    expect(readFileSync(h.outputs.get('markdown-path') ?? '', 'utf8')).toContain('## ✅ replaygate gate: pass');
+    expect(h.outputs.get('recordings-changed')).toBe('true');
+    expect(h.outputs.get('comment-url')).toMatch(/^https:\/\/github\.com\/acme\/shop-analytics\/pull\/42#issuecomment-\d+$/);
     expect(h.summaries[0]).toContain('## ✅ replaygate gate: pass');
     const comments = gh.commentsOn(REPO, 42);
     expect(comments).toHaveLength(1);
@@ -241,11 +247,15 @@ describe('run() with a fake pipeline', () => {
     expect(h.logger.lines.some((l) => /has no analytics\/new\.yml: nothing to compare, scoring the head only/.test(l))).toBe(true);
   });
 
-  it('comment: false posts nothing', async () => {
+  it('comment: false posts no comment (the check run still), check-run: false no check run', async () => {
     const h = harness({ inputs: { comment: 'false' } });
     await run(h.deps);
-    expect(gh.requests).toEqual([]);
+    expect(gh.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST /repos/${REPO}/check-runs`]);
     expect(h.summaries).toHaveLength(1);
+    expect(h.outputs.get('comment-url')).toBe('');
+    gh.requests.length = 0;
+    await run(harness({ inputs: { comment: 'false', 'check-run': 'false' } }).deps);
+    expect(gh.requests).toEqual([]);
   });
 
   it.each([
@@ -253,7 +263,7 @@ describe('run() with a fake pipeline', () => {
     [{ config: 'missing.yml' }, /^Input 'config': "missing.yml" not found \(looked for .*analytics\/missing\.yml\)/],
     [{ 'base-ref': 'no-such-branch' }, /^Input 'base-ref': "no-such-branch" is not a commit in this repository\./],
     [{ 'working-directory': 'nowhere' }, /^Input 'working-directory': "nowhere" is not a folder/],
-    [{ command: 'deploy' }, /^Input 'command' must be one of gate, score, check, got "deploy"\.$/],
+    [{ command: 'deploy' }, /^Input 'command' must be one of gate, score, check, comment, got "deploy"\.$/],
     [{ 'working-directory': '/etc' }, /^Input 'working-directory': "\/etc" resolves to \/etc, outside the workspace .* \(GITHUB_WORKSPACE\)\./],
     [{ 'working-directory': '../..' }, /^Input 'working-directory': "\.\.\/\.\." resolves to .*, outside the workspace /],
     [{ config: '../../../etc/hostname' }, /^Input 'config': "\.\.\/\.\.\/\.\.\/etc\/hostname" resolves to \/etc\/hostname, outside the workspace .*relative to working-directory/],
@@ -264,15 +274,7 @@ describe('run() with a fake pipeline', () => {
     expect(h.failures[0]).toMatch(message);
     expect(outcome.result).toBeUndefined();
     expect(h.requests).toEqual([]);
-    expect(Object.fromEntries(h.outputs)).toEqual({
-      verdict: 'fail',
-      'mean-difference': '',
-      'interval-low': '',
-      'interval-high': '',
-      'stable-breaks': '',
-      'missing-recordings': '',
-      'report-path': '',
-    });
+    expect(Object.fromEntries(h.outputs)).toEqual(Object.fromEntries(OUTPUT_NAMES.map((n) => [n, n === 'verdict' ? 'fail' : ''])));
     expect(h.summaries).toHaveLength(1);
     expect(h.summaries[0]).toMatch(/^## ❌ replaygate( gate)?: could not run\n/);
     expect(h.summaries[0]).toContain('**What is wrong**');
@@ -404,7 +406,7 @@ describe('a base that does not load', () => {
     ]);
     expect(h.failures).toEqual([`replaygate gate failed: missing recording in the base commit ${short}`]);
     expect(h.summaries[0]).toContain(`see analytics/recordings/sql-agent/calls.jsonl:4 at base ${short}.`);
-    expect(JSON.parse(readFileSync(h.outputs.get('report-path') ?? '', 'utf8'))).toEqual({ file: `analytics/recordings/sql-agent/calls.jsonl:4 at base ${short}` });
+    expect(JSON.parse(readFileSync(h.outputs.get('report-path') ?? '', 'utf8'))).toMatchObject({ file: `analytics/recordings/sql-agent/calls.jsonl:4 at base ${short}` });
   });
 });
 
@@ -413,9 +415,9 @@ describe('one sticky comment per command and config', () => {
     for (const command of ['gate', 'score', 'check', 'gate']) await run(harness({ inputs: { command } }).deps);
     const bodies = gh.commentsOn(REPO, 42).map((c) => c.body.split('\n').slice(0, 2).join('\n'));
     expect(bodies).toEqual([
-      '<!-- replaygate-comment command=gate config=analytics/replaygate.yml -->\n## ✅ replaygate gate: pass',
-      '<!-- replaygate-comment command=score config=analytics/replaygate.yml -->\n## ✅ replaygate score: pass',
-      '<!-- replaygate-comment command=check config=analytics/replaygate.yml -->\n## ✅ replaygate check: pass',
+      '<!-- replaygate-comment command=gate config=analytics/replaygate.yml -->\n## ✅ replaygate gate: pass — every run replayed',
+      '<!-- replaygate-comment command=score config=analytics/replaygate.yml -->\n## ✅ replaygate score: pass — every run replayed',
+      '<!-- replaygate-comment command=check config=analytics/replaygate.yml -->\n## ✅ replaygate check: pass — every check passed',
     ]);
     expect(gh.count('POST', /\/comments$/)).toBe(3);
     expect(gh.count('PATCH', /\/comments\/\d+$/)).toBe(0); // the 4th run's body is unchanged

@@ -55,6 +55,34 @@ describe('replaygate confidence', () => {
     expect(readFileSync(join(project.dir, 'c.svg'), 'utf8')).toMatch(/^<svg /);
   });
 
+  it('names its label and agreement policies in text, Markdown and JSON; several label policies side by side', async () => {
+    const r = await cli(
+      ['confidence', '-a', 'a', '--seeds', '3', '--label-policy', 'exact,relaxed', '--agreement-policy', 'exact', '--json', 'p.json', '--markdown', 'p.md', '--resamples', '200', '--no-progress'],
+      project.dir,
+    );
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('label policy (first): exact execution match of the shown answer against the golden answer');
+    expect(r.stdout).toContain('label policy (also): relaxed execution match');
+    expect(r.stdout).toContain('agreement policy: exact (same columns by position');
+    expect(r.stdout).toMatch(/Under relaxed labels \(execution match \(relaxed\)/);
+    const md = readFileSync(join(project.dir, 'p.md'), 'utf8');
+    expect(md).toContain('**label policy (first)**: exact execution match');
+    expect(md).toContain('**agreement policy**: exact');
+    expect(md).toContain('### Under each label policy');
+    const json = JSON.parse(readFileSync(join(project.dir, 'p.json'), 'utf8')) as { labelPolicy: string; agreementPolicy: string; byLabelPolicy: { labelPolicy: string }[]; answers: { labels?: Record<string, boolean> }[] };
+    expect(json.labelPolicy).toBe('exact');
+    expect(json.agreementPolicy).toBe('exact');
+    expect(json.byLabelPolicy.map((l) => l.labelPolicy)).toEqual(['exact', 'relaxed']);
+    expect(Object.keys(json.answers[0]?.labels ?? {})).toEqual(['exact', 'relaxed']);
+    const plain = await cli(['confidence', '-a', 'a', '--seeds', '3', '--resamples', '200'], project.dir);
+    expect(plain.stdout).toContain("label policy: relaxed execution match of the shown answer against the golden answer (the paper's projection match");
+    expect(plain.stdout).toContain('agreement policy: relaxed');
+    const bad = await cli(['confidence', '-a', 'a', '--label-policy', 'exact,loose'], project.dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown matching policy "loose"; expected exact, relaxed, spider');
+  });
+
   it('cross-system samples say that they are different systems; SQL the parser cannot read is unmeasured, stated', async () => {
     const r = await cli(['confidence', '--agents', 'b,a', '--resamples', '200', '--json', 'x.json'], project.dir);
     expect(r.code).toBe(0);

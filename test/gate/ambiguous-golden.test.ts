@@ -78,9 +78,9 @@ describe('gate on replayed agents: ambiguous golden results', () => {
     writeFileSync(join(OUTPUTS, 'gate-ambiguous-golden.txt'), r.out);
     expect(md.split('\n')[0]).toBe(REPORT_MARKER);
     expect(md.split('\n')[1]).toBe('## Gate: ❌ fail');
-    expect(md).toContain(`| fewest | 1 of 1 | 0 of 1 | −1.00 | ✓ | ✗ | stable break (${AMBIGUOUS_GOLDEN_MARK}) |`);
+    expect(md).toContain(`| \`fewest\` | 1 of 1 | 0 of 1 | −1.00 | ✓ | ✗ | stable break (${AMBIGUOUS_GOLDEN_MARK}) |`);
     expect(md).toContain('### Ambiguous golden questions (1)');
-    expect(md).toMatch(/- `fewest`: rows 1 and 2 tie on ORDER BY count\(\*\)/);
+    expect(md).toMatch(/- `fewest`: rows 1 and 2 tie on ORDER BY count\(\\\*\)/); // `*` Markdown-escaped: renders as count(*)
   });
 
   it('spider mode grades by the tie-break (as the official evaluator) and never reports it as a stable break', async () => {

@@ -36,16 +36,16 @@ describe('renderGateMarkdown', () => {
   });
 
   it('lists moved questions with per-seed outcomes, stable breaks first', () => {
-    expect(markdown).toContain('| gq-008 | 4 of 5 | 0 of 5 | −0.80 | ✓✓✓✓✗ | ✗✗✗✗✗ | stable break |');
-    expect(markdown).toContain('| gq-020 | 0 of 5 | 5 of 5 | +1.00 | ✗✗✗✗✗ | ✓✓✓✓✓ | fixed |');
-    expect(markdown.indexOf('| gq-008 |')).toBeLessThan(markdown.indexOf('| gq-020 |'));
+    expect(markdown).toContain('| `gq-008` | 4 of 5 | 0 of 5 | −0.80 | ✓✓✓✓✗ | ✗✗✗✗✗ | stable break |');
+    expect(markdown).toContain('| `gq-020` | 0 of 5 | 5 of 5 | +1.00 | ✗✗✗✗✗ | ✓✓✓✓✓ | fixed |');
+    expect(markdown.indexOf('| `gq-008` |')).toBeLessThan(markdown.indexOf('| `gq-020` |'));
   });
 
-  it('draws the flips as Mermaid xychart-beta bar charts starting at zero', () => {
-    expect(markdown).toContain(
-      ['```mermaid', 'xychart-beta', '    title "Broken: drop in share correct"', '    x-axis ["gq-008"]', '    y-axis "change in share correct" 0 --> 1', '    bar [0.80]', '```'].join('\n'),
-    );
-    expect(markdown).toContain('    bar [1.00]');
+  it('with several seeds, one Mermaid chart: share correct per seed, base bars and candidate line, seed numbers as labels', () => {
+    expect(markdown.match(/```mermaid/g)).toHaveLength(1);
+    expect(markdown).toContain('    x-axis "seed" ["2718", "1", "2", "3", "4"]');
+    expect(markdown).toMatch(/\n {4}bar \[[\d., ]+\]\n {4}line \[[\d., ]+\]\n```/);
+    expect(markdown).not.toContain('gq-008"');
   });
 
   it('says when nothing moved, and when there is no interval', () => {
@@ -58,13 +58,13 @@ describe('renderGateMarkdown', () => {
     expect(one).toContain('`no_interval`');
   });
 
-  it('caps the moved table and the charts', () => {
+  it('caps the moved table; one seed draws no chart', () => {
     const ids = Array.from({ length: 30 }, (_, i) => `q${i}`);
     const md = renderGateMarkdown(runGate(runsFromCounts('x', Array(30).fill(5), ids), runsFromCounts('y', Array(30).fill(0), ids), DEFAULT_GATE_RULES), {
       maxMovedRows: 5,
-      maxChartBars: 3,
     });
     expect(md).toContain('… 25 more moved questions in the JSON report.');
-    expect(md).toContain('title "Broken: drop in share correct (largest 3 of 30)"');
+    const one = renderGateMarkdown(runGate(runsFromCounts('x', [1, 0], ['a', 'b'], [0]), runsFromCounts('y', [0, 1], ['a', 'b'], [0])));
+    expect(one).not.toContain('```mermaid');
   });
 });

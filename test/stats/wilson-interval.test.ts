@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wilsonInterval } from '../../src/stats/wilson-interval.js';
+import { averagedWilsonInterval, wilsonInterval } from '../../src/stats/wilson-interval.js';
 
 describe('wilsonInterval', () => {
   it('matches the chapter scorecards and SciPy (15 of 21 → 0.50 to 0.86)', () => {
@@ -59,5 +59,30 @@ describe('wilsonInterval', () => {
     const w = wilsonInterval(15, 21, 0.99);
     expect(w.low).toBeCloseTo(0.4355819607094084, 9);
     expect(w.high).toBeCloseTo(0.890093222011102, 9);
+  });
+});
+
+describe('averagedWilsonInterval (counts averaged over cross-fitting splits)', () => {
+  it('whole counts give wilsonInterval; R prop.test(15, 21, correct = FALSE) = 0.5004361928391441 to 0.8618613704787786', () => {
+    const a = averagedWilsonInterval(15, 21);
+    expect(a.low).toBeCloseTo(0.5004361928391441, 12);
+    expect(a.high).toBeCloseTo(0.8618613704787786, 12);
+    expect(a).toEqual(wilsonInterval(15, 21));
+  });
+
+  it('fractional counts: the Wilson formula in R at k = 420.5, n = 455.25', () => {
+    // R: z <- qnorm(.975); p <- k/n; d <- 1 + z^2/n; c <- (p + z^2/(2*n))/d; h <- z*sqrt(p*(1-p)/n + z^2/(4*n^2))/d
+    //    = 0.9236683141131247, 0.8955769554719881, 0.9446695631430775
+    const a = averagedWilsonInterval(420.5, 455.25);
+    expect(a.estimate).toBeCloseTo(0.9236683141131247, 12);
+    expect(a.low).toBeCloseTo(0.8955769554719881, 12);
+    expect(a.high).toBeCloseTo(0.9446695631430775, 12);
+  });
+
+  it('edge cases: k = 0 and k = n clamp; n = 0 and k > n are errors', () => {
+    expect(averagedWilsonInterval(0, 2.5).low).toBe(0);
+    expect(averagedWilsonInterval(2.5, 2.5).high).toBe(1);
+    expect(() => averagedWilsonInterval(0, 0)).toThrow(/n must be a number > 0/);
+    expect(() => averagedWilsonInterval(3, 2.5)).toThrow(/k must be a number from 0 to n/);
   });
 });

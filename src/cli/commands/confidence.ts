@@ -1,15 +1,28 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.js';
-import { resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { assessAnswer, type AnswerAssessment } from '../../confidence/assess.js';
 import { plantErrors, type PlantCandidate } from '../../confidence/plant.js';
 import type { PlantReport } from '../../confidence/plant-report.js';
 import { confidenceSvg, renderConfidenceMarkdown, renderConfidenceText } from '../../confidence/render.js';
-import { buildConfidenceReport, unlabelledNote, type SamplesKind } from '../../confidence/report.js';
-import { DEFAULT_GATE, type ThinEvidencePolicy } from '../../confidence/rules.js';
-import { alignSamples, parseLabels, type SampleSet } from '../../confidence/samples.js';
+import { buildConfidenceReport, DESIGN_GATE_SOURCE, unlabelledNote, type SamplesKind } from '../../confidence/report.js';
+import { DEFAULT_GATE, type GateThresholds, type RuleOptions, type ThinEvidencePolicy } from '../../confidence/rules.js';
+import { calibrateConfidence, DEFAULT_SPLITS, DEFAULT_TARGET_FLAG_ACCURACY, type CalibrationAnswer, type CalibrationVariant } from '../../confidence/calibrate.js';
+import { calibratedGateNote, renderCalibrationMarkdownReport, renderCalibrationText, RULE_TERMS, ruleTerms } from '../../confidence/calibrate-render.js';
+import { confidenceSettings, type ConfidenceSettings } from '../../confidence/settings.js';
+import { renderThresholdsFile, sha256Text, thresholdsFile, thresholdsLine } from '../../confidence/thresholds-file.js';
+import { agreementPolicyText, labelPolicyText } from '../../confidence/policy.js';
+import type { ResultMatcher } from '../../confidence/types.js';
+import { loadDefinitions } from '../../definitions/load.js';
+import type { Definition } from '../../definitions/types.js';
+import type { GoldenQuestion } from '../../golden/types.js';
+import { parseSemanticFiles } from '../../semantic/load.js';
+import type { TableInfo } from '../../warehouse/types.js';
+import { alignSamples, goldenFailed, parseLabels, type AlignedSamples, type SampleSet } from '../../confidence/samples.js';
 import { WarehouseProfile } from '../../confidence/warehouse-profile.js';
+import { agreementMatcher, MATCH_POLICIES, parsePolicyList, type MatchPolicy } from '../../confidence/policy.js';
+import type { LabelSet } from '../../confidence/report.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
 import type { Project } from '../../pipeline/project.js';
 import { openProject } from '../project.js';
@@ -21,7 +34,8 @@ import { EXIT, type CliContext } from '../context.js';
 import { parseSeeds, parseWhole, questionsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
 
-interface ConfidenceOptions {
+/** Options shared by `confidence` and `confidence calibrate`: the samples, labels, policies and rules. */
+interface SampleOptions {
   config: string;
   agent?: string;
   agents?: string[];
@@ -30,6 +44,17 @@ interface ConfidenceOptions {
   split?: 'dev' | 'test';
   questions?: Set<string>;
   labels?: string;
+  labelPolicy?: MatchPolicy[];
+  agreementPolicy: MatchPolicy;
+  definitions?: string[];
+  thinEvidence: ThinEvidencePolicy;
+  passAt?: number;
+  flagAt?: number;
+  concurrency: number;
+  progress: boolean;
+}
+
+interface ConfidenceOptions extends SampleOptions {
   json?: string;
   markdown?: string;
   svg?: string;
@@ -37,18 +62,130 @@ interface ConfidenceOptions {
   plantSeed: number;
   resamples: number;
   bootstrapSeed: number;
-  thinEvidence: ThinEvidencePolicy;
-  passAt: number;
-  flagAt: number;
   maxAnswers?: number;
-  concurrency: number;
-  progress: boolean;
 }
+
+interface CalibrateOptions extends SampleOptions {
+  rule: CalibratedRule;
+  variant: CalibrationVariant;
+  targetPassAccuracy: number;
+  targetFlagAccuracy: number;
+  splits: number;
+  splitSeed: number;
+  out: string;
+  json?: string;
+  markdown?: string;
+}
+
+/** Rules `confidence calibrate` can fit thresholds for (those built on agreement). */
+const CALIBRATED_RULES = ['agreement-first', 'agreement', 'v3'] as const;
+type CalibratedRule = (typeof CALIBRATED_RULES)[number];
 
 function parseShare(value: string): number {
   const n = Number(value);
   if (!(n > 0 && n <= 1)) throw new InvalidArgumentError(`must be a number in (0, 1]; got "${value}"`);
   return n;
+}
+
+function policyListOption(value: string): MatchPolicy[] {
+  try {
+    return parsePolicyList(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function parseFraction(value: string): number {
+  const n = Number(value);
+  if (!(n >= 0 && n <= 1) || value.trim() === '') throw new InvalidArgumentError(`must be a number from 0 to 1; got "${value}"`);
+  return n;
+}
+
+function parseList(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(',').map((s) => s.trim()).filter((s) => s !== '')];
+}
+
+/** Adds the options that name the samples, labels, policies, definitions and rules. */
+function sampleOptions(command: Command): Command {
+  return command
+    .option('-c, --config <file>', 'project config', 'replaygate.yml')
+    .option('-a, --agent <name>', "samples = the seeds of this agent's recording (seed order as given; the first seed is the shown answer)")
+    .option('--agents <names>', "samples = these agents' runs (comma-separated; cross-system: different systems, not seeds); the first is the shown answer", parseAgentList)
+    .option('--seeds <seeds>', "with --agent: seed count (5 → 0..4) or list (0,2; one seed: 7,); with --agents: the one seed replayed (first of the list); default: the config's seeds", parseSeeds)
+    .addOption(new Option('--samples-kind <kind>', 'what the samples are, for the report (default: seeds with --agent, systems with --agents)').choices(['seeds', 'systems', 'candidates']))
+    .addOption(splitOption())
+    .addOption(questionsOption())
+    .option('--labels <file>', 'correctness labels (JSON {id: bool}, JSON/JSONL [{id, correct}] or [{id, approved}] (reviewer approvals), or CSV id,correct) instead of execution match')
+    .option('--label-policy <policies>', `labels = execution match of the shown answer under these matching policies (${MATCH_POLICIES.join(', ')}; comma-separated: evaluated side by side, the first leads); default: the config's match`, policyListOption)
+    .addOption(new Option('--agreement-policy <policy>', 'matching policy of agreement between samples').choices([...MATCH_POLICIES]).default('relaxed'))
+    .option('--definitions <paths>', "approved definitions (files or folders of *.yml, comma-separated; default: the config's confidence.definitions)", parseList)
+    .addOption(
+      new Option('--thin-evidence <policy>', "thin evidence: 'available' counts the terms this setting can measure; 'paper' is eq. (1) literally (caps every answer without text and judge at 0.79)")
+        .choices(['available', 'paper'])
+        .default('available'),
+    )
+    .option('--pass-at <score>', `gate: pass at or above this score (default: the config's confidence.thresholds, else ${DEFAULT_GATE.passAt})`, parseShare)
+    .option('--flag-at <score>', `gate: flag at or above this score, abstain below (default: confidence.thresholds, else ${DEFAULT_GATE.flagAt})`, parseShare)
+    .option('--concurrency <n>', 'runs in flight at once', parseWhole(1, 64), 8)
+    .option('--no-progress', 'no progress bar');
+}
+
+/** Checks the sample options that commander cannot (one kind of samples, flag not above pass). */
+function checkSampleOptions(opts: SampleOptions): void {
+  if (opts.agent === undefined && opts.agents === undefined) {
+    throw new ConfigError('name the samples: give -a AGENT (seeds as samples) or --agents A,B,… (systems as samples)');
+  }
+  if (opts.agent !== undefined && opts.agents !== undefined) {
+    throw new ConfigError('give either -a AGENT (seeds as samples) or --agents A,B,… (systems as samples), not both');
+  }
+  const passAt = opts.passAt ?? DEFAULT_GATE.passAt;
+  const flagAt = opts.flagAt ?? DEFAULT_GATE.flagAt;
+  if (flagAt > passAt) throw new ConfigError(`--flag-at (${flagAt}) must not be above --pass-at (${passAt})`);
+}
+
+/**
+ * The gate thresholds in force and where they come from: the command line, else the config's
+ * `confidence.thresholds` file (variant `thresholds`; a `fitted` file gates its own score), else
+ * the paper's design thresholds.
+ */
+function gateOf(opts: SampleOptions, settings: ConfidenceSettings): { gate: GateThresholds; gateSource: string } {
+  if (opts.passAt !== undefined || opts.flagAt !== undefined) {
+    const gate = { passAt: opts.passAt ?? DEFAULT_GATE.passAt, flagAt: opts.flagAt ?? DEFAULT_GATE.flagAt };
+    return { gate, gateSource: `the command line (pass ≥ ${gate.passAt.toFixed(2)}, flag ≥ ${gate.flagAt.toFixed(2)})` };
+  }
+  const t = settings.thresholds;
+  if (t !== undefined && t.value.variant === 'thresholds') {
+    // pass_at null: nothing reached the target, so nothing passes (a threshold above every score).
+    const passAt = t.value.passAt ?? Number.POSITIVE_INFINITY;
+    const flagAt = Math.min(t.value.flagAt ?? passAt, passAt);
+    return { gate: { passAt, flagAt }, gateSource: thresholdsLine(t.value, t.name) };
+  }
+  if (t !== undefined) {
+    return { gate: DEFAULT_GATE, gateSource: `${DESIGN_GATE_SOURCE}; ${t.name} is the fitted variant, which gates its fitted probability: see the calibrated gate note` };
+  }
+  return { gate: DEFAULT_GATE, gateSource: DESIGN_GATE_SOURCE };
+}
+
+/** The approved definitions named on the command line or in the config, validated against the warehouse and semantic layer. */
+async function loadProjectDefinitions(
+  project: Project,
+  opts: SampleOptions,
+  ctx: CliContext,
+  settings: ConfidenceSettings,
+): Promise<{ list: Definition[]; sources: string[]; dialect: string } | undefined> {
+  const paths = opts.definitions !== undefined ? opts.definitions.map((p) => resolve(ctx.cwd, p)) : settings.definitions;
+  if (paths.length === 0) return undefined;
+  const databases = new Map<string, readonly TableInfo[]>();
+  const dialects = new Set<string>();
+  for (const name of project.config.warehouse.databases.keys()) {
+    const engine = project.warehouse.engine(name);
+    databases.set(name, await engine.listTables());
+    dialects.add(engine.dialect);
+  }
+  const metrics = project.config.semanticFiles.length === 0 ? new Set<string>() : new Set((await parseSemanticFiles(project.config.semanticFiles)).metrics.keys());
+  const list = await loadDefinitions(paths, { databases, metrics, root: ctx.cwd });
+  // Sources relative to the project (what a report reader knows), not to where the command ran.
+  return { list, sources: paths.map((p) => relative(project.config.root, p) || p), dialect: [...dialects].join(', ') };
 }
 
 function parseAgentList(value: string): string[] {
@@ -61,30 +198,22 @@ function parseAgentList(value: string): string[] {
   return names;
 }
 
-
 /**
  * `replaygate confidence`: per-answer confidence from agreement among K samples (the seeds of
- * one recording, or K systems), deterministic checks and the paper's rules, with the gate
- * (pass / flag / abstain) and its evaluation against correctness labels; `--plant` adds planted
- * errors. Always exits 0 on success (it reports; it does not gate CI), 2 on usage or input errors.
+ * one recording, or K systems), deterministic checks, approved definitions and the paper's
+ * rules, with the gate (pass / flag / abstain) and its evaluation against correctness labels;
+ * `--plant` adds planted errors; `confidence calibrate` fits the gate's thresholds. Always exits
+ * 0 on success (it reports; it does not gate CI), 2 on usage or input errors.
  */
 export function registerConfidence(program: Command, ctx: CliContext): void {
-  program
-    .command('confidence')
+  const command = program.command('confidence').enablePositionalOptions();
+  sampleOptions(command)
     .description(
       'Answer confidence (the confidence-score paper): agreement of the shown answer with K samples, deterministic checks ' +
-        '(missing table, bad join, stand-in value, uncited number, empty result) and the rules designed / v2 / agreement-first / v3, ' +
+        '(missing table, bad join, stand-in value, uncited number, empty result), approved definitions, and the rules designed / v2 / agreement-first / v3, ' +
         'with a pass / flag / abstain gate per answer and its evaluation (AUROC with bootstrap interval, ECE, Brier, gate table, ' +
-        'accuracy–coverage chart) against execution-match labels or a labels file.',
+        'accuracy–coverage chart) against execution-match labels (under a stated matching policy) or a labels file.',
     )
-    .option('-c, --config <file>', 'project config', 'replaygate.yml')
-    .option('-a, --agent <name>', 'samples = the seeds of this agent\'s recording (seed order as given; the first seed is the shown answer)')
-    .option('--agents <names>', 'samples = these agents\' runs (comma-separated; cross-system: different systems, not seeds); the first is the shown answer', parseAgentList)
-    .option('--seeds <seeds>', "with --agent: seed count (5 → 0..4) or list (0,2; one seed: 7,); with --agents: the one seed replayed (first of the list); default: the config's seeds", parseSeeds)
-    .addOption(new Option('--samples-kind <kind>', 'what the samples are, for the report (default: seeds with --agent, systems with --agents)').choices(['seeds', 'systems', 'candidates']))
-    .addOption(splitOption())
-    .addOption(questionsOption())
-    .option('--labels <file>', 'correctness labels (JSON {id: bool}, JSON/JSONL [{id, correct}], or CSV id,correct) instead of execution match')
     .option('--json <file>', 'write the report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the report as Markdown (tables and a Mermaid accuracy–coverage chart) here')
     .option('--svg <file>', 'write the accuracy–coverage chart as a standalone SVG file here')
@@ -92,33 +221,20 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
     .option('--plant-seed <n>', 'seed of the order in which answers are planted', parseWhole(0, 2 ** 31 - 1), 1)
     .option('--resamples <n>', 'bootstrap resamples for the AUROC intervals', parseWhole(100, 100_000), 2000)
     .option('--bootstrap-seed <n>', 'seed of the bootstrap resamples', parseWhole(0, 2 ** 31 - 1), 1)
-    .addOption(
-      new Option('--thin-evidence <policy>', "thin evidence: 'available' counts the terms this setting can measure; 'paper' is eq. (1) literally (caps every answer without text and judge at 0.79)")
-        .choices(['available', 'paper'])
-        .default('available'),
-    )
-    .option('--pass-at <score>', 'gate: pass at or above this score', parseShare, DEFAULT_GATE.passAt)
-    .option('--flag-at <score>', 'gate: flag at or above this score (abstain below)', parseShare, DEFAULT_GATE.flagAt)
     .option('--max-answers <n>', 'per-answer rows printed and written to Markdown (default: all)', parseWhole(0, 1_000_000))
-    .option('--concurrency <n>', 'runs in flight at once', parseWhole(1, 64), 8)
-    .option('--no-progress', 'no progress bar')
     .addHelpText(
       'after',
       '\nExamples:\n' +
         '  replaygate confidence -a llama3-genparse --seeds 5 --markdown out/confidence.md --svg out/coverage.svg\n' +
         '  replaygate confidence --agents din-sql-gpt4,dail-sql-gpt4,graphix-t5,chatgpt-zero-shot,gpt4-few-shot --json out/cross.json\n' +
         '  replaygate confidence -a llama3-genparse --seeds 5 --plant 60\n' +
+        '  replaygate confidence -a llama3-genparse --seeds 5 --label-policy exact,relaxed,spider --agreement-policy relaxed\n' +
+        '  replaygate confidence -a llama3-genparse --seeds 5 --definitions definitions/spider\n' +
+        '  replaygate confidence calibrate -a llama3-genparse --seeds 5 --target-pass-accuracy 0.95 --out confidence-thresholds.yml\n' +
         '\nNo judge recordings are read: COMPLETE and the judge tags are unmeasured, and the report says so.',
     )
     .action(async (opts: ConfidenceOptions) => {
-      if (opts.agent === undefined && opts.agents === undefined) {
-        throw new ConfigError('name the samples: give -a AGENT (seeds as samples) or --agents A,B,… (systems as samples)');
-      }
-      if (opts.agent !== undefined && opts.agents !== undefined) {
-        throw new ConfigError('give either -a AGENT (seeds as samples) or --agents A,B,… (systems as samples), not both');
-      }
-
-      if (opts.flagAt > opts.passAt) throw new ConfigError(`--flag-at (${opts.flagAt}) must not be above --pass-at (${opts.passAt})`);
+      checkSampleOptions(opts);
       const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
         await runConfidence(project, opts, ctx);
@@ -126,18 +242,77 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
         await project.close();
       }
     });
+
+  const calibrate = command.command('calibrate');
+  sampleOptions(calibrate)
+    .description(
+      "Fit the confidence gate's pass and flag thresholds on your own labelled answers: the thresholds that reach a pass accuracy you set " +
+        'with the most coverage, on a rule\'s score or (--variant fitted) on a logistic regression of the label on the rule\'s terms. ' +
+        'Cross-fitted by database (no database on both sides of a fit, 20 seeded random splits) with held-out pass accuracy and coverage ' +
+        'and their intervals; writes the thresholds, with the data they came from, to a file replaygate.yml names as confidence.thresholds.',
+    )
+    .option('--target-pass-accuracy <share>', 'the pass accuracy the thresholds must reach', parseShare, 0.95)
+    .option('--target-flag-accuracy <share>', 'the accuracy each flagged score level (pooled to at least 10 answers) must reach: a flagged answer is shown with a warning', parseFraction, DEFAULT_TARGET_FLAG_ACCURACY)
+    .addOption(new Option('--rule <rule>', 'the rule whose score is calibrated').choices([...CALIBRATED_RULES]).default('agreement-first'))
+    .addOption(new Option('--variant <variant>', "thresholds on the rule's score, or fitted: on a logistic regression of the label on the rule's terms (the paper's fitted variant)").choices(['thresholds', 'fitted']).default('thresholds'))
+    .option('--splits <n>', 'random database splits of the cross-fitting', parseWhole(1, 1000), DEFAULT_SPLITS)
+    .option('--split-seed <n>', 'seed of the database splits', parseWhole(0, 2 ** 31 - 1), 1)
+    .option('--out <file>', 'write the thresholds file here', 'confidence-thresholds.yml')
+    .option('--json <file>', 'write the calibration (every split) as JSON here')
+    .option('--markdown <file>', 'write the calibration as Markdown here')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  replaygate confidence calibrate -a llama3-genparse --seeds 5 --target-pass-accuracy 0.95\n' +
+        '  replaygate confidence calibrate -a llama3-genparse --seeds 5 --variant fitted --labels reviewer-approvals.csv\n' +
+        '\nThen point replaygate.yml at the file:\n  confidence:\n    thresholds: confidence-thresholds.yml',
+    )
+    .action(async (opts: CalibrateOptions) => {
+      checkSampleOptions(opts);
+      if ((opts.labelPolicy?.length ?? 0) + (opts.labels !== undefined ? 1 : 0) > 1) {
+        throw new ConfigError('calibrate fits on one set of labels: give --labels FILE or one --label-policy, not several');
+      }
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
+      try {
+        await runCalibrate(project, opts, ctx);
+      } finally {
+        await project.close();
+      }
+    });
 }
 
-async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: CliContext): Promise<void> {
+/** What `confidence` and `confidence calibrate` share: the samples, their labels and every answer assessed. */
+interface Prepared {
+  readonly title: string;
+  readonly kind: SamplesKind;
+  readonly sets: readonly SampleSet[];
+  readonly aligned: AlignedSamples;
+  readonly labelSets: readonly LabelSet[];
+  readonly assessments: readonly AnswerAssessment[];
+  /** The same answers assessed without approved definitions, when there are definitions. */
+  readonly baseline?: readonly AnswerAssessment[];
+  readonly definitions?: { readonly list: readonly Definition[]; readonly sources: readonly string[]; readonly dialect: string };
+  readonly settings: ConfidenceSettings;
+  readonly gate: GateThresholds;
+  readonly gateSource: string;
+  readonly rules: RuleOptions;
+  readonly match: ResultMatcher;
+  readonly byId: ReadonlyMap<string, GoldenQuestion>;
+  readonly profileFor: (id: string) => WarehouseProfile;
+  readonly timing: Record<string, number>;
+}
+
+async function prepare(project: Project, opts: SampleOptions, ctx: CliContext): Promise<Prepared> {
   const timing: Record<string, number> = {};
   const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
   const golden = selectQuestions(project, selection);
   const goldenResults = new GoldenResults(project.config.match, project.config.warehouse);
   const progress = progressFor(ctx, opts.progress);
-  const replay = async (agent: string, seeds: readonly number[]): Promise<RunRecord[]> => {
-    progress.start(golden.length * seeds.length, agent);
+  const replay = async (agent: string, seeds: readonly number[], match?: MatchPolicy): Promise<RunRecord[]> => {
+    progress.start(golden.length * seeds.length, match === undefined ? agent : `${agent} (${match} labels)`);
     try {
-      return await replayAgent(project, agent, { ...selection, seeds, goldenResults, concurrency: opts.concurrency, onRun: (_r, done) => progress.tick(done) });
+      const options = match === undefined ? { goldenResults } : { match, goldenResults: new GoldenResults(match, project.config.warehouse) };
+      return await replayAgent(project, agent, { ...selection, seeds, ...options, concurrency: opts.concurrency, onRun: (_r, done) => progress.tick(done) });
     } finally {
       progress.stop();
     }
@@ -147,8 +322,10 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   let sets: SampleSet[];
   let kind: SamplesKind;
   let title: string;
+  let shown: { agent: string; seed: number };
   if (opts.agent !== undefined) {
     const seeds = opts.seeds ?? project.config.seeds;
+    shown = { agent: opts.agent, seed: seeds[0] ?? 0 };
     const runs = await replay(opts.agent, seeds);
     sets = seeds.map((seed) => ({ label: String(seed), runs: runs.filter((r) => r.seed === seed) }));
     kind = opts.samplesKind ?? 'seeds';
@@ -156,6 +333,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   } else {
     const agents = opts.agents ?? [];
     const seed = (opts.seeds ?? project.config.seeds)[0] ?? 0;
+    shown = { agent: agents[0] ?? '', seed };
     sets = [];
     for (const agent of agents) sets.push({ label: agent, runs: await replay(agent, [seed]) });
     kind = opts.samplesKind ?? 'systems';
@@ -164,22 +342,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   timing['replay'] = performance.now() - t;
 
   const aligned = alignSamples(golden, sets, opts.agent !== undefined ? 'seed' : 'system');
-  let labels: ReadonlyMap<string, boolean> = aligned.labels;
-  let labelsSource = `execution match (${project.config.match}) of the shown answer against the golden answer`;
-  if (opts.labels !== undefined) {
-    const file = resolve(ctx.cwd, opts.labels);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      throw new ConfigError(`cannot read the labels file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, opts.labels);
-    }
-    labels = parseLabels(text, opts.labels, new Set(aligned.questions.map((q) => q.questionId)));
-    if (labels.size === 0) {
-      throw new DataError(`the labels file labels none of the ${aligned.questions.length} answers, so there is nothing to evaluate; give one label per golden question id (JSON {"<id>": true}, JSONL, or CSV id,correct)`, opts.labels);
-    }
-    labelsSource = `labels file ${opts.labels} (${labels.size} labels)`;
-  }
+  const labelSets = await collectLabelSets(project, opts, ctx, aligned, (match) => replay(shown.agent, [shown.seed], match));
 
   t = performance.now();
   const profiles = new Map<string, WarehouseProfile>();
@@ -195,27 +358,66 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     }
     return p;
   };
-  const gate = { passAt: opts.passAt, flagAt: opts.flagAt };
+  const settings = await confidenceSettings(project.config);
+  const { gate, gateSource } = gateOf(opts, settings);
   const rules = { gate, thinEvidence: opts.thinEvidence };
-  const assessments: AnswerAssessment[] = new Array(aligned.questions.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < aligned.questions.length) {
-      const i = next++;
-      const q = aligned.questions[i]!;
-      assessments[i] = await assessAnswer(q, { profile: profileFor(q.questionId), rules });
-    }
+  const match = agreementMatcher(opts.agreementPolicy);
+  const definitions = await loadProjectDefinitions(project, opts, ctx, settings);
+  const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
+  const assessAll = async (withDefinitions: boolean): Promise<AnswerAssessment[]> => {
+    const out: AnswerAssessment[] = new Array(aligned.questions.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < aligned.questions.length) {
+        const i = next++;
+        const q = aligned.questions[i]!;
+        const g = byId.get(q.questionId) as GoldenQuestion;
+        const defs =
+          withDefinitions && definitions !== undefined
+            ? { definitions: { list: definitions.list, dialect: project.engineFor(g).dialect, database: q.db ?? onlyDb ?? 'main' } }
+            : {};
+        out[i] = await assessAnswer(q, { profile: profileFor(q.questionId), rules, match, ...defs });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(4, Math.max(1, aligned.questions.length)) }, worker));
+    return out;
   };
-  await Promise.all(Array.from({ length: Math.min(4, Math.max(1, aligned.questions.length)) }, worker));
+  const assessments = await assessAll(true);
+  const baseline = definitions !== undefined ? await assessAll(false) : undefined;
   timing['assess'] = performance.now() - t;
+  return {
+    title,
+    kind,
+    sets,
+    aligned,
+    labelSets,
+    assessments,
+    ...(baseline !== undefined ? { baseline } : {}),
+    ...(definitions !== undefined ? { definitions } : {}),
+    settings,
+    gate,
+    gateSource,
+    rules,
+    match,
+    byId,
+    profileFor,
+    timing,
+  };
+}
+
+async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: CliContext): Promise<void> {
+  const prepared = await prepare(project, opts, ctx);
+  const { title, kind, sets, aligned, labelSets, assessments, rules, match, byId, profileFor, timing, gate, gateSource } = prepared;
+  const [first, ...more] = labelSets;
+  let t: number;
 
   let plant: PlantReport | undefined;
   if (opts.plant !== undefined) {
     t = performance.now();
     const candidates: PlantCandidate[] = aligned.questions
-      .filter((q) => labels.get(q.questionId) === true)
+      .filter((q) => first?.labels.get(q.questionId) === true)
       .map((q) => ({ question: q, ordered: byId.get(q.questionId)?.ordered ?? false, profile: profileFor(q.questionId) }));
-    plant = await plantErrors(candidates, { perKind: opts.plant === true ? 60 : opts.plant, seed: opts.plantSeed, rules });
+    plant = await plantErrors(candidates, { perKind: opts.plant === true ? 60 : opts.plant, seed: opts.plantSeed, rules, match });
     timing['plant'] = performance.now() - t;
   }
 
@@ -224,17 +426,31 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     title,
     samplesKind: kind,
     sampleLabels: sets.map((s) => s.label),
-    labels,
-    labelsSource,
+    ...(first !== undefined ? { labels: first.labels, labelsSource: first.source, labelPolicy: first.policy } : {}),
+    moreLabelSets: more,
+    agreementPolicy: opts.agreementPolicy,
     gate,
+    gateSource,
     thinEvidence: opts.thinEvidence,
     judgeRecordings: false,
+    ...(prepared.definitions !== undefined
+      ? {
+          definitions: {
+            list: prepared.definitions.list.map((d) => ({ id: d.id, effect: d.effect, approver: d.approver, approved: d.approved })),
+            sources: prepared.definitions.sources,
+            dialect: prepared.definitions.dialect,
+            ...(prepared.baseline !== undefined ? { baseline: prepared.baseline } : {}),
+          },
+        }
+      : {}),
     evaluation: { resamples: opts.resamples, seed: opts.bootstrapSeed },
     ...(plant !== undefined ? { plant } : {}),
     timingMs: timing,
   });
   timing['evaluate'] = performance.now() - t;
   const notes = aligned.unrecorded.length > 0 ? [`${aligned.unrecorded.length} selected golden questions have no recording in any sample set and are left out.`] : [];
+  const thresholds = prepared.settings.thresholds;
+  if (thresholds !== undefined) notes.push(calibratedGateNote(assessments, first?.labels, thresholds.value, thresholds.name));
   const finalReport = { ...report, notes: [...report.notes, ...notes], tool: TOOL_NAME, createdAt: new Date().toISOString(), timingMs: { ...timing } };
 
   const unlabelled = unlabelledNote(report.unlabelled, report.answers.length);
@@ -246,6 +462,148 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   if (opts.markdown) await writeOutput(ctx, opts.markdown, renderConfidenceMarkdown(finalReport, render));
   if (opts.svg) await writeOutput(ctx, opts.svg, confidenceSvg(finalReport));
   ctx.exitCode = EXIT.pass;
+}
+
+/**
+ * The label sets of a confidence run, the first leading: the labels file (when given), then
+ * execution match of the shown answer under each `--label-policy` (default: the config's
+ * `match`, from the runs already replayed; another policy replays the shown answer again with
+ * that match mode, so spider mode's SQL rewriting and the truncation rules apply as in `score`).
+ */
+async function collectLabelSets(
+  project: Project,
+  opts: SampleOptions,
+  ctx: CliContext,
+  aligned: AlignedSamples,
+  replayShown: (match: MatchPolicy) => Promise<RunRecord[]>,
+): Promise<LabelSet[]> {
+  const sets: LabelSet[] = [];
+  if (opts.labels !== undefined) {
+    const file = resolve(ctx.cwd, opts.labels);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`cannot read the labels file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, opts.labels);
+    }
+    const labels = parseLabels(text, opts.labels, new Set(aligned.questions.map((q) => q.questionId)));
+    if (labels.size === 0) {
+      throw new DataError(`the labels file labels none of the ${aligned.questions.length} answers, so there is nothing to evaluate; give one label per golden question id (JSON {"<id>": true}, JSONL, or CSV id,correct)`, opts.labels);
+    }
+    sets.push({ policy: 'file', source: `labels file ${opts.labels} (${labels.size} labels)`, labels });
+  }
+  const policies = opts.labelPolicy ?? (opts.labels === undefined ? [project.config.match] : []);
+  for (const policy of policies) {
+    const labels = policy === project.config.match ? aligned.labels : shownLabels(await replayShown(policy), aligned);
+    sets.push({ policy, source: `execution match (${policy}) of the shown answer against the golden answer`, labels });
+  }
+  return sets;
+}
+
+/** Labels from the shown answer's runs (outcome `correct`), for the questions aligned; golden SQL failures have none. */
+function shownLabels(runs: readonly RunRecord[], aligned: AlignedSamples): Map<string, boolean> {
+  const wanted = new Set(aligned.questions.map((q) => q.questionId));
+  const labels = new Map<string, boolean>();
+  for (const run of runs) {
+    if (!wanted.has(run.questionId) || run.outcome === 'missing_recording') continue;
+    if (goldenFailed(run)) continue;
+    labels.set(run.questionId, run.outcome === 'correct');
+  }
+  return labels;
+}
+
+/**
+ * `confidence calibrate`: fits the gate thresholds of one rule on the labelled answers,
+ * cross-fitted by database, and writes the thresholds file with the data it came from.
+ */
+async function runCalibrate(project: Project, opts: CalibrateOptions, ctx: CliContext): Promise<void> {
+  const prepared = await prepare(project, opts, ctx);
+  const set = prepared.labelSets[0];
+  if (set === undefined) throw new ConfigError('calibrate needs labels: execution match (--label-policy) or a labels file (--labels)');
+  const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
+  const answers: CalibrationAnswer[] = [];
+  for (const a of prepared.assessments) {
+    const label = set.labels.get(a.questionId);
+    const score = a.rules.scores.find((s) => s.rule === opts.rule);
+    if (label === undefined || score === undefined) continue;
+    answers.push({ questionId: a.questionId, db: a.db ?? onlyDb ?? 'main', label, score: score.score, terms: ruleTerms(a, opts.rule) });
+  }
+  if (answers.length === 0) {
+    throw new DataError(`no labelled answer has a ${opts.rule} score to calibrate${prepared.aligned.questions[0]?.samples.length === 1 ? ' (K = 1: agreement is undefined; give --seeds 5 or --agents)' : ''}`);
+  }
+  const databases = new Set(answers.map((a) => a.db));
+  if (databases.size < 2) {
+    throw new DataError(
+      `cross-fitting by database needs labelled answers from at least two databases; these ${answers.length} come from ${[...databases].join(', ')}: ` +
+        'thresholds fitted and judged on one database would be judged on the answers they were fitted on',
+    );
+  }
+  const termNames = RULE_TERMS[opts.rule] ?? ['agreement'];
+  const result = calibrateConfidence(answers, {
+    targetPassAccuracy: opts.targetPassAccuracy,
+    targetFlagAccuracy: opts.targetFlagAccuracy,
+    variant: opts.variant,
+    termNames,
+    splits: opts.splits,
+    seed: opts.splitSeed,
+  });
+  const recordings: Record<string, string> = {};
+  for (const agent of opts.agent !== undefined ? [opts.agent] : (opts.agents ?? [])) {
+    const dir = project.config.agents.get(agent)?.recording;
+    if (dir !== undefined) recordings[agent] = await folderHash(dir);
+  }
+  const created = new Date().toISOString();
+  const file = thresholdsFile(result, {
+    rule: opts.rule,
+    labelPolicy: set.policy,
+    agreementPolicy: opts.agreementPolicy,
+    k: prepared.sets.length,
+    samples: prepared.title,
+    labelsSource: set.source,
+    created,
+    recordings,
+    answers,
+  });
+  const header = [
+    labelPolicyText(set.policy, opts.labels),
+    agreementPolicyText(opts.agreementPolicy),
+    `samples: ${prepared.title}; ${answers.length} labelled answers with a ${opts.rule} score`,
+    ...(prepared.definitions !== undefined ? [`approved definitions: ${prepared.definitions.list.length} rules from ${prepared.definitions.sources.join(', ')}`] : []),
+  ];
+  ctx.stdout(renderCalibrationText(result, opts.rule, header));
+  await writeOutput(ctx, opts.out, renderThresholdsFile(file));
+  const inProject = relative(project.config.root, resolve(ctx.cwd, opts.out));
+  const configName = relative(ctx.cwd, project.config.file) || project.config.file;
+  ctx.stdout(
+    inProject.startsWith('..') || isAbsolute(inProject)
+      ? `wrote ${opts.out}; it is outside the project: copy it into the project and name it as confidence.thresholds in ${configName}\n`
+      : `wrote ${opts.out}; use it with\n  confidence:\n    thresholds: ${inProject}\nin ${configName}\n`,
+  );
+  if (opts.json) {
+    const json = { schemaVersion: 1, kind: 'confidence-calibration', tool: TOOL_NAME, createdAt: created, rule: opts.rule, labelPolicy: set.policy, agreementPolicy: opts.agreementPolicy, thresholds: file, result };
+    await writeOutput(ctx, opts.json, `${JSON.stringify(json, null, 2)}\n`);
+  }
+  if (opts.markdown) await writeOutput(ctx, opts.markdown, renderCalibrationMarkdownReport(result, opts.rule, header));
+  ctx.exitCode = EXIT.pass;
+}
+
+/** `sha256:` of a recording folder: every file's name and bytes, in name order (whatever its on-disk format). */
+async function folderHash(dir: string): Promise<string> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).sort();
+  } catch {
+    return 'missing';
+  }
+  const parts: string[] = [];
+  for (const name of names) {
+    try {
+      parts.push(`${name}\n${await readFile(join(dir, name), 'utf8')}`);
+    } catch {
+      // a sub-folder or unreadable entry: not part of the recording's content
+    }
+  }
+  return sha256Text(parts.join('\n\u0000\n'));
 }
 
 /** JSON.stringify replacer: bigint cells as decimal strings. */

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -31,6 +32,7 @@ import { EXIT, type CliContext } from '../context.js';
 import { parseIdList, questionsOption, sideOption, sideRunsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
 import { readRunsFile } from './gate.js';
+import { labelPolicyText, MATCH_POLICIES, type MatchPolicy } from '../../confidence/policy.js';
 
 /** Version of the JSON written by `replaygate judge … --json`. */
 export const JUDGE_SCHEMA_VERSION = 1;
@@ -85,6 +87,7 @@ interface PairsOptions extends CommonOptions {
 
 interface CalibrateOptions extends CommonOptions {
   agent?: string[];
+  labelPolicy?: MatchPolicy;
   runs?: string;
   recordedVerdicts?: string;
   verdictFormat: VerdictFormat;
@@ -119,12 +122,12 @@ function selectRuns(runs: RunRecord[], opts: CommonOptions): RunRecord[] {
   return runs.filter((r) => (opts.split === undefined || r.split === opts.split) && (opts.questions === undefined || opts.questions.has(r.questionId)));
 }
 
-async function replayRuns(ctx: CliContext, project: Project, agent: string, opts: CommonOptions, golden: GoldenResults): Promise<RunRecord[]> {
+async function replayRuns(ctx: CliContext, project: Project, agent: string, opts: CommonOptions, golden: GoldenResults, match?: MatchPolicy): Promise<RunRecord[]> {
   const progress = progressFor(ctx, opts.progress);
   const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
   progress.start(project.golden.length, agent);
   try {
-    return await replayAgent(project, agent, { ...selection, seeds: shownSeed(project), goldenResults: golden, onRun: (_r, done) => progress.tick(done) });
+    return await replayAgent(project, agent, { ...selection, seeds: shownSeed(project), goldenResults: golden, ...(match !== undefined ? { match } : {}), onRun: (_r, done) => progress.tick(done) });
   } finally {
     progress.stop();
   }
@@ -200,7 +203,14 @@ async function readRunsOfAgents(file: string, agents: readonly string[] | undefi
 export function registerJudge(program: Command, ctx: CliContext): void {
   const command = program
     .command('judge')
-    .description('A model as judge, only where results cannot be compared: judge decline reasons in both orders (pairs) and calibrate the judge against execution-match labels (calibrate). Judge calls are replayed from the judge recording; results are information, never a gate rule.');
+    .description('A model as judge, only where results cannot be compared: judge decline reasons in both orders (pairs) and calibrate the judge against execution-match labels (calibrate). Judge calls are replayed from the judge recording; results are information, never a gate rule.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  replaygate judge pairs --base metrics-first --candidate declining --markdown out/judge-pairs.md\n' +
+        '  replaygate judge calibrate -a din-sql-gpt4 --markdown out/judge-calibration.md\n' +
+        '  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal',
+    );
 
   const pairsCommand = command.command('pairs');
   pairsCommand
@@ -215,7 +225,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     .option('--json <file>', 'write the pairwise report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the pairwise report as Markdown here')
     .option('--no-progress', 'no progress bar')
-    .addHelpText('after', '\nExample:\n  replaygate judge pairs --base metrics-first --candidate declining --markdown out/judge-pairs.md')
+    .addHelpText('after', '\nExamples:\n  replaygate judge pairs --base metrics-first --candidate declining --markdown out/judge-pairs.md\n  replaygate judge pairs --base-runs base.json --candidate-runs pr.json --markdown out/gate.md --append   # the judge section under the gate report')
     .action(async (opts: PairsOptions) => {
       if (opts.base === undefined && opts.baseRuns === undefined) throw new ConfigError('name the base: --base <agent> or --base-runs <file>');
       if (opts.candidate === undefined && opts.candidateRuns === undefined) throw new ConfigError('name the candidate: --candidate <agent> or --candidate-runs <file>');
@@ -266,6 +276,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     .option('-c, --config <file>', 'project config (with a judge: section)', 'replaygate.yml')
     .option('-a, --agent <names...>', 'agents whose answers to grade (default: every agent in the config, or every agent in --runs)')
     .option('--runs <file>', 'take scored runs (the reference labels) from a `replaygate score --json` report instead of replaying')
+    .addOption(new Option('--label-policy <policy>', "matching policy of the reference labels (execution match of each answer against its golden answer); default: the config's match").choices([...MATCH_POLICIES]))
     .option('--recorded-verdicts <dir>', 'take the verdicts as recorded in this judge recording (call site question id `<question id> <agent>`), e.g. imported published verdicts, instead of replaying the grading prompt')
     .addOption(new Option('--verdict-format <format>', 'how the judge writes its verdict: json ({"verdict": "correct"|"incorrect"}) or equivalence (THE ANSWER IS [NOT] EQUIVALENT)').choices([...VERDICT_FORMATS]).default('json'))
     .addOption(splitOption())
@@ -287,13 +298,18 @@ export function registerJudge(program: Command, ctx: CliContext): void {
       const project = needsProject ? await openProject(ctx, configFile) : undefined;
       try {
         let runs: RunRecord[];
+        let labelPolicy: string;
         if (opts.runs) {
-          runs = selectRuns(await readRunsOfAgents(resolve(ctx.cwd, opts.runs), opts.agent), opts);
+          const file = resolve(ctx.cwd, opts.runs);
+          runs = selectRuns(await readRunsOfAgents(file, opts.agent), opts);
+          labelPolicy = await runsLabelPolicy(file, opts.runs, opts.labelPolicy);
         } else {
           const p = project as Project;
-          const golden = new GoldenResults(p.config.match, p.config.warehouse);
+          const match = opts.labelPolicy ?? p.config.match;
+          const golden = new GoldenResults(match, p.config.warehouse);
           runs = [];
-          for (const agent of opts.agent ?? [...p.config.agents.keys()]) runs.push(...(await replayRuns(ctx, p, agent, opts, golden)));
+          for (const agent of opts.agent ?? [...p.config.agents.keys()]) runs.push(...(await replayRuns(ctx, p, agent, opts, golden, match)));
+          labelPolicy = labelPolicyText(match).replace(/^label policy: /, '');
         }
         if (opts.recordedVerdicts) {
           const { manifest, verdicts } = await readRecordedVerdicts(resolve(ctx.cwd, opts.recordedVerdicts), undefined, opts.recordedVerdicts);
@@ -305,6 +321,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
             joined.cases,
             `${manifest.model || 'judge'} (recording ${manifest.name})`,
             `the runs' execution-match outcomes (correct / wrong_number); verdicts as recorded in ${manifest.name}${manifest.source ? ` (${manifest.source})` : ''}, parsed as ${opts.verdictFormat}`,
+            labelPolicy,
           );
           await emitCalibration(ctx, opts, report, {
             mode: 'recorded-verdicts', verdictFormat: opts.verdictFormat, rules: joined.rules, skipped: [], withoutVerdict: joined.withoutVerdict,
@@ -324,7 +341,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
           try {
             const graded = await gradeAnswers(judgeModel.model, cases, prompt, judge.settings);
             const unparsed = graded.filter((g) => g.verdict.label === 'unparsed').length;
-            const report = calibrate(graded, `${judge.settings.model}, ${prompt.file}`);
+            const report = calibrate(graded, `${judge.settings.model}, ${prompt.file}`, undefined, labelPolicy);
             await emitCalibration(ctx, opts, report, {
               mode: 'replay', verdictFormat: 'json', rules: { json: graded.length - unparsed, none: unparsed }, skipped, withoutVerdict: [],
             });
@@ -350,7 +367,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     .option('--databases <names>', 'only items on these databases (comma-separated)', parseIdList)
     .option('--force', 'replace an existing recording')
     .option('-c, --config <file>', 'project config whose agents -a is checked against (skipped when the file does not exist)', 'replaygate.yml')
-    .addHelpText('after', '\nExample:\n  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal --model gpt-4-1106-preview')
+    .addHelpText('after', '\nExamples:\n  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal --model gpt-4-1106-preview')
     .action(async (file: string, opts: ImportOptions) => {
       if (opts.model.trim() === '' || /[\u0000-\u001f]/.test(opts.model)) throw new ConfigError(`--model takes the judge's model name (e.g. gpt-4-turbo), got ${JSON.stringify(opts.model)}`);
       await checkJudgedAgent(ctx, opts);
@@ -364,6 +381,28 @@ export function registerJudge(program: Command, ctx: CliContext): void {
       });
       ctx.stdout(`wrote ${summary.written} judge calls (judge model ${opts.model}) to ${opts.out}${summary.skipped ? `; ${summary.skipped} items on other databases left out` : ''}\n`);
     });
+}
+
+/**
+ * The label policy of runs read from a score report: the report's `match`. A `--label-policy`
+ * other than the one the runs were scored with cannot be applied to stored outcomes.
+ *
+ * @throws ConfigError when `wanted` differs from the report's match mode, or the report does not state one.
+ */
+async function runsLabelPolicy(file: string, name: string, wanted: MatchPolicy | undefined): Promise<string> {
+  let match: unknown;
+  try {
+    match = (JSON.parse(await readFile(file, 'utf8')) as { match?: unknown } | null)?.match;
+  } catch {
+    match = undefined; // readRunsFile already read it; a list of runs states no match mode
+  }
+  const scored = typeof match === 'string' && (MATCH_POLICIES as readonly string[]).includes(match) ? (match as MatchPolicy) : undefined;
+  if (wanted !== undefined && scored !== wanted) {
+    throw new ConfigError(
+      `--label-policy ${wanted}: the runs in ${name} were scored ${scored === undefined ? 'with no stated match mode' : `with match: ${scored}`}, and stored outcomes cannot be re-matched; score them again with match: ${wanted} (replaygate score --json), or leave out --runs to replay`,
+    );
+  }
+  return scored === undefined ? `execution match as scored in ${name} (match mode not stated)` : labelPolicyText(scored).replace(/^label policy: /, '');
 }
 
 /**

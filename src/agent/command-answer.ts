@@ -1,0 +1,103 @@
+import type { Cell } from '../warehouse/types.js';
+
+/** Keys of the answer object a `command` agent prints on its last line of standard output. */
+export const ANSWER_KEYS = ['sql', 'rows', 'columns', 'decline', 'ask_back', 'answer'] as const;
+
+/** A `command` agent's answer, read from the last line of its standard output. */
+export type CommandAnswer =
+  | { readonly form: 'sql'; readonly sql: string; readonly text?: string }
+  | { readonly form: 'rows'; readonly columns: readonly string[]; readonly rows: readonly (readonly Cell[])[]; readonly text?: string }
+  | { readonly form: 'decline'; readonly reason: string; readonly text?: string }
+  | { readonly form: 'ask_back'; readonly question: string; readonly text?: string };
+
+const EXAMPLE = '{"sql": "SELECT …"}, {"columns": [...], "rows": [[...]]}, {"decline": "reason"} or {"ask_back": "question"}, with an optional "answer" text';
+
+/**
+ * Reads the answer from a program's standard output: its last non-blank line must be one JSON
+ * object with exactly one of `sql` (a string: replaygate executes it), `rows` + `columns` (a
+ * result the agent computed itself: `columns` a list of names, `rows` a list of lists as long
+ * as `columns`, cells strings, numbers or null; booleans become 1 and 0), `decline` (a reason)
+ * or `ask_back` (a question), and optionally `answer` (the written answer). Lines before the
+ * last are the program's own (logs, progress) and ignored.
+ * @returns the answer, or a sentence saying what is wrong (the run becomes an `error` with it).
+ * @example parseCommandAnswer('thinking…\n{"sql": "SELECT 1"}\n') // { form: 'sql', sql: 'SELECT 1' }
+ */
+export function parseCommandAnswer(stdout: string): CommandAnswer | string {
+  const trimmed = stdout.replace(/\s+$/, '');
+  if (trimmed === '') return `printed nothing on standard output; expected one JSON object on its last line: ${EXAMPLE}`;
+  const line = trimmed.slice(trimmed.lastIndexOf('\n') + 1).trim();
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return `the last line of standard output is not JSON (${(error as Error).message}): ${quote(line)}; expected one JSON object: ${EXAMPLE}`;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return `the last line of standard output is JSON but not an object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}): ${quote(line)}; expected ${EXAMPLE}`;
+  }
+  const obj = value as Record<string, unknown>;
+  const unknown = Object.keys(obj).filter((k) => !(ANSWER_KEYS as readonly string[]).includes(k));
+  if (unknown.length > 0) return `the answer has unknown key(s) ${unknown.map((k) => `'${k}'`).join(', ')} (known: ${ANSWER_KEYS.join(', ')})`;
+  const forms = (['sql', 'rows', 'decline', 'ask_back'] as const).filter((k) => obj[k] !== undefined);
+  if (forms.length === 0) return `the answer has none of 'sql', 'rows', 'decline', 'ask_back'; expected ${EXAMPLE}`;
+  if (forms.length > 1) return `the answer has both ${forms.map((f) => `'${f}'`).join(' and ')}; give exactly one`;
+  let text: { text?: string } = {};
+  if (obj['answer'] !== undefined) {
+    if (typeof obj['answer'] !== 'string') return `'answer' must be a string (the written answer), got ${typeOf(obj['answer'])}`;
+    text = { text: obj['answer'] };
+  }
+  const nonEmpty = (key: string): string | undefined => (typeof obj[key] === 'string' && (obj[key] as string).trim() !== '' ? (obj[key] as string) : undefined);
+  switch (forms[0]) {
+    case 'sql': {
+      const sql = nonEmpty('sql');
+      if (sql === undefined) return `'sql' must be a non-empty string, got ${typeOf(obj['sql'])}`;
+      if (obj['columns'] !== undefined) return "'columns' goes with 'rows', not with 'sql' (replaygate executes the SQL itself)";
+      return { form: 'sql', sql, ...text };
+    }
+    case 'rows':
+      return rowsAnswer(obj['columns'], obj['rows'], text);
+    case 'decline': {
+      const reason = nonEmpty('decline');
+      if (reason === undefined) return `'decline' must be a non-empty string (the reason), got ${typeOf(obj['decline'])}`;
+      return { form: 'decline', reason, ...text };
+    }
+    case 'ask_back': {
+      const question = nonEmpty('ask_back');
+      if (question === undefined) return `'ask_back' must be a non-empty string (the question back), got ${typeOf(obj['ask_back'])}`;
+      return { form: 'ask_back', question, ...text };
+    }
+    default:
+      return `the answer has none of 'sql', 'rows', 'decline', 'ask_back'`;
+  }
+}
+
+function rowsAnswer(columns: unknown, rows: unknown, text: { text?: string }): CommandAnswer | string {
+  if (!Array.isArray(columns) || !columns.every((c) => typeof c === 'string')) return `'rows' needs 'columns', a list of column names (strings), got ${typeOf(columns)}`;
+  if (!Array.isArray(rows)) return `'rows' must be a list of rows (lists), got ${typeOf(rows)}`;
+  const out: Cell[][] = [];
+  for (let i = 0; i < rows.length; i += 1) {
+    const row: unknown = rows[i];
+    if (!Array.isArray(row)) return `rows[${i}] must be a list of cells, got ${typeOf(row)}`;
+    if (row.length !== columns.length) return `rows[${i}] has ${row.length} cell(s) but there are ${columns.length} column(s)`;
+    const cells: Cell[] = [];
+    for (let j = 0; j < row.length; j += 1) {
+      const cell: unknown = row[j];
+      if (cell === null || typeof cell === 'string' || typeof cell === 'number') cells.push(cell);
+      else if (typeof cell === 'boolean') cells.push(cell ? 1 : 0);
+      else return `rows[${i}][${j}] must be a string, number, boolean or null, got ${typeOf(cell)}`;
+    }
+    out.push(cells);
+  }
+  return { form: 'rows', columns: columns as string[], rows: out, ...text };
+}
+
+function typeOf(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
+}
+
+function quote(line: string): string {
+  return line.length > 200 ? `${JSON.stringify(line.slice(0, 200))}… (${line.length} characters)` : JSON.stringify(line);
+}

@@ -1,0 +1,81 @@
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { ProjectConfig } from '../config/types.js';
+import { ConfigError } from '../util/errors.js';
+import { rejectUnknownKeys } from '../util/known-keys.js';
+import { loadYamlFile } from '../util/yaml.js';
+import { readThresholdsFile, thresholdsLine, type ThresholdsFile } from './thresholds-file.js';
+
+/** The `confidence:` section of replaygate.yml, validated. */
+export interface ConfidenceSettings {
+  /** Fitted thresholds (`confidence: thresholds: <file>`), when configured. */
+  readonly thresholds?: { readonly file: string; readonly name: string; readonly value: ThresholdsFile };
+  /** Approved definitions (`confidence: definitions: <file or folder, or a list>`), absolute paths. */
+  readonly definitions: readonly string[];
+}
+
+/** Keys of the `confidence:` section (src/config checks them when the config loads). */
+export const CONFIDENCE_KEYS: readonly string[] = ['thresholds', 'definitions'];
+
+/**
+ * Validates the `confidence:` section of a project's config and reads the thresholds file it
+ * names.
+ *
+ * ```yaml
+ * confidence:
+ *   thresholds: confidence-thresholds.yml   # written by `replaygate confidence calibrate`
+ *   definitions: definitions                # approved definitions (a folder of *.yml, a file, or a list)
+ * ```
+ *
+ * @throws ConfigError naming `replaygate.yml:line` for an unknown key or a value of the wrong
+ *   type, and the thresholds file's own errors (file:line).
+ * @example (await confidenceSettings(project.config)).thresholds?.value.passAt // 0.8
+ */
+export async function confidenceSettings(config: ProjectConfig): Promise<ConfidenceSettings> {
+  const raw = config.confidence;
+  if (Object.keys(raw).length === 0) return { definitions: [] };
+  const yaml = await loadYamlFile(config.file);
+  const name = relative(process.cwd(), config.file) || config.file;
+  const at = (...keys: string[]): string => yaml.where(['confidence', ...keys]).replace(config.file, name);
+  rejectUnknownKeys(raw, CONFIDENCE_KEYS, at, (message, where) => new ConfigError(message, where), 'confidence');
+  let thresholds: ConfidenceSettings['thresholds'];
+  const t = raw['thresholds'];
+  if (t !== undefined) {
+    if (typeof t !== 'string' || t.trim() === '') throw new ConfigError("'confidence.thresholds' must be the path of a thresholds file (written by `replaygate confidence calibrate`)", at('thresholds'));
+    const file = inside(config.root, t, 'confidence.thresholds', at('thresholds'));
+    thresholds = { file, name: t, value: await readThresholdsFile(file, t) };
+  }
+  const d = raw['definitions'];
+  let definitions: string[] = [];
+  if (d !== undefined) {
+    const list = typeof d === 'string' ? [d] : d;
+    if (!Array.isArray(list) || list.length === 0 || !list.every((x) => typeof x === 'string' && x.trim() !== '')) {
+      throw new ConfigError("'confidence.definitions' must be a file or folder of approved definitions, or a list of them", at('definitions'));
+    }
+    definitions = (list as string[]).map((x) => inside(config.root, x, 'confidence.definitions', at('definitions')));
+  }
+  return { ...(thresholds !== undefined ? { thresholds } : {}), definitions };
+}
+
+/** A path of the config resolved against its folder; it must stay inside the project (the product reads nothing outside it). */
+function inside(root: string, path: string, key: string, where: string): string {
+  const file = resolve(root, path);
+  const rel = relative(root, file);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+    throw new ConfigError(`'${key}' must name a file or folder inside the project (${root}), got ${JSON.stringify(path)}`, where);
+  }
+  return file;
+}
+
+/**
+ * The one line the gate and the Action print about the confidence thresholds a project uses
+ * (`confidence: thresholds:`), after validating the `confidence:` section and the file; undefined
+ * when none is configured.
+ *
+ * @throws ConfigError / DataError naming file and line for a bad section or thresholds file.
+ * @example await confidenceThresholdsNote(project.config)
+ * // 'Confidence thresholds: confidence-thresholds.yml: agreement-first, pass ≥ 0.80, flag ≥ 0.60 (fitted 2026-12-01… on 656 answers …)'
+ */
+export async function confidenceThresholdsNote(config: ProjectConfig): Promise<string | undefined> {
+  const t = (await confidenceSettings(config)).thresholds;
+  return t === undefined ? undefined : `Confidence thresholds: ${thresholdsLine(t.value, t.name)}`;
+}

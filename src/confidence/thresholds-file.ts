@@ -1,0 +1,344 @@
+import { createHash } from 'node:crypto';
+import { stringify } from 'yaml';
+import { ConfigError } from '../util/errors.js';
+import { loadYamlFileAs, type LoadedYaml } from '../util/yaml.js';
+import type { CalibrationResult, CalibrationVariant } from './calibrate.js';
+import { MATCH_POLICIES, type LabelPolicy, type MatchPolicy } from './policy.js';
+import { RULE_NAMES, type RuleName } from './types.js';
+
+/** Version of the thresholds file written by `replaygate confidence calibrate`. */
+export const THRESHOLDS_SCHEMA_VERSION = 1;
+
+/**
+ * Fitted gate thresholds as a file: what `replaygate confidence calibrate` writes and what
+ * `replaygate confidence`, the gate and the Action read (`confidence: thresholds: <file>` in
+ * replaygate.yml), with the data they came from.
+ */
+export interface ThresholdsFile {
+  readonly schemaVersion: typeof THRESHOLDS_SCHEMA_VERSION;
+  /** The rule whose score (or terms, for `fitted`) the thresholds apply to. */
+  readonly rule: RuleName;
+  readonly variant: CalibrationVariant;
+  /** Pass at or above; null = nothing reached the target, nothing passes. */
+  readonly passAt: number | null;
+  /** Flag at or above (below pass); null = nothing is flagged. */
+  readonly flagAt: number | null;
+  /** The fitted variant: term name → coefficient, `intercept` first. */
+  readonly coefficients: Readonly<Record<string, number>> | null;
+  readonly targetPassAccuracy: number;
+  readonly targetFlagAccuracy: number;
+  readonly labelPolicy: LabelPolicy;
+  readonly agreementPolicy: MatchPolicy;
+  /** Samples per question the thresholds were fitted for (agreement takes K + 1 values). */
+  readonly k: number;
+  /** Held-out estimates from cross-fitting by database. */
+  readonly heldOut: {
+    readonly passAccuracy: number | null;
+    readonly passAccuracyLow: number | null;
+    readonly passAccuracyHigh: number | null;
+    readonly coverage: number;
+    readonly coverageLow: number;
+    readonly coverageHigh: number;
+    readonly splits: number;
+    readonly seed: number;
+    readonly method: string;
+  };
+  /** The data they came from. */
+  readonly data: {
+    readonly created: string;
+    readonly samples: string;
+    readonly answers: number;
+    readonly right: number;
+    readonly databases: number;
+    /** SHA-256 of the labelled answers (`id db label score terms` lines, sorted). */
+    readonly answersSha256: string;
+    /** SHA-256 of the labels (`id label` lines, sorted) and where they came from. */
+    readonly labelsSha256: string;
+    readonly labelsSource: string;
+    /** Recording name → SHA-256 of its calls file. */
+    readonly recordings: Readonly<Record<string, string>>;
+  };
+}
+
+/** `sha256:` + hex of a text. */
+export function sha256Text(text: string): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+/** What the file records about the data besides the calibration itself. */
+export interface ThresholdsProvenance {
+  readonly rule: RuleName;
+  readonly labelPolicy: LabelPolicy;
+  readonly agreementPolicy: MatchPolicy;
+  readonly k: number;
+  readonly samples: string;
+  readonly labelsSource: string;
+  readonly created: string;
+  readonly recordings: Readonly<Record<string, string>>;
+  /** The labelled answers, for the hashes. */
+  readonly answers: readonly { readonly questionId: string; readonly db: string; readonly label: boolean; readonly score: number; readonly terms: readonly number[] }[];
+}
+
+/**
+ * The thresholds file of a calibration.
+ *
+ * @example thresholdsFile(result, provenance).passAt // 0.8
+ */
+export function thresholdsFile(result: CalibrationResult, provenance: ThresholdsProvenance): ThresholdsFile {
+  const lines = (f: (a: ThresholdsProvenance['answers'][number]) => string): string => provenance.answers.map(f).sort().join('\n');
+  const coefficients =
+    result.fit.coefficients === undefined
+      ? null
+      : Object.fromEntries([['intercept', result.fit.coefficients[0] ?? 0], ...result.termNames.map((t, i) => [t, result.fit.coefficients?.[i + 1] ?? 0])]);
+  const h = result.heldOut;
+  return {
+    schemaVersion: THRESHOLDS_SCHEMA_VERSION,
+    rule: provenance.rule,
+    variant: result.variant,
+    passAt: result.fit.passAt,
+    flagAt: result.fit.flagAt,
+    coefficients,
+    targetPassAccuracy: result.targetPassAccuracy,
+    targetFlagAccuracy: result.targetFlagAccuracy,
+    labelPolicy: provenance.labelPolicy,
+    agreementPolicy: provenance.agreementPolicy,
+    k: provenance.k,
+    heldOut: {
+      passAccuracy: h.passAccuracy?.estimate ?? null,
+      passAccuracyLow: h.passAccuracy?.low ?? null,
+      passAccuracyHigh: h.passAccuracy?.high ?? null,
+      coverage: h.coverage.estimate,
+      coverageLow: h.coverage.low,
+      coverageHigh: h.coverage.high,
+      splits: result.splits.length,
+      seed: result.seed,
+      method: h.method,
+    },
+    data: {
+      created: provenance.created,
+      samples: provenance.samples,
+      answers: result.n,
+      right: result.right,
+      databases: result.databases.length,
+      answersSha256: sha256Text(lines((a) => `${a.questionId} ${a.db} ${a.label} ${a.score} ${a.terms.join(',')}`)),
+      labelsSha256: sha256Text(lines((a) => `${a.questionId} ${a.label}`)),
+      labelsSource: provenance.labelsSource,
+      recordings: provenance.recordings,
+    },
+  };
+}
+
+/**
+ * The thresholds file as YAML (snake_case keys, a comment saying what reads it).
+ *
+ * @example renderThresholdsFile(file).startsWith('# replaygate confidence thresholds') // true
+ */
+export function renderThresholdsFile(file: ThresholdsFile): string {
+  const h = file.heldOut;
+  const d = file.data;
+  const doc = {
+    schema_version: file.schemaVersion,
+    kind: 'confidence-thresholds',
+    rule: file.rule,
+    variant: file.variant,
+    pass_at: file.passAt,
+    flag_at: file.flagAt,
+    ...(file.coefficients !== null ? { coefficients: file.coefficients } : {}),
+    target_pass_accuracy: file.targetPassAccuracy,
+    target_flag_accuracy: file.targetFlagAccuracy,
+    label_policy: file.labelPolicy,
+    agreement_policy: file.agreementPolicy,
+    k: file.k,
+    held_out: {
+      pass_accuracy: h.passAccuracy,
+      pass_accuracy_low: h.passAccuracyLow,
+      pass_accuracy_high: h.passAccuracyHigh,
+      coverage: h.coverage,
+      coverage_low: h.coverageLow,
+      coverage_high: h.coverageHigh,
+      splits: h.splits,
+      seed: h.seed,
+      method: h.method,
+    },
+    data: {
+      created: d.created,
+      samples: d.samples,
+      answers: d.answers,
+      right: d.right,
+      databases: d.databases,
+      answers_sha256: d.answersSha256,
+      labels_sha256: d.labelsSha256,
+      labels_source: d.labelsSource,
+      recordings: d.recordings,
+    },
+  };
+  return (
+    '# replaygate confidence thresholds, written by `replaygate confidence calibrate`.\n' +
+    '# Read by `replaygate confidence`, the gate and the Action through `confidence: thresholds: <this file>`\n' +
+    '# in replaygate.yml. pass_at: null means no threshold reached the target (nothing passes).\n' +
+    stringify(doc, { lineWidth: 0 })
+  );
+}
+
+const TOP_KEYS = [
+  'schema_version',
+  'kind',
+  'rule',
+  'variant',
+  'pass_at',
+  'flag_at',
+  'coefficients',
+  'target_pass_accuracy',
+  'target_flag_accuracy',
+  'label_policy',
+  'agreement_policy',
+  'k',
+  'held_out',
+  'data',
+] as const;
+const HELD_OUT_KEYS = ['pass_accuracy', 'pass_accuracy_low', 'pass_accuracy_high', 'coverage', 'coverage_low', 'coverage_high', 'splits', 'seed', 'method'] as const;
+const DATA_KEYS = ['created', 'samples', 'answers', 'right', 'databases', 'answers_sha256', 'labels_sha256', 'labels_source', 'recordings'] as const;
+
+/**
+ * Reads and validates a thresholds file.
+ *
+ * @param file - absolute path.
+ * @param shown - the name to use in messages (relative path).
+ * @throws ConfigError naming `file:line` for an unknown key, a missing key, a wrong type, a
+ *   threshold outside [0, 1], flag above pass, a fitted variant without coefficients, or a
+ *   file of another kind or version; DataError when it cannot be read or is malformed YAML.
+ * @example (await readThresholdsFile('/repo/confidence-thresholds.yml', 'confidence-thresholds.yml')).passAt // 0.8
+ */
+export async function readThresholdsFile(file: string, shown: string): Promise<ThresholdsFile> {
+  const yaml = await loadYamlFileAs(file, shown);
+  return parseThresholds(yaml);
+}
+
+function parseThresholds(yaml: LoadedYaml): ThresholdsFile {
+  const at = (...path: (string | number)[]): string => yaml.where(path);
+  const root = yaml.value;
+  if (root === null || typeof root !== 'object' || Array.isArray(root)) throw new ConfigError('a thresholds file must be a YAML mapping (written by `replaygate confidence calibrate`)', at());
+  const r = root as Record<string, unknown>;
+  const known = (obj: Record<string, unknown>, keys: readonly string[], ...path: string[]): void => {
+    for (const k of Object.keys(obj)) {
+      if (!keys.includes(k)) throw new ConfigError(`unknown key '${[...path, k].join('.')}' (known: ${keys.join(', ')})`, at(...path, k));
+    }
+  };
+  known(r, TOP_KEYS);
+  const need = (obj: Record<string, unknown>, key: string, ...path: string[]): unknown => {
+    if (!(key in obj)) throw new ConfigError(`missing key '${[...path, key].join('.')}'; write the file with \`replaygate confidence calibrate\``, at(...path));
+    return obj[key];
+  };
+  const mapping = (key: string): Record<string, unknown> => {
+    const v = need(r, key);
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ConfigError(`'${key}' must be a mapping`, at(key));
+    return v as Record<string, unknown>;
+  };
+  const number = (obj: Record<string, unknown>, key: string, path: string[], range: [number, number] | undefined, nullable = false): number | null => {
+    const v = need(obj, key, ...path);
+    if (v === null && nullable) return null;
+    if (typeof v !== 'number' || !Number.isFinite(v) || (range !== undefined && (v < range[0] || v > range[1]))) {
+      const what = range === undefined ? 'a number' : `a number from ${range[0]} to ${range[1]}`;
+      throw new ConfigError(`'${[...path, key].join('.')}' must be ${what}${nullable ? ' or null' : ''}, got ${JSON.stringify(v)}`, at(...path, key));
+    }
+    return v;
+  };
+  const text = (obj: Record<string, unknown>, key: string, path: string[], choices?: readonly string[]): string => {
+    const v = need(obj, key, ...path);
+    if (typeof v !== 'string' || (choices !== undefined && !choices.includes(v))) {
+      throw new ConfigError(`'${[...path, key].join('.')}' must be ${choices === undefined ? 'a string' : `one of ${choices.join(', ')}`}, got ${JSON.stringify(v)}`, at(...path, key));
+    }
+    return v;
+  };
+  if (r['kind'] !== 'confidence-thresholds') throw new ConfigError(`'kind' must be confidence-thresholds, got ${JSON.stringify(r['kind'])}: this is not a thresholds file`, at('kind'));
+  if (r['schema_version'] !== THRESHOLDS_SCHEMA_VERSION) {
+    throw new ConfigError(`'schema_version' must be ${THRESHOLDS_SCHEMA_VERSION}, got ${JSON.stringify(r['schema_version'])}; write the file again with this replaygate`, at('schema_version'));
+  }
+  const variant = text(r, 'variant', [], ['thresholds', 'fitted']) as CalibrationVariant;
+  const passAt = number(r, 'pass_at', [], variant === 'thresholds' ? [0, 1] : [0, 1], true);
+  const flagAt = number(r, 'flag_at', [], [0, 1], true);
+  if (passAt !== null && flagAt !== null && flagAt > passAt) throw new ConfigError(`'flag_at' (${flagAt}) must not be above 'pass_at' (${passAt})`, at('flag_at'));
+  let coefficients: Record<string, number> | null = null;
+  if (variant === 'fitted') {
+    const c = need(r, 'coefficients');
+    if (c === null || typeof c !== 'object' || Array.isArray(c) || !('intercept' in c)) {
+      throw new ConfigError("'coefficients' must map 'intercept' and each term to a number (the fitted variant)", at('coefficients'));
+    }
+    coefficients = {};
+    for (const [k, v] of Object.entries(c)) {
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new ConfigError(`'coefficients.${k}' must be a number, got ${JSON.stringify(v)}`, at('coefficients', k));
+      coefficients[k] = v;
+    }
+  } else if (r['coefficients'] !== undefined) {
+    throw new ConfigError("'coefficients' belongs to variant: fitted; this file says variant: thresholds", at('coefficients'));
+  }
+  const heldOut = mapping('held_out');
+  known(heldOut, HELD_OUT_KEYS, 'held_out');
+  const data = mapping('data');
+  known(data, DATA_KEYS, 'data');
+  const recordings = need(data, 'recordings', 'data');
+  if (recordings === null || typeof recordings !== 'object' || Array.isArray(recordings) || !Object.values(recordings).every((v) => typeof v === 'string')) {
+    throw new ConfigError("'data.recordings' must map recording names to sha256: hashes", at('data', 'recordings'));
+  }
+  const whole = (obj: Record<string, unknown>, key: string, path: string[], min: number): number => {
+    const v = number(obj, key, path, undefined) as number;
+    if (!Number.isInteger(v) || v < min) throw new ConfigError(`'${[...path, key].join('.')}' must be a whole number ≥ ${min}, got ${v}`, at(...path, key));
+    return v;
+  };
+  const ho = ['held_out'];
+  const da = ['data'];
+  return {
+    schemaVersion: THRESHOLDS_SCHEMA_VERSION,
+    rule: text(r, 'rule', [], RULE_NAMES) as RuleName,
+    variant,
+    passAt,
+    flagAt,
+    coefficients,
+    targetPassAccuracy: number(r, 'target_pass_accuracy', [], [0, 1]) as number,
+    targetFlagAccuracy: number(r, 'target_flag_accuracy', [], [0, 1]) as number,
+    labelPolicy: text(r, 'label_policy', [], [...MATCH_POLICIES, 'file']) as LabelPolicy,
+    agreementPolicy: text(r, 'agreement_policy', [], MATCH_POLICIES) as MatchPolicy,
+    k: whole(r, 'k', [], 1),
+    heldOut: {
+      passAccuracy: number(heldOut, 'pass_accuracy', ho, [0, 1], true),
+      passAccuracyLow: number(heldOut, 'pass_accuracy_low', ho, [0, 1], true),
+      passAccuracyHigh: number(heldOut, 'pass_accuracy_high', ho, [0, 1], true),
+      coverage: number(heldOut, 'coverage', ho, [0, 1]) as number,
+      coverageLow: number(heldOut, 'coverage_low', ho, [0, 1]) as number,
+      coverageHigh: number(heldOut, 'coverage_high', ho, [0, 1]) as number,
+      splits: whole(heldOut, 'splits', ho, 1),
+      seed: whole(heldOut, 'seed', ho, 0),
+      method: text(heldOut, 'method', ho),
+    },
+    data: {
+      created: text(data, 'created', da),
+      samples: text(data, 'samples', da),
+      answers: whole(data, 'answers', da, 1),
+      right: whole(data, 'right', da, 0),
+      databases: whole(data, 'databases', da, 1),
+      answersSha256: text(data, 'answers_sha256', da),
+      labelsSha256: text(data, 'labels_sha256', da),
+      labelsSource: text(data, 'labels_source', da),
+      recordings: recordings as Record<string, string>,
+    },
+  };
+}
+
+/**
+ * One line saying which thresholds are in force and where they came from, for reports.
+ *
+ * @example thresholdsLine(file, 'confidence-thresholds.yml') // 'confidence-thresholds.yml: agreement-first, pass ≥ 0.80, flag ≥ 0.60 (fitted 2026-…; target pass accuracy 0.95; held-out 0.93 (0.90–0.95), coverage 0.55)'
+ */
+export function thresholdsLine(file: ThresholdsFile, name: string): string {
+  const t = (x: number | null): string => (x === null ? 'none' : x.toFixed(2));
+  const h = file.heldOut;
+  const held =
+    h.passAccuracy === null
+      ? 'held-out: nothing passed'
+      : `held-out pass accuracy ${h.passAccuracy.toFixed(3)} (${(h.passAccuracyLow ?? 0).toFixed(3)}–${(h.passAccuracyHigh ?? 0).toFixed(3)}), coverage ${h.coverage.toFixed(3)} (${h.coverageLow.toFixed(3)}–${h.coverageHigh.toFixed(3)})`;
+  return (
+    `${name}: ${file.rule}${file.variant === 'fitted' ? ' (fitted variant: logistic regression on its terms)' : ''}, pass ≥ ${t(file.passAt)}, flag ≥ ${t(file.flagAt)} ` +
+    `(fitted ${file.data.created} on ${file.data.answers} answers of ${file.data.databases} databases, ${file.labelPolicy} labels, ${file.agreementPolicy} agreement, K = ${file.k}; ` +
+    `target pass accuracy ${file.targetPassAccuracy}; ${held}, cross-fitted by database over ${h.splits} splits)`
+  );
+}

@@ -1,0 +1,323 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChatRequest, Json, ModelClient, ModelResponse, Usage } from '../model/types.js';
+import { canonicalJson } from '../recording/canonical.js';
+import { MissingRecording } from '../recording/missing-recording.js';
+import { DataError } from '../util/errors.js';
+import { chatCompletionEvents, responseEvents } from './sse.js';
+import { isWireReply, type WireReply } from './wire-reply.js';
+import { keyedBody, routeOf, SERVED_ROUTES, type WireRequest, type WireSite } from './wire-request.js';
+
+/** Largest request body the endpoint reads (bytes); a larger one is refused with 413. */
+export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+/** Header the official OpenAI clients (and every Stainless-generated SDK) send with the attempt number: `0` first, `1` on the first retry. */
+export const RETRY_COUNT_HEADER = 'x-stainless-retry-count';
+
+/** What one run of a `command` agent is served from. */
+export interface RunSpec {
+  /** The run's model client: a replay client, or the record-through client of `replaygate record`. */
+  readonly model: ModelClient;
+  readonly questionId: string;
+  readonly seed: number;
+  /** Top-level body fields left out of the key (the agent's `ignore_fields`). */
+  readonly ignoredFields: readonly string[];
+}
+
+/** One model call answered for a run (a retry of a call is not another call). */
+export interface EndpointCall {
+  readonly callIndex: number;
+  readonly endpoint: string;
+  readonly key: string;
+  readonly usage: Usage;
+  readonly reply: WireReply;
+}
+
+interface Occurrence {
+  readonly index: number;
+  readonly answer: Promise<ModelResponse | Error>;
+  /** The client closed the connection before its reply was written (it timed out and may retry). */
+  abandoned: boolean;
+}
+
+/**
+ * The state of one run on the endpoint: its token and base URL, the calls answered, the first
+ * missing recording and the requests that broke the protocol (an unknown path, a body that is
+ * not JSON, `n > 1`). The `command` agent reads it once the program has exited: a miss or a
+ * protocol error decides the run's outcome whatever the program printed.
+ */
+export class EndpointRun {
+  /** Calls by call index (arrival order of distinct requests). */
+  private readonly answered: (EndpointCall | undefined)[] = [];
+  private readonly misses: MissingRecording[] = [];
+  private readonly occurrences = new Map<string, Occurrence[]>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private nextCallIndex = 0;
+  /** Requests that broke the protocol, in arrival order, each a sentence naming the request. */
+  readonly protocolErrors: string[] = [];
+  /** An error while answering that is not a miss (a corrupt recording, or a bug): rethrown by the agent. */
+  bug: unknown;
+
+  constructor(
+    readonly token: string,
+    /** The run's base URL, e.g. `http://127.0.0.1:41234/run/4f…/v1`. */
+    readonly baseUrl: string,
+    readonly spec: RunSpec,
+  ) {}
+
+  /** The calls answered, in call-index order. */
+  get calls(): readonly EndpointCall[] {
+    return this.answered.filter((c): c is EndpointCall => c !== undefined);
+  }
+
+  /** The missing recording of the lowest call index, if any call missed. */
+  get missing(): MissingRecording | undefined {
+    return this.misses.reduce<MissingRecording | undefined>((first, m) => (first === undefined || m.site.callIndex < first.site.callIndex ? m : first), undefined);
+  }
+
+  /** Resolves once every request of the run has its answer (recorded calls are written by then). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /**
+   * The answer to one request: a new call, or — for a retry of a request of this run (the
+   * client's retry header is ≥ 1, or the earlier identical request was abandoned by the client
+   * before its reply was written) — the earlier call's answer, so a retry never asks twice.
+   */
+  answer(endpoint: string, body: { readonly [key: string]: Json }, retry: boolean): Occurrence {
+    const keyed = keyedBody(body, this.spec.ignoredFields);
+    const identity = canonicalJson({ endpoint, body: keyed });
+    const list = this.occurrences.get(identity) ?? [];
+    this.occurrences.set(identity, list);
+    const last = list[list.length - 1];
+    if (last && (retry || last.abandoned)) {
+      last.abandoned = false;
+      return last;
+    }
+    const request: WireRequest = { endpoint, run_seed: this.spec.seed, occurrence: list.length, body: keyed };
+    // The body as sent (less the streaming fields: the upstream is asked for the whole reply) travels
+    // beside the keyed request, so that recording forwards `user`, `store`, … although they are not keyed.
+    const upstreamBody = keyedBody(body, ['stream_options']);
+    const site: WireSite = { questionId: this.spec.questionId, seed: this.spec.seed, callIndex: this.nextCallIndex++, upstreamBody };
+    const answer = this.spec.model.complete(request as unknown as ChatRequest, site).then(
+      (response) => {
+        if (!isWireReply(response.reply)) {
+          throw new DataError(`the recorded reply of ${endpoint} (key ${response.key}) has no 'body': it was not recorded through the model endpoint, or was edited by hand; re-record it (replaygate record)`);
+        }
+        this.answered[site.callIndex] = { callIndex: site.callIndex, endpoint, key: response.key, usage: response.usage, reply: response.reply };
+        return response;
+      },
+      (error: unknown) => {
+        if (error instanceof MissingRecording || (error as Error | undefined)?.name === 'MissingRecording') {
+          this.misses.push(error as MissingRecording);
+          return error as MissingRecording;
+        }
+        throw error;
+      },
+    ).catch((error: unknown) => {
+      this.bug ??= error;
+      return error instanceof Error ? error : new Error(String(error));
+    });
+    this.pending.add(answer);
+    void answer.finally(() => this.pending.delete(answer));
+    const occurrence: Occurrence = { index: list.length, answer, abandoned: false };
+    list.push(occurrence);
+    return occurrence;
+  }
+}
+
+/**
+ * replaygate's local model endpoint: an HTTP server on 127.0.0.1 (ephemeral port) that speaks
+ * the OpenAI API as the official clients send it — `POST /v1/chat/completions` (JSON or
+ * server-sent events with tool-call deltas, `stream_options.include_usage` and `[DONE]`),
+ * `POST /v1/responses` (JSON or events, text and function calls), `POST /v1/embeddings`,
+ * `GET /v1/models` — below one base URL per run (`/run/<token>/v1`), and answers every request
+ * through the run's model client (replay, or record-through while recording). A request with no
+ * recording gets HTTP 400 with an OpenAI-style error body whose message is the whole
+ * MissingRecording text. Anything else gets an OpenAI-style error naming the path.
+ * See docs/command-agents.md.
+ */
+export class ModelEndpoint {
+  private readonly runs = new Map<string, EndpointRun>();
+  /** Requests received (any path), for tests and benchmarks. */
+  requests = 0;
+
+  private constructor(
+    private readonly server: Server,
+    /** Port on 127.0.0.1. */
+    readonly port: number,
+  ) {}
+
+  /** Starts the endpoint on 127.0.0.1 at an ephemeral port. It does not keep the process alive. */
+  static async start(): Promise<ModelEndpoint> {
+    let endpoint: ModelEndpoint | undefined;
+    const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+      // A client that goes away mid-request (reset, timeout) must not take replaygate down.
+      req.on('error', () => {});
+      res.on('error', () => {});
+      endpoint?.handle(req, res).catch(() => {
+        if (!res.headersSent && !res.destroyed) sendError(res, 500, "replaygate's model endpoint could not read the request", 'server_error', 'internal_error');
+        else res.destroy();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    server.unref();
+    endpoint = new ModelEndpoint(server, (server.address() as AddressInfo).port);
+    return endpoint;
+  }
+
+  /** Opens a run: a fresh token and base URL answered from `spec.model`. */
+  open(spec: RunSpec): EndpointRun {
+    const token = randomBytes(16).toString('hex');
+    const run = new EndpointRun(token, `http://127.0.0.1:${this.port}/run/${token}/v1`, spec);
+    this.runs.set(token, run);
+    return run;
+  }
+
+  /** Forgets a run's token: later requests with it get "unknown run". */
+  release(run: EndpointRun): void {
+    this.runs.delete(run.token);
+  }
+
+  /** Stops listening and drops open connections. */
+  async close(): Promise<void> {
+    this.runs.clear();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.requests += 1;
+    const url = req.url ?? '/';
+    const method = req.method ?? 'GET';
+    const match = /^\/run\/([^/?#]*)(\/[^?#]*)?/.exec(url);
+    if (!match) {
+      drain(req);
+      sendError(res, 404, `${method} ${shorten(url)} is not a run URL of replaygate's model endpoint: use the OPENAI_BASE_URL replaygate gave the agent (…/run/<token>/v1)`, 'invalid_request_error', 'unknown_url');
+      return;
+    }
+    const run = this.runs.get(match[1] ?? '');
+    if (!run) {
+      drain(req);
+      sendError(res, 404, `unknown run token '${shorten(match[1] ?? '', 40)}': the run has ended, or the base URL is not one replaygate gave this run (OPENAI_BASE_URL)`, 'invalid_request_error', 'unknown_run');
+      return;
+    }
+    const path = (match[2] ?? '/').replace(/\/+$/, '') || '/';
+    const endpoint = `${method} ${path}`;
+    const route = routeOf(method, path);
+    if (route === undefined) {
+      drain(req);
+      const message = `replaygate's model endpoint does not serve ${shorten(endpoint)}; it serves ${SERVED_ROUTES}`;
+      run.protocolErrors.push(`the agent called ${shorten(endpoint)}, which replaygate's model endpoint does not serve (it serves ${SERVED_ROUTES})`);
+      sendError(res, 404, message, 'invalid_request_error', 'unknown_url');
+      return;
+    }
+    let body: { [key: string]: Json } = {};
+    if (method === 'POST') {
+      const read = await readBody(req);
+      if (read === 'too-large') {
+        run.protocolErrors.push(`the agent sent ${endpoint} with a body over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`);
+        res.setHeader('connection', 'close'); // the rest of the body is not read: the connection cannot be reused
+        sendError(res, 413, `the request body is over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`, 'invalid_request_error', 'body_too_large');
+        return;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(read.toString('utf8'));
+      } catch (error) {
+        run.protocolErrors.push(`the agent sent ${endpoint} with a body that is not JSON (${(error as Error).message})`);
+        sendError(res, 400, `the request body is not JSON (${(error as Error).message}); send a JSON object`, 'invalid_request_error', 'invalid_json');
+        return;
+      }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        run.protocolErrors.push(`the agent sent ${endpoint} with a JSON body that is not an object`);
+        sendError(res, 400, 'the request body must be a JSON object', 'invalid_request_error', 'invalid_json');
+        return;
+      }
+      body = parsed as { [key: string]: Json };
+      const n = body['n'];
+      if (route === 'chat.completions' && n !== undefined && n !== null && n !== 1) {
+        run.protocolErrors.push(`the agent asked ${endpoint} for n = ${JSON.stringify(n)} choices; replaygate records one choice per request (send n separate requests, or n = 1)`);
+        sendError(res, 400, `n = ${JSON.stringify(n)} is not supported by replaygate's model endpoint: it records one choice per request; send n separate requests`, 'invalid_request_error', 'unsupported_n', 'n');
+        return;
+      }
+    } else {
+      drain(req);
+    }
+    const retry = Number(req.headers[RETRY_COUNT_HEADER] ?? 0) >= 1;
+    const occurrence = run.answer(endpoint, body, retry);
+    res.once('close', () => {
+      if (!res.writableFinished) occurrence.abandoned = true;
+    });
+    const answer = await occurrence.answer;
+    if (answer instanceof MissingRecording || (answer as Error).name === 'MissingRecording') {
+      sendError(res, 400, (answer as MissingRecording).message, 'missing_recording', (answer as { reason?: unknown }).reason === undefined ? 'missing_recording' : 'not_recorded');
+      return;
+    }
+    if (answer instanceof Error) {
+      sendError(res, 500, `replaygate's model endpoint failed (replaygate stops with this error): ${answer.message}`, 'server_error', 'internal_error');
+      return;
+    }
+    const stored = (answer.reply as WireReply).body;
+    if (body['stream'] === true && route === 'chat.completions') {
+      const options = body['stream_options'] as { include_usage?: unknown } | null | undefined;
+      sendEvents(res, chatCompletionEvents(stored, options?.include_usage === true));
+    } else if (body['stream'] === true && route === 'responses') {
+      sendEvents(res, responseEvents(stored));
+    } else {
+      const text = JSON.stringify(stored);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    }
+  }
+}
+
+function shorten(text: string, max = 120): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+function drain(req: IncomingMessage): void {
+  req.resume();
+}
+
+/**
+ * The request body, or 'too-large' past {@link MAX_REQUEST_BYTES}: the rest is read and dropped
+ * (so that the client, done sending, reads the 413), never kept.
+ */
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+      else chunks.length = 0;
+    });
+    req.on('end', () => resolve(size > MAX_REQUEST_BYTES ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+    req.on('close', () => reject(new Error('the client closed the connection before sending the whole body')));
+  });
+}
+
+/**
+ * Writes an OpenAI-style error body: `{"error": {"message", "type", "param", "code"}}`.
+ * @example sendError(res, 404, 'unknown run token', 'invalid_request_error', 'unknown_run')
+ */
+export function sendError(res: ServerResponse, status: number, message: string, type: string, code: string, param: string | null = null): void {
+  const text = JSON.stringify({ error: { message, type, param, code } });
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendEvents(res: ServerResponse, events: readonly string[]): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  res.end(events.join(''));
+}

@@ -1,0 +1,227 @@
+/**
+ * Bad input of `command` agents and of the model endpoint (issue #11): each case gives a clear
+ * error or outcome, writes nothing, and leaves nothing running. The misbehaving agent is
+ * test/endpoint/fixtures/behave.py; the upstream is the loopback fake model server.
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeManifest } from '../../src/recording/manifest.js';
+import type { RunRecord } from '../../src/scoring/types.js';
+import { cli } from '../record/helpers.js';
+import { copyExample, EXAMPLE_CANDIDATES, type ExampleCopy } from './example-project.js';
+import { startFakeModelServer, type FakeModelServer } from './fake-model-server.js';
+
+const BEHAVIOURS = ['silent', 'invalid-json', 'wrong-shape', 'flood', 'hang', 'exit3', 'unknown-path', 'not-json-body', 'bad-token', 'n2', 'catch-missing', 'answer', 'env'] as const;
+
+const agents = BEHAVIOURS.map(
+  (b) => `  ${b}:
+    kind: command
+    command: [python3, fixtures/behave.py, ${b}]
+    recording: recordings/${b}
+    timeout_ms: ${b === 'hang' ? 1500 : 30000}
+`,
+).join('');
+
+let project: ExampleCopy;
+let fake: FakeModelServer;
+
+beforeAll(async () => {
+  project = copyExample(`${agents}  hang-long:
+    kind: command
+    command: [python3, fixtures/behave.py, hang]
+    timeout_ms: 600000
+  missing-program:
+    kind: command
+    command: [no-such-program-replaygate, agent.py]
+    prompt: golden/questions.yml
+`);
+  mkdirSync(project.path('fixtures'));
+  copyFileSync(`${import.meta.dirname}/fixtures/behave.py`, project.path('fixtures/behave.py'));
+  // Empty recordings, so that replay runs the agents (a recording with no calls: every call misses).
+  for (const b of [...BEHAVIOURS, 'hang-long']) {
+    const dir = project.path('recordings', b);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${dir}/calls.jsonl`, '');
+    await writeManifest(dir, {
+      name: b, agent: b, model: '', sampling: { temperature: 0, top_p: 1, max_tokens: 0 }, seeds: [0], prompt_files: {},
+      recorder: 'test', created: '2026-01-01T00:00:00.000Z', updated: '2026-01-01T00:00:00.000Z', recorded_splits: {}, constructed: true, extra: {},
+    });
+  }
+  fake = await startFakeModelServer(EXAMPLE_CANDIDATES);
+});
+afterAll(async () => {
+  await fake.close();
+  project.remove();
+});
+
+async function scoreOne(agent: string): Promise<{ code: number; run: RunRecord; stderr: string; changed: string[] }> {
+  const before = snapshot();
+  const out = `/tmp/replaygate-bad-${agent}-${process.pid}.json`;
+  const result = await cli(['score', '-a', agent, '-q', 'chq-015', '--json', out, '--no-progress'], project.root);
+  const report = JSON.parse(readFileSync(out, 'utf8')) as { runs: RunRecord[] };
+  const after = snapshot();
+  const changed = [...new Set([...before.keys(), ...after.keys()])].filter((f) => before.get(f) !== after.get(f));
+  return { code: result.code, run: report.runs[0]!, stderr: result.stderr, changed };
+}
+
+function snapshot(): Map<string, string> {
+  return new Map(project.files().map((f) => [f, readFileSync(project.path(f), 'utf8')]));
+}
+
+/** True while the process exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+describe('a command agent that misbehaves gets an error outcome that says which', () => {
+  it.each([
+    ['silent', /printed nothing on standard output; expected one JSON object on its last line/],
+    ['invalid-json', /the last line of standard output is not JSON .*"\{'sql': 'SELECT 1'\}"/],
+    ['wrong-shape', /the answer has unknown key\(s\) 'query' \(known: sql, rows, columns, decline, ask_back, answer\)/],
+    ['flood', /printed more than 16 MiB on standard output; its process group was killed/],
+    ['exit3', /exited with code 3; standard error ends:\nsomething went wrong/],
+    ['unknown-path', /the agent called POST \/v1\/completions, which replaygate's model endpoint does not serve/],
+    ['not-json-body', /the agent sent POST \/v1\/chat\/completions with a body that is not JSON/],
+    ['bad-token', /exited with code 1; standard error ends:\nHTTP 404: .*unknown run token '0{32}'/],
+    ['n2', /asked POST \/v1\/chat\/completions for n = 2 choices; replaygate records one choice per request/],
+  ])('%s', async (agent, detail) => {
+    const { code, run, changed } = await scoreOne(agent);
+    expect(run.outcome).toBe('error');
+    expect(run.detail).toMatch(detail);
+    expect(code).toBe(0);
+    expect(changed).toEqual([]);
+  });
+
+  it('hangs: killed with its children at timeout_ms', async () => {
+    const pidFile = project.path('hang.pid');
+    process.env['PID_FILE'] = pidFile;
+    try {
+      const { run, changed } = await scoreOne('hang');
+      expect(run.outcome).toBe('error');
+      expect(run.detail).toMatch(/timed out after 1500 ms; its process group was killed/);
+      expect(changed.filter((f) => f !== 'hang.pid')).toEqual([]);
+      const [agentPid, childPid] = readFileSync(pidFile, 'utf8').split(' ').map(Number);
+      // Killed processes may linger as zombies for a moment until they are reaped.
+      for (let i = 0; i < 50 && (alive(agentPid!) || alive(childPid!)); i += 1) await new Promise((r) => setTimeout(r, 100));
+      expect(alive(agentPid!)).toBe(false);
+      expect(alive(childPid!)).toBe(false);
+    } finally {
+      delete process.env['PID_FILE'];
+    }
+  });
+
+  it('Ctrl-C on replaygate kills the agents it runs, with their children', async () => {
+    const { spawn } = await import('node:child_process');
+    const pidFile = project.path('sigint.pid');
+    const cliProcess = spawn(process.execPath, [`${import.meta.dirname}/../../bin/replaygate.js`, 'score', '-a', 'hang-long', '-q', 'chq-015', '--no-progress'], {
+      cwd: project.root,
+      env: { ...process.env, PID_FILE: pidFile },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => cliProcess.once('exit', (code, signal) => resolve(code ?? (signal ? 130 : null))));
+    for (let i = 0; i < 200 && !existsSync(pidFile); i += 1) await new Promise((r) => setTimeout(r, 50));
+    const [agentPid, childPid] = readFileSync(pidFile, 'utf8').split(' ').map(Number);
+    expect(alive(agentPid!) && alive(childPid!)).toBe(true);
+    const interrupted = performance.now();
+    cliProcess.kill('SIGINT');
+    await exited;
+    expect(performance.now() - interrupted).toBeLessThan(20_000); // not the 600 s time limit
+    for (let i = 0; i < 50 && (alive(agentPid!) || alive(childPid!)); i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(agentPid!)).toBe(false);
+    expect(alive(childPid!)).toBe(false);
+  });
+
+  it('Ctrl-C on record: the agents are killed and record still stops gracefully (exit 1, interrupted)', async () => {
+    const { spawn } = await import('node:child_process');
+    const pidFile = project.path('sigint-record.pid');
+    let stderr = '';
+    const cliProcess = spawn(process.execPath, [`${import.meta.dirname}/../../bin/replaygate.js`, 'record', '-a', 'hang-long', '-q', 'chq-015', '--no-progress'], {
+      cwd: project.root,
+      env: { ...process.env, PID_FILE: pidFile, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-sigint-0000' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    cliProcess.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((resolve) => cliProcess.once('exit', (code) => resolve(code)));
+    for (let i = 0; i < 200 && !existsSync(pidFile); i += 1) await new Promise((r) => setTimeout(r, 50));
+    const [agentPid] = readFileSync(pidFile, 'utf8').split(' ').map(Number);
+    cliProcess.kill('SIGINT');
+    expect(await exited).toBe(1);
+    expect(stderr).toMatch(/interrupted: stopping; lines already written are kept/);
+    for (let i = 0; i < 50 && alive(agentPid!); i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(agentPid!)).toBe(false);
+  });
+
+  it('a miss decides the run even when the agent catches the error and answers anyway', async () => {
+    const { code, run, stderr, changed } = await scoreOne('catch-missing');
+    expect(run.outcome).toBe('missing_recording');
+    expect(run.detail).toMatch(/^MissingRecording: recording 'catch-missing' has no reply for question 'chq-015', seed 0, call 0/);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/1 run\(s\) have no recording/);
+    expect(changed).toEqual([]);
+  });
+
+  it('a command that does not exist is a config error naming it (exit 2), nothing run or written', async () => {
+    const before = snapshot();
+    const result = await cli(['score', '-a', 'missing-program', '--no-progress'], project.root);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/agent 'missing-program': its command "no-such-program-replaygate" was not found on PATH/);
+    expect(snapshot()).toEqual(before);
+  });
+});
+
+describe('secrets', () => {
+  it('the API key never reaches the agent, the recording or a report', async () => {
+    const key = 'sk-test-secret-9f8e7d6c5b4a';
+    const recorded = await cli(['record', '-a', 'env', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: key });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    // As in a shell where the key is exported: replaygate's own environment holds it.
+    process.env['OPENAI_API_KEY'] = key;
+    process.env['OPENAI_ORG_ID'] = 'org-should-not-pass';
+    process.env['OPENAI_MODEL'] = 'passes-through';
+    try {
+      const { run } = await scoreOne('env');
+      expect(run.text).toBe('key=replaygate-local-endpoint org=None model=passes-through');
+    } finally {
+      delete process.env['OPENAI_API_KEY'];
+      delete process.env['OPENAI_ORG_ID'];
+      delete process.env['OPENAI_MODEL'];
+    }
+    for (const file of project.files()) expect(readFileSync(project.path(file), 'utf8')).not.toContain(key);
+  });
+});
+
+describe('recording through an upstream that fails', () => {
+  it('unreachable: exit 2 naming the endpoint, nothing written', async () => {
+    const result = await cli(['record', '-a', 'answer', '-q', 'chq-015', '--no-progress', '--max-retries', '0'], project.root, {
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      OPENAI_API_KEY: 'sk-test-unreachable-0000',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/cannot reach the model endpoint http:\/\/127\.0\.0\.1:9\/v1 .*Nothing was written/);
+    expect(readFileSync(project.path('recordings/answer/calls.jsonl'), 'utf8')).toBe('');
+  });
+
+  it('500 on every attempt: the call is not recorded (exit 1), nothing written; 429 once: retried and recorded', async () => {
+    fake.failNext({ kind: '500' }, { kind: '500' }, { kind: '500' });
+    const failed = await cli(['record', '-a', 'answer', '-q', 'chq-015', '--no-progress', '--max-retries', '2'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-500-00000000' });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/1 call\(s\) could not be recorded.*\n.*500/);
+    expect(readFileSync(project.path('recordings/answer/calls.jsonl'), 'utf8')).toBe('');
+    fake.failNext({ kind: '429' });
+    const sent = fake.requests.length;
+    const ok = await cli(['record', '-a', 'answer', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-429-00000000' });
+    expect(ok.code).toBe(0);
+    expect(fake.requests.slice(sent).map((r) => r.status)).toEqual([429, 200]);
+    expect(readFileSync(project.path('recordings/answer/calls.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(existsSync(project.path('recordings/answer/manifest.yml'))).toBe(true);
+  });
+});
