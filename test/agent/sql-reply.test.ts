@@ -46,7 +46,7 @@ describe('readSqlReply: the sql agent reply contract', () => {
 
 const GOLDEN = `questions:
   - {id: count, question: How many singers do we have?, db: concert_singer, golden_sql: SELECT count(*) FROM singer}
-  - {id: two, question: How many singers, twice?, db: concert_singer, golden_sql: SELECT count(*) FROM singer}
+  - {id: two, question: 'How many singers, twice?', db: concert_singer, golden_sql: SELECT count(*) FROM singer}
   - {id: twobad, question: Two statements the first of which fails., db: concert_singer, golden_sql: SELECT count(*) FROM singer}
   - {id: forecast, question: What will sales be next year?, kind: decline}
   - {id: vague, question: Show the best ones., kind: decline}

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,7 +70,8 @@ describe('replaygate gate (runs files)', () => {
     const missing = await cli(['gate', '--base-runs', 'same.json'], dir);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/name the candidate/);
-    writeFileSync(join(dir, 'replaygate.yml'), 'warehouse:\n  path: none.sqlite\ngolden: []\ngate:\n  stable_break:\n    base_min: 80\n');
+    mkdirSync(join(dir, 'golden'), { recursive: true });
+    writeFileSync(join(dir, 'replaygate.yml'), 'warehouse:\n  path: none.sqlite\ngolden: golden\ngate:\n  stable_break:\n    base_min: 80\n');
     const badRule = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'again.json'], dir);
     expect((await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'same.json'], dir)).stderr).toMatch(/name the same file same\.json/);
     expect(badRule.code).toBe(2);
