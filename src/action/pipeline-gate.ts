@@ -213,10 +213,12 @@ async function score(head: Project, logger: Logger, concurrency: number, now: ()
   });
   const missing = missingOf(runs, 'candidate');
   const scores: AgentScoreView[] = agents.map((agent) => {
-    const mine = runsByAgent.get(agent) ?? [];
+    const all = runsByAgent.get(agent) ?? [];
+    // A run with no recording is not an answer: it leaves the accuracy and its interval, and is counted on its own.
+    const mine = all.filter((r) => r.outcome !== 'missing_recording');
     const correct = mine.filter((r) => r.outcome === 'correct').length;
     const w = mine.length === 0 ? { low: 0, high: 0 } : wilsonInterval(correct, mine.length);
-    return { agent, correct, runs: mine.length, wilson: [w.low, w.high], missingRecordings: mine.filter((r) => r.outcome === 'missing_recording').length };
+    return { agent, correct, runs: mine.length, wilson: [w.low, w.high], missingRecordings: all.length - mine.length };
   });
   const reasons: VerdictReason[] =
     missing.length === 0

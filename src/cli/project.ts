@@ -1,4 +1,5 @@
-import { relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { loadConfig as loadProjectConfig } from '../config/load.js';
 import { configuredPaths, pathsOutside } from '../config/paths.js';
 import type { ProjectConfig } from '../config/types.js';
@@ -6,14 +7,25 @@ import { openProject as openPipelineProject, type OpenProjectOptions, type Proje
 import type { CliContext } from './context.js';
 
 /**
+ * The folder the Action would check paths against: the git work tree holding the config (the
+ * workspace is the repository's checkout), else the config's own folder.
+ */
+function workspaceOf(configRoot: string): string {
+  for (let dir = configRoot; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    if (dirname(dir) === dir) return configRoot;
+  }
+}
+
+/**
  * After a config loads in the CLI: warn about every path it names that leads outside the
- * project folder (the Action refuses those; the CLI only warns, since a local project may
- * share files on purpose), and remember every input file so that no report output
- * (`--json`, `--markdown`, `--svg`) can overwrite one.
+ * project (its git work tree, else its folder: the Action refuses those; the CLI only warns,
+ * since a local project may share files on purpose), and remember every input file so that no
+ * report output (`--json`, `--markdown`, `--svg`) can overwrite one.
  */
 function afterLoad(ctx: CliContext, config: ProjectConfig): void {
   for (const p of configuredPaths(config)) ctx.protectedPaths.add(p.path);
-  for (const p of pathsOutside(config, config.root)) {
+  for (const p of pathsOutside(config, workspaceOf(config.root))) {
     const shown = relative(ctx.cwd, p.path) || p.path;
     ctx.stderr(
       `replaygate: warning: ${relative(ctx.cwd, config.file) || config.file}: '${p.key}' (${shown}) leads outside the project folder` +

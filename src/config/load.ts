@@ -274,8 +274,10 @@ function parseAgent(name: string, value: unknown, root: string, at: (...k: Path)
   if (!AGENT_KINDS.includes(kind)) throw new ConfigError(`agent '${name}': 'kind' must be ${AGENT_KINDS.join(', ')}, got ${kindOf(a['kind'])}`, at('kind'));
   const known = [...AGENT_KEYS, ...KIND_KEYS[kind]];
   rejectUnknownKeys(a, known, (k) => at(k), (message, where) => {
-    const custom = kind === 'module' ? " (a custom agent's own settings go under 'options:')" : '';
-    return new ConfigError(`${message}${custom}`, where);
+    const key = /^unknown key 'agents\.[^']*?\.([^'.]*)'/.exec(message)?.[1] ?? '';
+    const owner = AGENT_KINDS.find((k) => KIND_KEYS[k].includes(key));
+    const hint = owner !== undefined ? ` ('${key}' is a key of kind: ${owner} agents; this one is kind: ${kind})` : kind === 'module' ? " (a custom agent's own settings go under 'options:')" : '';
+    return new ConfigError(`${message}${hint}`, where);
   }, `agents.${name}`);
   const str = (key: string): string => {
     const v = a[key];

@@ -93,7 +93,7 @@ describe('replaygate confidence calibrate', () => {
     config('confidence:\n  threshold: th.yml\n');
     const unknown = await cli(['confidence', '--agents', AGENTS, '--no-progress'], dir);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/replaygate\.yml:\d+: unknown key 'confidence\.threshold' \(known: thresholds, definitions\)/);
+    expect(unknown.stderr).toMatch(/replaygate\.yml:\d+: unknown key 'confidence\.threshold': did you mean 'thresholds'\? \(known: thresholds, definitions\)/);
     config('confidence:\n  thresholds: nope.yml\n');
     const missing = await cli(['gate', '--base', 'din-sql-gpt4', '--candidate', 'dail-sql-gpt4', '--no-progress'], dir);
     expect(missing.code).toBe(2);

@@ -79,6 +79,21 @@ hostileActionSuite(mini, [
     names: ["'agents.custom.module'"],
   },
   {
+    name: 'a command agent whose program lies outside the workspace is refused',
+    setup: (p) => {
+      p.edit(cfg, (t) => `${t}  cmd:\n    kind: command\n    command: [node, /usr/lib/node_modules/npm/index.js]\n    prompt: prompts/sql.md\n`);
+    },
+    names: ["'agents.cmd.command[1]'", 'outside the workspace'],
+  },
+  {
+    name: 'a confidence thresholds file that links out of the workspace is refused',
+    setup: (p) => {
+      p.symlink('thresholds.yml', '/etc/hostname');
+      p.edit(cfg, (t) => `${t}confidence:\n  thresholds: thresholds.yml\n`);
+    },
+    names: ["'confidence.thresholds'", 'symbolic link'],
+  },
+  {
     name: 'a semantic layer outside the workspace is refused',
     setup: (p) => {
       p.mkdir('outside-link');

@@ -63,7 +63,7 @@ hostileSuite('replaygate.yml', mini, [
   bad('match: fuzzy', (t) => t.replace('match: relaxed', 'match: fuzzy'), ["'match'", 'exact, relaxed, spider']),
   bad('agents: a list', (t) => t.replace(/agents:[\s\S]*/, 'agents:\n  - base\n'), ["'agents' must be a mapping"]),
   bad('agent: a string', (t) => t.replace(/agents:[\s\S]*/, 'agents:\n  base: sql\n'), ["agent 'base' must be a mapping"]),
-  bad('agent kind unknown', (t) => t.replace('    kind: sql\n', '    kind: sqll\n'), ["'kind' must be sql, tools or module"]),
+  bad('agent kind unknown', (t) => t.replace('    kind: sql\n', '    kind: sqll\n'), ["'kind' must be sql, tools, module, command", '"sqll"']),
   bad('agent without a model', (t) => t.replace('    model: gpt-4\n', ''), ["'model' must be a non-empty string"]),
   bad('agent named with a path', (t) => t.replace('  base:\n', '  ../../escape:\n'), ['agent name', 'recordings/<name>']),
   bad('agent prompt missing', (t) => t.replace('prompt: prompts/sql.md', 'prompt: prompts/nope.md'), [/prompts\/nope\.md/]),
