@@ -263,7 +263,12 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
 
     const pipelineLogger = mapLogger(logger, state.map);
     // Every path the config names must stay inside the workspace (the base's: inside its tree).
-    refusePathsOutside(await loadConfig(headConfig), workspace);
+    // (a head config that does not load is reported by the pipeline, which then reads nothing else)
+    const headLoaded = await loadConfig(headConfig).catch((error: unknown) => {
+      if (isUserError(error)) return undefined;
+      throw error;
+    });
+    if (headLoaded !== undefined) refusePathsOutside(headLoaded, workspace);
     let raw: GateRunResult;
     try {
       if (baseConfig !== undefined && baseTree !== undefined) {

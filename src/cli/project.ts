@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { loadConfig as loadProjectConfig } from '../config/load.js';
-import { configuredPaths, pathsOutside } from '../config/paths.js';
+import { configuredPaths, pathsOutside, type OutsidePath } from '../config/paths.js';
 import type { ProjectConfig } from '../config/types.js';
 import { openProject as openPipelineProject, type OpenProjectOptions, type Project } from '../pipeline/project.js';
 import type { CliContext } from './context.js';
@@ -25,11 +25,16 @@ function workspaceOf(configRoot: string): string {
  */
 function afterLoad(ctx: CliContext, config: ProjectConfig): void {
   for (const p of configuredPaths(config)) ctx.protectedPaths.add(p.path);
-  for (const p of pathsOutside(config, workspaceOf(config.root))) {
+  // One line per key (a golden folder of many files outside is one warning).
+  const byKey = new Map<string, OutsidePath[]>();
+  for (const p of pathsOutside(config, workspaceOf(config.root))) byKey.set(p.key, [...(byKey.get(p.key) ?? []), p]);
+  for (const [key, paths] of byKey) {
+    const p = paths[0] as OutsidePath;
     const shown = relative(ctx.cwd, p.path) || p.path;
+    const more = paths.length > 1 ? ` and ${paths.length - 1} more` : '';
     ctx.stderr(
-      `replaygate: warning: ${relative(ctx.cwd, config.file) || config.file}: '${p.key}' (${shown}) leads outside the project folder` +
-        `${p.real !== p.path ? ` (to ${p.real})` : ''}; the GitHub Action refuses such paths\n`,
+      `replaygate: warning: ${relative(ctx.cwd, config.file) || config.file}: '${key}' (${shown}${p.real !== p.path ? ` → ${p.real}` : ''}${more}) leads outside the project folder; ` +
+        'the GitHub Action refuses such paths\n',
     );
   }
 }

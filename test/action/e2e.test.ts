@@ -197,7 +197,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     const checks = gh.checkRuns.get(REPO) ?? [];
     expect(checks.map((c) => [c.name, c.head_sha, c.conclusion])).toEqual([['replaygate gate (replaygate.yml)', good.head, 'success']]);
     expect(checks[0]?.annotations).toEqual([
-      expect.objectContaining({ path: 'prompts/sql.md', start_line: 1, end_line: 1, annotation_level: 'notice', message: expect.stringMatching(/^This prompt change, agent 'sql-agent': accuracy 0\.75 → 1\.00, paired change \+0\.25 \(−0\.55 to \+1\.05\); 1 fixed, 0 broken, 0 stable breaks\.$/) }),
+      expect.objectContaining({ path: 'prompts/sql.md', start_line: 1, end_line: 1, annotation_level: 'notice', message: expect.stringMatching(/^This prompt change, agent 'sql-agent': accuracy 0\.75 → 1\.00, paired change \+0\.25 \(−0\.55 to \+1\.00\); 1 fixed, 0 broken, 0 stable breaks\.$/) }),
     ]);
     expect(gh.count('POST', /\/issues\/42\/comments$/)).toBe(1);
     expect(r.annotations.filter((a) => a.kind === 'error')).toEqual([]);
