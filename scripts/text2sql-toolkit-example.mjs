@@ -79,10 +79,8 @@ for (const pipeline of file.pipelines) {
     top_p: pipeline.sampling.top_p,
     max_tokens: pipeline.sampling.max_tokens,
     max_calls: 6,
-    pipeline: pipeline.name,
-    loop: pipeline.loop,
-    max_attempts: 3,
-    pinned_now: PINNED_NOW,
+    // the custom agent's own settings (docs/custom-agents.md)
+    options: { pipeline: pipeline.name, loop: pipeline.loop, max_attempts: 3, pinned_now: PINNED_NOW },
   };
 }
 writeFileSync(

@@ -1,3 +1,4 @@
+import { rerecordCommands } from '../gate/rerecord.js';
 import type { AnnotationTarget } from '../util/logger.js';
 import type { MissingRecordingNote } from './types.js';
 
@@ -72,7 +73,8 @@ export function planMissingRecordingAnnotations(
     const detail = lines.slice(0, MAX_ANNOTATION_MESSAGE_LINES).join('\n') + (lines.length > MAX_ANNOTATION_MESSAGE_LINES ? '\n…' : '');
     const target: AnnotationTarget =
       cause === undefined ? { title: 'MissingRecording' } : { file: cause, title: `MissingRecording: ${first.agent}` };
-    planned.push({ message: `${head}\n${detail}`, target });
+    const record = rerecordCommands(notes).map((c) => `To record exactly what is missing: ${c}`).join('\n');
+    planned.push({ message: `${head}\n${record}\n${detail}`, target });
     if (planned.length >= limit) break;
   }
   return planned;

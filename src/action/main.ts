@@ -3,11 +3,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as core from '@actions/core';
-import * as github from '@actions/github';
 import { MAX_SUMMARY_BYTES, fitComment } from '../report/fit-comment.js';
 import { renderPullRequest } from '../report/pull-request/render.js';
 import type { PullRequestView } from '../report/pull-request/types.js';
-import { ConfigError, isUserError } from '../util/errors.js';
+import { ConfigError, isUserError, userErrorOf } from '../util/errors.js';
+import { loadConfig } from '../config/load.js';
+import { refusePathsOutside } from '../config/paths.js';
+import type { ProjectConfig } from '../config/types.js';
 import type { Logger } from '../util/logger.js';
 import { ActionsLogger } from './actions-logger.js';
 import { missingRecordingCauses, planMissingRecordingAnnotations } from './annotations.js';
@@ -117,8 +119,9 @@ export async function run(deps: ActionDeps): Promise<ActionOutcome> {
     }
     return { result, comment, failure, ...(view === undefined ? {} : { view }) };
   } catch (error) {
-    const message = state.map(error instanceof Error ? error.message : String(error));
-    const userError = isUserError(error);
+    const situation = userErrorOf(error);
+    const message = state.map(situation?.message ?? (error instanceof Error ? error.message : String(error)));
+    const userError = situation !== undefined;
     if (!userError && error instanceof Error && error.stack !== undefined) logger.info(state.map(error.stack));
     await reportError(deps, logger, state, message, userError);
     setFailed(message);
@@ -187,7 +190,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       reportFile,
       env,
       logger,
-      octokit: deps.octokit ?? defaultOctokit,
+      octokit: deps.octokit ?? (await defaultOctokit()),
       setOutput: deps.setOutput ?? ((name: string, value: string) => core.setOutput(name, value)),
       writeSummary: (markdown: string) => writeJobSummary(deps, env, logger, markdown, '', inputs.report),
       summaryUrl: summaryLink(env),
@@ -232,7 +235,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
   const marker = commentMarker(shownCommand, configLabel);
   const markers = shownCommand === 'gate' ? [marker, legacyCommentMarker(rel(headConfig))] : [marker];
   if (pr !== undefined && inputs.comment && inputs.githubToken !== undefined && event.repo !== undefined) {
-    state.sticky = { client: (deps.octokit ?? defaultOctokit)(inputs.githubToken), where: { ...event.repo, issueNumber: pr.number }, markers };
+    state.sticky = { client: (deps.octokit ?? (await defaultOctokit()))(inputs.githubToken), where: { ...event.repo, issueNumber: pr.number }, markers };
   }
 
   const scratch = await mkdtemp(join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate-'));
@@ -240,6 +243,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     let command: ActionCommand = inputs.command;
     let baseCommit: { sha: string; label: string } | undefined;
     let baseConfig: string | undefined;
+    let baseTree: string | undefined;
     const notes: string[] = [];
     const baseRef = inputs.baseRef ?? pr?.baseSha;
     const shard = inputs.shard;
@@ -259,6 +263,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
         const checkout = await checkoutBase({ root, ref: baseRef, headConfig, scratch, inputName: 'base-ref', logger });
         const sha = checkout.sha;
         baseCommit = { sha, label: inputs.baseRef ?? pr?.baseRef ?? sha };
+        baseTree = checkout.tree;
         state.map = checkout.map;
         if (checkout.config !== undefined) {
           baseConfig = checkout.config;
@@ -273,8 +278,30 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     const headSha = await git(root, ['rev-parse', 'HEAD']).then((s) => s.trim(), () => undefined);
 
     const pipelineLogger = mapLogger(logger, state.map);
+    // Every path the config names must stay inside the workspace (the base's: inside its tree).
+    // (a head config that does not load is reported by the pipeline, which then reads nothing else)
+    const headLoaded = await loadConfig(headConfig).catch((error: unknown) => {
+      if (isUserError(error)) return undefined;
+      throw error;
+    });
+    if (headLoaded !== undefined) refusePathsOutside(headLoaded, workspace);
     let raw: GateRunResult;
     try {
+      if (baseConfig !== undefined && baseTree !== undefined) {
+        let base: ProjectConfig | undefined;
+        try {
+          base = await loadConfig(baseConfig);
+        } catch {
+          // a base that does not load is reported by the pipeline (BaseLoadError)
+        }
+        if (base !== undefined) {
+          try {
+            refusePathsOutside(base, baseTree);
+          } catch (error) {
+            throw new BaseLoadError(error as ConfigError);
+          }
+        }
+      }
       raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger, ...(shard ? { shard } : {}), ...(command === 'merge' ? { reports } : {}) });
     } catch (error) {
       if (!(error instanceof BaseLoadError) || baseCommit === undefined) throw error;
@@ -399,7 +426,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     const set = deps.setOutput ?? ((name: string, value: string) => core.setOutput(name, value));
     set('comment-url', comment !== undefined && comment.action !== 'skipped' ? (comment.url ?? '') : '');
 
-    const client = inputs.githubToken === undefined || event.repo === undefined ? undefined : (sticky?.client ?? (deps.octokit ?? defaultOctokit)(inputs.githubToken));
+    const client = inputs.githubToken === undefined || event.repo === undefined ? undefined : (sticky?.client ?? (deps.octokit ?? (await defaultOctokit()))(inputs.githubToken));
     if (shard !== undefined) {
       // the merge job creates the check run
     } else if (pr !== undefined && inputs.checkRun && pr.fromFork) {
@@ -484,8 +511,14 @@ function mapResult(result: GateRunResult, map: TextMap): GateRunResult {
   };
 }
 
-function defaultOctokit(token: string): GitHubClient {
-  return github.getOctokit(token);
+/**
+ * '@actions/github' is imported only here, when a comment is to be posted: its module builds a
+ * `context` by parsing GITHUB_EVENT_PATH as it loads, so a static import would crash the step on
+ * a malformed event file before `run` could report it (verdict, job summary).
+ */
+async function defaultOctokit(): Promise<(token: string) => GitHubClient> {
+  const github = await import('@actions/github');
+  return (token) => github.getOctokit(token);
 }
 
 function setOutputs(deps: ActionDeps, result: GateRunResult, paths: { reportPath: string; markdownPath: string; recordingsChanged: string }): void {

@@ -1,7 +1,7 @@
-import { relative } from 'node:path';
+import { basename, relative } from 'node:path';
 import { renderSchemaChecks, runRankedSchemaChecks, type SchemaCheckRanks, type SchemaCheckReport } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
-import { gateResult, compareRuns, type AmbiguousGolden, type GateResult, type GateRules } from '../gate/index.js';
+import { gateResult, compareRuns, rerecordCommands, type AmbiguousGolden, type GateResult, type GateRules, type RerecordContext } from '../gate/index.js';
 import { confidenceThresholdsNote } from '../confidence/settings.js';
 import type { GoldenQuestion } from '../golden/types.js';
 import { describeAgent } from '../pipeline/describe.js';
@@ -95,6 +95,8 @@ export type RankedSide = Readonly<Record<string, { readonly runs: readonly RunRe
 /** What the Action's gate result is assembled from: the replays and what the projects say (see {@link gateFromParts}). */
 export interface GateParts {
   readonly rules: GateRules;
+  /** How the gate was called, for the re-record hint. */
+  readonly rerecord?: RerecordContext;
   readonly gated: readonly string[];
   readonly newAgents: readonly string[];
   readonly baseRuns: ReadonlyMap<string, readonly RunRecord[]>;
@@ -116,7 +118,7 @@ export interface GateParts {
 /** What an Action shard's report keeps for `command: merge`. */
 export type ActionShardPayload =
   | ({ readonly command: 'gate'; readonly base: RankedSide; readonly head: RankedSide } & Omit<GateParts, 'baseRuns' | 'headRuns'>)
-  | { readonly command: 'score'; readonly agents: readonly string[]; readonly summaries: Parameters<typeof buildScoreReport>[0]['agents']; readonly match: string; readonly seeds: readonly number[]; readonly head: RankedSide; readonly files: GateRunResult['files'] }
+  | { readonly command: 'score'; readonly agents: readonly string[]; readonly summaries: Parameters<typeof buildScoreReport>[0]['agents']; readonly match: string; readonly seeds: readonly number[]; readonly head: RankedSide; readonly files: GateRunResult['files']; readonly rerecord?: RerecordContext }
   | { readonly command: 'check'; readonly report: SchemaCheckReport; readonly ranks: SchemaCheckRanks; readonly files: GateRunResult['files'] };
 
 function ranked(project: Project, runs: ReadonlyMap<string, readonly RunRecord[]>): RankedSide {
@@ -161,7 +163,8 @@ async function replayAll(
 async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date, shard?: Shard): Promise<GateRunResult> {
   // The base-versus-head gate shared with `replaygate gate --base-ref` (src/base-side/gate-sides.ts).
   const headGolden = new GoldenResults(head.config.match, head.config.warehouse);
-  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden, ...(shard ? { shard } : {}) });
+  const rerecord: RerecordContext = { config: basename(head.config.file) };
+  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden, rerecord, ...(shard ? { shard } : {}) });
   const { newAgents, rules } = sides;
   const gated = sides.results.map((r) => r.agent);
   // New agents are scored, not gated: there is no base to compare them with.
@@ -187,6 +190,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
   const headRuns = new Map([...sides.results.map((r): [string, readonly RunRecord[]] => [r.agent, r.headRuns]), ...newRuns]);
   const parts: GateParts = {
     rules,
+    rerecord,
     gated,
     newAgents,
     baseRuns,
@@ -225,7 +229,7 @@ export function gateFromParts(parts: GateParts, createdAt: string): GateRunResul
       .filter((a) => compared.has(a.id))
       .sort((x, y) => x.rank - y.rank)
       .map(({ id, reason }) => ({ id, reason }));
-    const result = gateResult(comparison, rules, { checked: true, ambiguous });
+    const result = gateResult(comparison, rules, { checked: true, ambiguous }, parts.rerecord ?? {});
     results.push({ agent, gate: result });
     const outcomes = new Map(parts.goldenResults[agent] ?? []);
     const goldenResults = new Map<string, GoldenOutcome>();
@@ -314,10 +318,11 @@ async function score(head: Project, logger: Logger, concurrency: number, now: ()
   const runsByAgent = await replayAll(head, agents, logger, 'head', concurrency, undefined, shard);
   const summaries = await Promise.all(agents.map((a) => describeAgent(head, a)));
   const files = filesOf(head.config);
-  const result = scoreFromRuns({ agents, summaries, match: head.config.match, seeds: head.config.seeds, runs: runsByAgent, files, createdAt: now().toISOString() });
+  const rerecord: RerecordContext = { config: basename(head.config.file), questions: head.golden.map((q) => q.id) };
+  const result = scoreFromRuns({ agents, summaries, match: head.config.match, seeds: head.config.seeds, runs: runsByAgent, files, rerecord, createdAt: now().toISOString() });
   if (shard === undefined) return result;
   const fingerprint = digestOf({ command: 'score', head: await fingerprintOf(head, 'score') });
-  return withShard(result, fingerprint, shardSection(shard, head.golden, { command: 'score', agents, summaries, match: head.config.match, seeds: head.config.seeds, head: ranked(head, runsByAgent), files }));
+  return withShard(result, fingerprint, shardSection(shard, head.golden, { command: 'score', agents, summaries, match: head.config.match, seeds: head.config.seeds, head: ranked(head, runsByAgent), files, rerecord }));
 }
 
 /** The Action's score result from the head's runs per agent (pure; `command: merge` uses it too). */
@@ -328,6 +333,8 @@ export function scoreFromRuns(input: {
   readonly seeds: readonly number[];
   readonly runs: ReadonlyMap<string, readonly RunRecord[]>;
   readonly files: GateRunResult['files'];
+  /** The config and questions of the run, for the re-record hint. */
+  readonly rerecord?: RerecordContext;
   readonly createdAt: string;
 }): GateRunResult {
   const { agents, runs: runsByAgent } = input;
@@ -343,15 +350,24 @@ export function scoreFromRuns(input: {
   });
   const missing = missingOf(runs, 'candidate');
   const scores: AgentScoreView[] = agents.map((agent) => {
-    const mine = runsByAgent.get(agent) ?? [];
+    const all = runsByAgent.get(agent) ?? [];
+    // A run with no recording is not an answer: it leaves the accuracy and its interval, and is counted on its own.
+    const mine = all.filter((r) => r.outcome !== 'missing_recording');
     const correct = mine.filter((r) => r.outcome === 'correct').length;
     const w = mine.length === 0 ? { low: 0, high: 0 } : wilsonInterval(correct, mine.length);
-    return { agent, correct, runs: mine.length, wilson: [w.low, w.high], missingRecordings: mine.filter((r) => r.outcome === 'missing_recording').length };
+    return { agent, correct, runs: mine.length, wilson: [w.low, w.high], missingRecordings: all.length - mine.length };
   });
   const reasons: VerdictReason[] =
     missing.length === 0
       ? []
-      : [{ code: 'missing_recording', message: `${missing.length} run${missing.length === 1 ? '' : 's'} have no recording (MissingRecording)` }];
+      : [
+          {
+            code: 'missing_recording',
+            message:
+              `${missing.length} run${missing.length === 1 ? '' : 's'} have no recording (MissingRecording). Record exactly what is missing: ` +
+              rerecordCommands(missing, input.rerecord ?? {}).map((c) => `\`${c}\``).join(' and '),
+          },
+        ];
   return {
     command: 'score',
     verdict: missing.length === 0 ? 'pass' : 'fail',

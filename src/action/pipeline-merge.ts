@@ -105,6 +105,7 @@ export async function mergeShardReports(files: readonly string[], logger: Logger
         seeds: first.seeds,
         runs: mergeSide(sp.map((p) => p.head), first.agents),
         files: first.files,
+        ...(first.rerecord ? { rerecord: first.rerecord } : {}),
         createdAt: set.createdAt,
       });
     }

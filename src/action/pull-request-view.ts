@@ -8,6 +8,7 @@ import {
 } from '../report/pull-request/types.js';
 import type { ChangedLines } from './changed-lines.js';
 import type { ChangedFile } from '../base-side/index.js';
+import { rerecordCommands } from '../gate/rerecord.js';
 import type { GateRunResult } from './types.js';
 
 /** What the view of one Action run is assembled from. */
@@ -84,6 +85,16 @@ export function pullRequestView(input: ViewInput): PullRequestView {
     missingRecordingCount: result.missingRecordings.length,
     missingRecordings: result.missingRecordings.slice(0, MAX_MISSING_IN_VIEW).map((m) => ({ side: m.side, agent: m.agent, questionId: m.questionId, seed: m.seed })),
     causes: Object.fromEntries(input.causes),
+    ...rerecordOf(result, input.configLabel),
     ...(input.base === undefined ? {} : { changes: changesOf(input) }),
   };
+}
+
+/** One command per candidate agent that records exactly its missing runs (every one, not only those kept in the view). */
+function rerecordOf(result: GateRunResult, config: string): { rerecord?: Record<string, string> } {
+  const missing = result.missingRecordings.filter((m) => m.side === 'candidate');
+  if (missing.length === 0) return {};
+  const agents = [...new Set(missing.map((m) => m.agent))];
+  const commands = rerecordCommands(missing, { config });
+  return { rerecord: Object.fromEntries(agents.map((a, i) => [a, commands[i] ?? `replaygate record --agent ${a}`])) };
 }

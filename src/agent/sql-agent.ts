@@ -1,14 +1,16 @@
 import type { AgentConfig } from '../config/types.js';
 import type { ChatRequest } from '../model/types.js';
 import { DIALECT_NAMES, SqlError, type SqlEngine } from '../warehouse/types.js';
-import { extractSql } from './extract-sql.js';
+import { readSqlReply } from './sql-reply.js';
 import { PromptTemplate, schemaText } from './prompt-template.js';
 import type { Agent, AgentContext, AgentRunResult, TraceStep } from './types.js';
 
 /**
  * The `sql` agent (the "schema-only" agent): one model call whose request is the prompt
- * template rendered with `{{schema}}`, `{{question}}`, `{{db}}`, `{{hint}}` and `{{dialect}}` (`SQLite`, `DuckDB` or `PostgreSQL`); the reply's SQL
- * is extracted, executed, and its result is the answer.
+ * template rendered with `{{schema}}`, `{{question}}`, `{{db}}`, `{{hint}}` and `{{dialect}}`
+ * (`SQLite`, `DuckDB` or `PostgreSQL`); the reply is read by {@link readSqlReply}: a `DECLINE:`
+ * reply is a decline, an `ASK BACK:` reply a question back, otherwise its SQL is extracted,
+ * executed, and its result is the answer.
  */
 export class SqlAgent implements Agent {
   readonly kind = 'sql';
@@ -48,11 +50,11 @@ export class SqlAgent implements Agent {
     const request = await this.firstRequest(ctx);
     const response = await ctx.model.complete(request, { questionId: ctx.question.id, seed: ctx.seed, callIndex: 0 });
     const trace: TraceStep[] = [{ type: 'model_call', callIndex: 0, key: response.key, usage: response.usage, reply: response.reply }];
-    const sql = extractSql(response.reply.content);
-    if (sql === undefined) {
-      const what = response.reply.content?.trim() ? 'no SQL found in the reply' : 'empty reply';
-      return { end: { status: 'error', error: what }, trace };
-    }
+    const reply = readSqlReply(response.reply.content);
+    if (reply.kind === 'declined') return { end: { status: 'declined', reason: reply.reason }, trace };
+    if (reply.kind === 'asked_back') return { end: { status: 'asked_back', question: reply.question }, trace };
+    if (reply.kind === 'none') return { end: { status: 'error', error: reply.why }, trace };
+    const sql = reply.sql;
     try {
       const result = await ctx.engine.query(sql, { maxRows: ctx.maxRows, timeoutMs: ctx.timeoutMs });
       trace.push({ type: 'sql', sql, result: { columns: result.columns, rows: result.rows.slice(0, 5), rowCount: result.rowCount, truncated: result.truncated } });

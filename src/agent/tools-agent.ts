@@ -40,7 +40,7 @@ export const TRACE_ROWS = 100;
  * descriptions, dimensions — no SQL) and `{{schema}}` (tables and columns; using it makes every
  * recording depend on the warehouse schema).
  *
- * Options (extra keys of the agent's YAML block): `tool_rows` (rows of a result shown to the
+ * Options: `tool_rows` in the agent's YAML block (rows of a result shown to the
  * model, default 50).
  */
 export class ToolsAgent implements Agent {

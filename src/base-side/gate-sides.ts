@@ -1,4 +1,4 @@
-import { compareRuns, gateResult, loadGateRules, type GateResult, type GateRules } from '../gate/index.js';
+import { compareRuns, gateResult, loadGateRules, type GateResult, type GateRules, type RerecordContext } from '../gate/index.js';
 import type { Split } from '../golden/types.js';
 import { goldenAmbiguities } from '../pipeline/ambiguity.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
@@ -28,6 +28,8 @@ export interface GateSidesOptions {
   readonly headGoldenResults?: GoldenResults;
   /** Called after each run with what is being replayed (`base gpt4`, `head gpt4`) and the counts so far. */
   readonly onRun?: (label: string, done: number, total: number) => void;
+  /** How the gate was called (config path, split), for the one re-record command per agent of missing recordings. */
+  readonly rerecord?: RerecordContext;
 }
 
 /** One agent gated base → head. */
@@ -117,7 +119,7 @@ export async function gateAgainstBase(base: Project, head: Project, options: Gat
     const comparison = compareRuns(baseRuns, headRuns, rules, options.seeds !== undefined ? { seeds: options.seeds } : {});
     const compared = new Set(comparison.questions.map((q) => q.questionId));
     const ambiguous = await goldenAmbiguities(head, head.golden.filter((q) => compared.has(q.id)));
-    results.push({ agent, gate: gateResult(comparison, rules, { checked: true, ambiguous }), baseRuns, headRuns });
+    results.push({ agent, gate: gateResult(comparison, rules, { checked: true, ambiguous }, options.rerecord), baseRuns, headRuns });
   }
   return { verdict: results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail', rules, results, newAgents };
 }

@@ -37,6 +37,8 @@ export function renderSchemaChecks(report: SchemaCheckReport, options: RenderSch
     `metrics: ${m.failingMetrics.length} of ${m.metrics} fail (${m.failures.length} of ${m.queries} metric queries)`,
     `replays: ${r.failures.length} of ${r.checked} recorded runs do not replay (MissingRecording)`,
   ];
+  // A join on a column that does not exist fails even when no metric or dimension uses it.
+  for (const j of m.joinFailures ?? []) lines.push(`  ${oneLine(j.error)}  (${at(j.source)})`);
   if (r.orphaned > 0) lines.push(`  (${r.orphaned} recorded run(s) of questions no longer in the golden files were not replayed)`);
   for (const a of r.missingRecordings) {
     lines.push(`  agent ${a.agent}: no recording at ${at(a.folder)} (${a.problem}); record it (replaygate record -a ${a.agent}), import one, ${a.hint ?? "or fix its 'recording:' path"}`);
@@ -51,7 +53,7 @@ export function renderSchemaChecks(report: SchemaCheckReport, options: RenderSch
   if (options.details === true) lines.push(...detailLines(report, at));
 
   const replaysFail = r.failures.length > 0 || r.missingRecordings.length > 0;
-  const failing = [g.failures.length > 0 && 'golden SQL', m.failures.length > 0 && 'metrics', replaysFail && 'replays'].filter(Boolean);
+  const failing = [g.failures.length > 0 && 'golden SQL', (m.failures.length > 0 || (m.joinFailures ?? []).length > 0) && 'metrics', replaysFail && 'replays'].filter(Boolean);
   lines.push('', report.passed ? 'schema checks: PASS' : `schema checks: FAIL (${failing.join(', ')})`);
   return lines.join('\n');
 }

@@ -8,7 +8,7 @@ import { Recording } from '../recording/recording.js';
 import { compileMetricQuery } from '../semantic/compile.js';
 import { SemanticQueryError } from '../semantic/errors.js';
 import { availableDimensions } from '../semantic/graph.js';
-import { parseSemanticLayers } from '../semantic/load.js';
+import { parseSemanticLayers, validateAgainstWarehouse } from '../semantic/load.js';
 import type { SemanticLayer } from '../semantic/types.js';
 import { ConfigError } from '../util/errors.js';
 import { databaseLabel, SqlError, type DatabaseConfig, type SqlEngine } from '../warehouse/types.js';
@@ -27,6 +27,15 @@ export interface MetricFailure {
   readonly metric: string;
   readonly dimension?: string;
   /** `semantic/metrics.yml:40`. */
+  readonly source: string;
+  readonly error: string;
+}
+
+/** A join of the semantic layer on a table or column the warehouse does not have. */
+export interface JoinFailure {
+  /** The alias the join introduces (its `as:`, else its `to:` table). */
+  readonly join: string;
+  /** `semantic/metrics.yml:27`. */
   readonly source: string;
   readonly error: string;
 }
@@ -66,6 +75,11 @@ export interface SchemaCheckReport {
     readonly failures: readonly MetricFailure[];
     /** Failing metric names, in definition order. */
     readonly failingMetrics: readonly string[];
+    /**
+     * Joins that name a table or column the warehouse does not have, whether or not a metric or
+     * dimension uses them yet (a join no query follows today is followed by the next one).
+     */
+    readonly joinFailures: readonly JoinFailure[];
   };
   readonly replays: {
     readonly checked: number;
@@ -156,7 +170,7 @@ export async function runRankedSchemaChecks(project: Project, options: SchemaChe
 
 /** Whether every failure list of the three checks is empty. */
 export function isPassed(golden: SchemaCheckReport['golden'], metrics: SchemaCheckReport['metrics'], replays: SchemaCheckReport['replays']): boolean {
-  return golden.failures.length === 0 && metrics.failures.length === 0 && replays.failures.length === 0 && replays.missingRecordings.length === 0;
+  return golden.failures.length === 0 && metrics.failures.length === 0 && metrics.joinFailures.length === 0 && replays.failures.length === 0 && replays.missingRecordings.length === 0;
 }
 
 async function checkGolden(project: Project, goldenResults: GoldenResults, shard: Shard | undefined): Promise<{ result: SchemaCheckReport['golden']; ranks: number[][] }> {
@@ -191,7 +205,7 @@ export function metricCheckQueries(layer: SemanticLayer): { metric: string; dime
 
 async function checkMetrics(project: Project, shard: Shard | undefined): Promise<{ result: SchemaCheckReport['metrics']; ranks: number[][]; order: string[]; ids: string[] }> {
   const files = project.config.semanticFiles;
-  if (files.length === 0) return { result: { queries: 0, metrics: 0, failures: [], failingMetrics: [] }, ranks: [], order: [], ids: [] };
+  if (files.length === 0) return { result: { queries: 0, metrics: 0, failures: [], failingMetrics: [], joinFailures: [] }, ranks: [], order: [], ids: [] };
   const databases = project.config.warehouse.databases;
   const layers = await parseSemanticLayers(files, (db) => (db === undefined ? semanticDialect(databases) : databaseDialect(databases, db)));
   // Each layer's database first: a wrong `database:` fails every shard, whatever queries it holds.
@@ -204,6 +218,17 @@ async function checkMetrics(project: Project, shard: Shard | undefined): Promise
   });
   const order = layers.flatMap((layer) => [...layer.metrics.keys()].map((m) => (several && layer.database !== undefined ? `${layer.database}.${m}` : m)));
   const ids = all.map(({ query, label }) => metricQueryId({ metric: label, ...(query.dimension ? { dimension: query.dimension } : {}) }));
+  // A join on a column that does not exist is a failure even when no metric or dimension uses it
+  // (the same in every shard: a merge takes the first shard's).
+  const joinFailures: JoinFailure[] = [];
+  for (const layer of layers) {
+    const joinNames = new Set(layer.joins.keys());
+    for (const p of validateAgainstWarehouse(layer, await (engines.get(layer) as SqlEngine).listTables())) {
+      if (joinNames.has(p.definition) && p.message.startsWith('join ')) {
+        joinFailures.push({ join: several && layer.database !== undefined ? `${layer.database}.${p.definition}` : p.definition, source: p.where, error: p.message });
+      }
+    }
+  }
   const failures: MetricFailure[] = [];
   const ranks: number[][] = [];
   let queries = 0;
@@ -223,7 +248,7 @@ async function checkMetrics(project: Project, shard: Shard | undefined): Promise
   }
   const failing = new Set(failures.map((f) => f.metric));
   const metrics = layers.reduce((n, layer) => n + layer.metrics.size, 0);
-  return { result: { queries, metrics, failures, failingMetrics: order.filter((m) => failing.has(m)) }, ranks, order, ids };
+  return { result: { queries, metrics, failures, failingMetrics: order.filter((m) => failing.has(m)), joinFailures }, ranks, order, ids };
 }
 
 /**

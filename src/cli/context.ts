@@ -8,6 +8,11 @@ export interface CliContext {
   readonly isTTY: boolean;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Absolute paths of the project's input files (config, golden, semantic, prompts,
+   * recordings, warehouse): report outputs refuse to overwrite them. Filled as configs load.
+   */
+  readonly protectedPaths: Set<string>;
   /** Asks the user one question and returns the reply; undefined when stdin is not a terminal (ask nothing then). */
   readonly ask?: (question: string) => Promise<string>;
   /** Exit code of the command: 0 pass, 1 gate failed, 2 usage or input error. */

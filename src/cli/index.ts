@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { isUserError } from '../util/errors.js';
+import { userErrorOf } from '../util/errors.js';
 import { EXIT, type CliContext } from './context.js';
 import { buildProgram } from './program.js';
 import { createInterface } from 'node:readline/promises';
@@ -16,6 +16,7 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
     ...(process.stdin.isTTY && process.stdout.isTTY ? { ask: askOnTerminal } : {}),
     cwd: process.cwd(),
     env: process.env,
+    protectedPaths: new Set<string>(),
     exitCode: EXIT.pass,
     ...overrides,
   };
@@ -29,8 +30,9 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
       // --help and --version end here with exit code 0; usage mistakes were already printed.
       return error.exitCode === 0 ? EXIT.pass : EXIT.usage;
     }
-    if (isUserError(error)) {
-      ctx.stderr(`replaygate: ${error.message}\n`);
+    const userError = userErrorOf(error);
+    if (userError !== undefined) {
+      ctx.stderr(`replaygate: ${userError.message}\n`);
       return EXIT.usage;
     }
     throw error;

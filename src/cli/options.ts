@@ -1,23 +1,41 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { shardFromText, type Shard } from '../shard/shard.js';
+import { LIMITS, limitProblem, parseLimited, type NumberLimit } from '../config/limits.js';
 
 /**
  * Parses `--seeds`: a count `5` (seeds 0..4) or a list `0,3,7`; a trailing comma makes a
- * one-seed list (`7,` is seed 7 alone).
+ * one-seed list (`7,` is seed 7 alone). The limits are the config's `seeds:` limits
+ * (src/config/limits.ts): a count from 1 to 1000, seeds from 0 to 2^31 − 1, no seed twice.
  */
 export function parseSeeds(value: string): number[] {
   const text = value.trim();
   if (!/^[\d,\s]+$/.test(text)) throw new InvalidArgumentError(`--seeds takes decimal whole numbers: a count (5) or a list (0,1,2; one seed: 7,); got "${value}"`);
   if (!text.includes(',')) {
     const n = Number(text);
-    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError(`--seeds must be a count from 1 to 1000, or a list like 0,1,2 (one seed: 7,); got "${value}"`);
+    const problem = limitProblem(LIMITS.seedCount, n);
+    if (problem !== undefined) throw new InvalidArgumentError(`--seeds as a count ${problem}, or a list like 0,1,2 (one seed: 7,)`);
     return Array.from({ length: n }, (_, i) => i);
   }
   const seeds = text.replace(/,$/, '').split(',').map((s) => (s.trim() === '' ? Number.NaN : Number(s)));
-  if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) throw new InvalidArgumentError(`--seeds list must hold whole numbers ≥ 0; got "${value}"`);
+  if (seeds.length > LIMITS.seedCount.max) throw new InvalidArgumentError(`--seeds lists ${seeds.length} seeds; at most ${LIMITS.seedCount.max}`);
+  const bad = seeds.find((s) => limitProblem(LIMITS.seed, s) !== undefined);
+  if (bad !== undefined) throw new InvalidArgumentError(`--seeds list: each seed ${limitProblem(LIMITS.seed, bad) ?? ''}; got "${value}"`);
   const twice = seeds.find((s, i) => seeds.indexOf(s) !== i);
   if (twice !== undefined) throw new InvalidArgumentError(`--seeds lists seed ${twice} twice; got "${value}"`);
   return seeds;
+}
+
+/**
+ * A parser for a flag bounded by a shared limit (src/config/limits.ts): the same range and
+ * words as the config key it mirrors.
+ * @example parseLimit(LIMITS.concurrency)('8') // 8
+ */
+export function parseLimit(limit: NumberLimit): (value: string) => number {
+  return (value) => {
+    const parsed = parseLimited(limit, value);
+    if ('problem' in parsed) throw new InvalidArgumentError(parsed.problem);
+    return parsed.value;
+  };
 }
 
 /** Parses a comma-separated list of ids. */

@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ProjectConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
+import { rejectUnknownKeys } from '../util/known-keys.js';
 import { loadYamlFile } from '../util/yaml.js';
 import { readThresholdsFile, thresholdsLine, type ThresholdsFile } from './thresholds-file.js';
 
@@ -12,7 +13,8 @@ export interface ConfidenceSettings {
   readonly definitions: readonly string[];
 }
 
-const KEYS = ['thresholds', 'definitions'] as const;
+/** Keys of the `confidence:` section (src/config checks them when the config loads). */
+export const CONFIDENCE_KEYS: readonly string[] = ['thresholds', 'definitions'];
 
 /**
  * Validates the `confidence:` section of a project's config and reads the thresholds file it
@@ -34,9 +36,7 @@ export async function confidenceSettings(config: ProjectConfig): Promise<Confide
   const yaml = await loadYamlFile(config.file);
   const name = relative(process.cwd(), config.file) || config.file;
   const at = (...keys: string[]): string => yaml.where(['confidence', ...keys]).replace(config.file, name);
-  for (const key of Object.keys(raw)) {
-    if (!(KEYS as readonly string[]).includes(key)) throw new ConfigError(`unknown key 'confidence.${key}' (known: ${KEYS.join(', ')})`, at(key));
-  }
+  rejectUnknownKeys(raw, CONFIDENCE_KEYS, at, (message, where) => new ConfigError(message, where), 'confidence');
   let thresholds: ConfidenceSettings['thresholds'];
   const t = raw['thresholds'];
   if (t !== undefined) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'yaml';
 import { ConfigError } from '../util/errors.js';
+import { unknownKeyMessage } from '../util/known-keys.js';
 import { loadYamlFileAs, type LoadedYaml } from '../util/yaml.js';
 import type { CalibrationResult, CalibrationVariant } from './calibrate.js';
 import { MATCH_POLICIES, type LabelPolicy, type MatchPolicy } from './policy.js';
@@ -221,7 +222,7 @@ function parseThresholds(yaml: LoadedYaml): ThresholdsFile {
   const r = root as Record<string, unknown>;
   const known = (obj: Record<string, unknown>, keys: readonly string[], ...path: string[]): void => {
     for (const k of Object.keys(obj)) {
-      if (!keys.includes(k)) throw new ConfigError(`unknown key '${[...path, k].join('.')}' (known: ${keys.join(', ')})`, at(...path, k));
+      if (!keys.includes(k)) throw new ConfigError(unknownKeyMessage(k, keys, path.join('.')), at(...path, k));
     }
   };
   known(r, TOP_KEYS);

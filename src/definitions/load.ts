@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
+import { unknownKeyMessage } from '../util/known-keys.js';
 import { loadYamlFileAs, type LoadedYaml } from '../util/yaml.js';
 import type { TableInfo } from '../warehouse/types.js';
 import type { ColumnName, Definition, DefinitionEffect, SignRule } from './types.js';
@@ -99,7 +100,7 @@ function parseFile(yaml: LoadedYaml, context: DefinitionsContext): Definition[] 
 
 function unknownKeys(obj: Record<string, unknown>, keys: readonly string[], path: (string | number)[], at: (...p: (string | number)[]) => string): void {
   for (const k of Object.keys(obj)) {
-    if (!keys.includes(k)) throw new DataError(`unknown key '${[...path.filter((p) => typeof p === 'string'), k].join('.')}' (known: ${keys.join(', ')})`, at(...path, k));
+    if (!keys.includes(k)) throw new DataError(unknownKeyMessage(k, keys, path.filter((p) => typeof p === 'string').join('.')), at(...path, k));
   }
 }
 

@@ -4,7 +4,7 @@ import { smallestDetectable } from '../stats/smallest-detectable.js';
 import { studentTInterval } from '../stats/student-t-interval.js';
 import { DataError } from '../util/errors.js';
 import { DEFAULT_GATE_RULES } from './rules.js';
-import type { Comparison, GateRules, MissingRun, MissingSeeds, QuestionComparison, SideQuestion, SideSummary } from './types.js';
+import type { Comparison, ExcludedQuestion, GateRules, MissingRun, MissingSeeds, QuestionComparison, SideQuestion, SideSummary } from './types.js';
 
 /** Options of {@link compareRuns}. */
 export interface CompareOptions {
@@ -112,7 +112,7 @@ function summary(side: IndexedSide, other: IndexedSide, paired: readonly Questio
     unpaired: [...side.questions.keys()].filter((id) => !other.questions.has(id)),
     missingSeeds: missingSeeds(side),
     missingRecordings: missingRecordings(side),
-    runsPerQuestion: { min: counts.reduce((m, v) => Math.min(m, v), Infinity), max: counts.reduce((m, v) => Math.max(m, v), 0) },
+    runsPerQuestion: { min: counts.length === 0 ? 0 : counts.reduce((m, v) => Math.min(m, v), Infinity), max: counts.reduce((m, v) => Math.max(m, v), 0) },
   };
 }
 
@@ -133,9 +133,12 @@ function examples(ids: Iterable<string>): string {
  * change the mean rule can detect on this many questions.
  *
  * Questions in one side only are listed (`unpaired`), never silently dropped; expected seeds a
- * question lacks are listed per question (`missingSeeds`); `missing_recording` runs are listed
- * per side and count as not correct in the shares, but a question with such a run is never a
- * stable break (the missing-recording rule fails the gate for it).
+ * question lacks are listed per question (`missingSeeds`). A question with a `missing_recording`
+ * run on either side is **excluded** from the paired statistics (`excluded`: it is not an
+ * answer, so it moves no mean, interval, sign test, fixed/broken count or stable break); its
+ * runs are listed per side (`missingRecordings`) and the missing-recording rule fails the gate
+ * for it. When every shared question is excluded, nothing is compared: n = 0, mean 0, no
+ * interval (`kind: 'none'` with the reason), sign test p = 1.
  *
  * @param base - scored runs of the base configuration, one per question and seed
  * @param candidate - scored runs of the candidate configuration, one per question and seed
@@ -166,7 +169,8 @@ export function compareRuns(
   // base, then the candidate), so the first seed (the shown answer's) comes first.
   const seedOrder = new Map<number, number>();
   for (const seed of [...b.seeds, ...c.seeds]) if (!seedOrder.has(seed)) seedOrder.set(seed, seedOrder.size);
-  const questions: QuestionComparison[] = pairedIds.map((questionId) => {
+  const excluded: ExcludedQuestion[] = [];
+  const compared: QuestionComparison[] = pairedIds.map((questionId) => {
     const bq = b.questions.get(questionId) as IndexedQuestion;
     const cq = c.questions.get(questionId) as IndexedQuestion;
     if (bq.kind !== cq.kind || bq.db !== cq.db) {
@@ -179,30 +183,46 @@ export function compareRuns(
     const cs = sideQuestion(cq, seedOrder);
     const difference = cs.share - bs.share;
     const movement = difference > 0 ? 'fixed' : difference < 0 ? 'broken' : 'unchanged';
-    // A run with no recording is not evidence of a break: the missing_recording rule fails the
-    // gate for it, and calling it a stable break too would bury that reason under artefacts.
-    const unrecorded = [...bs.outcomes, ...cs.outcomes].some((o) => o.outcome === 'missing_recording');
+    // A run with no recording is not an answer: the question leaves the statistics (below) and
+    // the missing_recording rule fails the gate for it, under its own reason only.
+    const unrecorded = (s: SideQuestion): number[] => s.outcomes.filter((o) => o.outcome === 'missing_recording').map((o) => o.seed);
+    if (unrecorded(bs).length > 0 || unrecorded(cs).length > 0) excluded.push({ questionId, baseSeeds: unrecorded(bs), candidateSeeds: unrecorded(cs) });
     const stableBreak =
-      !unrecorded &&
       difference < 0 &&
       bs.share >= rules.stableBreak.baseMin - SHARE_EPSILON &&
       cs.share <= rules.stableBreak.candidateMax + SHARE_EPSILON;
     return { questionId, base: bs, candidate: cs, difference, movement, stableBreak };
   });
+  const left = new Set(excluded.map((e) => e.questionId));
+  const questions = compared.filter((q) => !left.has(q.questionId));
   const differences = questions.map((q) => q.difference);
-  const interval = studentTInterval(differences, rules.confidence);
+  const interval =
+    differences.length === 0
+      ? ({
+          kind: 'none',
+          mean: 0,
+          n: 0,
+          confidence: rules.confidence,
+          reason: `no question has a recording on both sides (${excluded.length} excluded for missing recordings): nothing to compare`,
+          method: 'student-t',
+        } as const)
+      : studentTInterval(differences, rules.confidence);
   return {
     base: summary(b, c, questions),
     candidate: summary(c, b, questions),
     questions,
+    excluded,
     meanDifference: interval.mean,
     interval,
     fixed: questions.filter((q) => q.movement === 'fixed').map((q) => q.questionId),
     broken: questions.filter((q) => q.movement === 'broken').map((q) => q.questionId),
     signTest: signTest(differences),
     stableBreaks: questions.filter((q) => q.stableBreak).map((q) => q.questionId),
-    smallestDetectable: smallestDetectable(questions.length, rules.confidence),
-    singleRun: questions.every((q) => q.base.runs === 1 && q.candidate.runs === 1),
+    smallestDetectable:
+      questions.length === 0
+        ? { kind: 'none', n: 0, confidence: rules.confidence, reason: 'no question compared: the mean rule detects nothing' }
+        : smallestDetectable(questions.length, rules.confidence),
+    singleRun: questions.length > 0 && questions.every((q) => q.base.runs === 1 && q.candidate.runs === 1),
     rules,
   };
 }

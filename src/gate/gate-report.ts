@@ -1,3 +1,4 @@
+import type { RerecordContext } from './rerecord.js';
 import type { RunRecord } from '../scoring/types.js';
 import { compareRuns } from './compare-runs.js';
 import { compareReplays } from './determinism-check.js';
@@ -30,6 +31,8 @@ export interface GateReportInput {
   readonly ambiguity: (compared: ReadonlySet<string>) => GoldenAmbiguity;
   /** A second replay of the base, for the determinism check. */
   readonly second?: readonly RunRecord[];
+  /** How the command was called, for the re-record hint. */
+  readonly rerecord?: RerecordContext;
   readonly tool: string;
   readonly createdAt: string;
 }
@@ -53,7 +56,7 @@ function summariseRepeats(r: RepeatsReport): RepeatsSummary {
  */
 export function gateReport(input: GateReportInput): { report: GateReportJson; repeats: { base: RepeatsReport; candidate: RepeatsReport } } {
   const comparison = compareRuns(input.base, input.candidate, input.rules, input.seeds ? { seeds: input.seeds } : {});
-  const result = gateResult(comparison, input.rules, input.ambiguity(new Set(comparison.questions.map((q) => q.questionId))));
+  const result = gateResult(comparison, input.rules, input.ambiguity(new Set(comparison.questions.map((q) => q.questionId))), input.rerecord ?? {});
   const repeats = { base: repeatsReport(input.base), candidate: repeatsReport(input.candidate) };
   const determinism = input.second === undefined ? undefined : compareReplays(input.base, input.second);
   return {

@@ -2,10 +2,12 @@ import type { RunRecord } from '../scoring/types.js';
 import type { SignTestResult } from '../stats/sign-test.js';
 import { compareRuns, type CompareOptions } from './compare-runs.js';
 import { ambiguousComparedIds, gateVerdict } from './gate-verdict.js';
+import type { RerecordContext } from './rerecord.js';
 import { DEFAULT_GATE_RULES } from './rules.js';
 import type {
   AmbiguousGolden,
   Comparison,
+  ExcludedQuestion,
   GateNote,
   GateReason,
   GateRules,
@@ -28,12 +30,22 @@ export interface GateResult {
   readonly verdict: 'pass' | 'fail';
   readonly reasons: readonly GateReason[];
   readonly notes: readonly GateNote[];
-  /** Questions compared (covered by both sides). */
+  /** Questions compared: covered by both sides, every run recorded. */
   readonly n: number;
+  /** Questions covered by both sides but left out of the statistics: a run has no recording. */
+  readonly excluded: readonly ExcludedQuestion[];
   readonly meanDifference: number;
+  /**
+   * The t interval of the mean paired difference, clipped to [−1, 1] (no paired difference lies
+   * outside it); `clipped` says when the t interval reached past either end (its raw ends are
+   * `rawLow`, `rawHigh`).
+   */
   readonly interval: {
     readonly low: number;
     readonly high: number;
+    readonly clipped: boolean;
+    readonly rawLow: number;
+    readonly rawHigh: number;
     readonly halfWidth: number;
     readonly tMultiplier: number;
     readonly degreesOfFreedom: number;
@@ -69,10 +81,11 @@ export interface GateResult {
  * @param rules - the gate rules (default {@link DEFAULT_GATE_RULES})
  * @param ambiguity - golden questions with an ambiguous result (`goldenAmbiguities` in
  *   src/pipeline), or why that was not checked; omitted: not checked, nothing said
+ * @param rerecord - how the gate was called, for the re-record command of missing recordings
  * @example gateResult(compareRuns(chapterBase, chapterCandidate)).signTestP // 1
  */
-export function gateResult(comparison: Comparison, rules: GateRules = DEFAULT_GATE_RULES, ambiguity?: GoldenAmbiguity): GateResult {
-  const verdict = gateVerdict(comparison, rules, ambiguity);
+export function gateResult(comparison: Comparison, rules: GateRules = DEFAULT_GATE_RULES, ambiguity?: GoldenAmbiguity, rerecord: RerecordContext = {}): GateResult {
+  const verdict = gateVerdict(comparison, rules, ambiguity, rerecord);
   const ambiguousIds = ambiguousComparedIds(comparison, ambiguity);
   const reasonOf = new Map(ambiguity?.checked === true ? ambiguity.ambiguous.map((a) => [a.id, a.reason]) : []);
   const t = comparison.interval;
@@ -83,12 +96,16 @@ export function gateResult(comparison: Comparison, rules: GateRules = DEFAULT_GA
     reasons: verdict.reasons,
     notes: verdict.notes,
     n: comparison.questions.length,
+    excluded: comparison.excluded,
     meanDifference: comparison.meanDifference,
     interval:
       t.kind === 'interval'
         ? {
-            low: t.low,
-            high: t.high,
+            low: Math.max(-1, t.low),
+            high: Math.min(1, t.high),
+            clipped: t.low < -1 || t.high > 1,
+            rawLow: t.low,
+            rawHigh: t.high,
             halfWidth: t.halfWidth,
             tMultiplier: t.tMultiplier,
             degreesOfFreedom: t.degreesOfFreedom,
@@ -100,7 +117,9 @@ export function gateResult(comparison: Comparison, rules: GateRules = DEFAULT_GA
     signTest: comparison.signTest,
     fixed: comparison.fixed,
     broken: comparison.broken,
-    stableBreaks: comparison.stableBreaks,
+    // Graded by the engine's tie-break (spider mode), a break on an ambiguous golden question may
+    // be a tie-break: it is not reported as a stable break (the ambiguous_golden note lists it).
+    stableBreaks: ambiguity?.checked === true && ambiguity.gradedByTieBreak === true ? comparison.stableBreaks.filter((id) => !ambiguousIds.has(id)) : comparison.stableBreaks,
     missingRecordings: { base: comparison.base.missingRecordings, candidate: comparison.candidate.missingRecordings },
     smallestDetectable: s.kind === 'detectable' ? { flips: s.flips, meanChange: s.meanChange } : null,
     singleRun: comparison.singleRun,

@@ -1,4 +1,5 @@
 import { AMBIGUOUS_GOLDEN_MARK, formatIds, formatSigned, markAmbiguous } from './format.js';
+import { rerecordCommands, type RerecordContext } from './rerecord.js';
 import { DEFAULT_GATE_RULES } from './rules.js';
 import type { Comparison, GateNote, GateReason, GateRules, GateVerdict, GoldenAmbiguity, QuestionComparison } from './types.js';
 
@@ -45,13 +46,18 @@ function unique(ids: readonly string[]): string[] {
  *   confidence were already applied by `compareRuns`)
  * @param ambiguity - the golden questions with an ambiguous result (from `goldenAmbiguities`),
  *   or why that was not checked; omitted: nothing is said about ambiguity
+ * @param rerecord - how the gate was called (config path, split), so that the missing-recording
+ *   reason ends with the one command per agent that records exactly what is missing
  * @example gateVerdict(compareRuns(chapterBase, chapterCandidate)) // { verdict: 'fail', reasons: [{ code: 'stable_break', questions: ['gq-008'], … }], … }
  */
-export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_GATE_RULES, ambiguity?: GoldenAmbiguity): GateVerdict {
+export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_GATE_RULES, ambiguity?: GoldenAmbiguity, rerecord: RerecordContext = {}): GateVerdict {
   const reasons: GateReason[] = [];
   const notes: GateNote[] = [];
   const ambiguous = ambiguousComparedIds(comparison, ambiguity);
-  const ignoreAmbiguous = rules.ignoreAmbiguousGolden && ambiguity?.checked === true;
+  const byTieBreak = ambiguity?.checked === true && ambiguity.gradedByTieBreak === true;
+  // Graded by the engine's tie-break (spider mode), a break on an ambiguous question may be a
+  // tie-break: never report it as a stable break (listed in the note instead).
+  const ignoreAmbiguous = (rules.ignoreAmbiguousGolden || byTieBreak) && ambiguity?.checked === true;
   const singleRunNote =
     'with one run per question every flip counts as stable; record several seeds to tell a stable break from sampling noise';
 
@@ -62,9 +68,12 @@ export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_G
   if (missing.length > 0) {
     const questions = unique(missing.map((m) => m.questionId));
     const counts = `${comparison.base.missingRecordings.length} run(s) in base, ${comparison.candidate.missingRecordings.length} in candidate`;
+    const excluded = comparison.excluded.length;
+    const commands = missingRecordingCommands(comparison, rerecord);
     const message =
       `missing recording: ${counts} (${formatIds(missing.map((m) => `${m.questionId} seed ${m.seed} [${m.side}]`), 5)}); ` +
-      'record them (`replaygate record`) before gating: a changed prompt or setting needs a new recording';
+      (excluded > 0 ? `${excluded} question(s) left out of the paired statistics; ` : '') +
+      `a changed prompt or setting needs a new recording. Record exactly what is missing: ${commands.map((c) => `\`${c}\``).join(' and ')}`;
     if (rules.failOnMissingRecording) reasons.push({ code: 'missing_recording', message, questions });
     else notes.push({ code: 'missing_recording', message, questions });
   }
@@ -101,10 +110,28 @@ export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_G
     else notes.push({ code: 'unpaired_question', message, questions: unpaired });
   }
 
+  if (comparison.excluded.length > 0) {
+    notes.push({
+      code: 'excluded_questions',
+      message:
+        `${comparison.excluded.length} question(s) excluded from the paired statistics (mean, interval, sign test, fixed/broken, stable breaks): ` +
+        `a run has no recording (${formatIds(comparison.excluded.map((e) => e.questionId), 10)}); ${comparison.questions.length} compared`,
+      questions: comparison.excluded.map((e) => e.questionId),
+    });
+  }
   if (comparison.singleRun) {
     notes.push({ code: 'single_run', message: singleRunNote, questions: [] });
   }
-  if (interval.kind === 'none') {
+  if (interval.kind === 'interval' && (interval.low < -1 || interval.high > 1)) {
+    notes.push({
+      code: 'interval_clipped',
+      message:
+        `the t interval ${formatSigned(interval.low)} to ${formatSigned(interval.high)} reaches past [−1, 1], where every paired difference lies; ` +
+        `it is shown clipped (${formatSigned(Math.max(-1, interval.low))} to ${formatSigned(Math.min(1, interval.high))}): too few questions for a t interval to say much`,
+      questions: [],
+    });
+  }
+  if (interval.kind === 'none' && interval.n === 1) {
     notes.push({
       code: 'no_interval',
       message:
@@ -135,9 +162,12 @@ export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_G
       message:
         `the golden result is ambiguous (golden LIMIT cuts through ties) for ${movedAmbiguous.length} moved question(s): ` +
         `${formatIds(movedAmbiguous.map((q) => `${q.questionId} [${q.stableBreak ? 'stable break' : q.movement}]`), 10)}; ` +
-        'another tied row is as correct as the golden one, so a move may be a different tie-break rather than a real change: ' +
-        'add a tie-breaker to the golden ORDER BY' +
-        (ignored.length > 0 ? ` (gate.ignore_ambiguous_golden: the stable break of ${formatIds(ignored.map((q) => q.questionId), 10)} does not fail the gate)` : ''),
+        (byTieBreak
+          ? 'spider mode grades by the engine\'s tie-break, as the official evaluator does, so a move may be a different tie-break rather than a real change: gate in relaxed or exact mode (which accept any tied row) for a verdict, or add a tie-breaker to the golden ORDER BY'
+          : 'both sides were graded under any admissible tie-break (any of the tied rows is correct), so the move is a real change; a tie-breaker in the golden ORDER BY would make the golden answer unique') +
+        (ignored.length > 0
+          ? ` (${byTieBreak && !rules.ignoreAmbiguousGolden ? 'graded by tie-break' : 'gate.ignore_ambiguous_golden'}: the stable break of ${formatIds(ignored.map((q) => q.questionId), 10)} does not fail the gate)`
+          : ''),
       questions: movedAmbiguous.map((q) => q.questionId),
     });
   }
@@ -151,4 +181,27 @@ export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_G
     });
   }
   return { verdict: reasons.length === 0 ? 'pass' : 'fail', reasons, notes };
+}
+
+/**
+ * The `replaygate record` commands (one per side's agent, candidate first) that record every
+ * run the comparison found without a recording, seeds included.
+ * @example missingRecordingCommands(comparison) // ['replaygate record --agent candidate --questions q5 --seeds 2']
+ */
+export function missingRecordingCommands(comparison: Comparison, context: RerecordContext = {}): string[] {
+  const sideQuestions = (unpaired: readonly string[]): string[] => [
+    ...comparison.questions.map((q) => q.questionId),
+    ...comparison.excluded.map((e) => e.questionId),
+    ...unpaired,
+  ];
+  return [
+    ...rerecordCommands(
+      comparison.candidate.missingRecordings.map((m) => ({ agent: comparison.candidate.label, questionId: m.questionId, seed: m.seed })),
+      { ...context, questions: sideQuestions(comparison.candidate.unpaired) },
+    ),
+    ...rerecordCommands(
+      comparison.base.missingRecordings.map((m) => ({ agent: comparison.base.label, questionId: m.questionId, seed: m.seed })),
+      { ...context, questions: sideQuestions(comparison.base.unpaired) },
+    ),
+  ];
 }

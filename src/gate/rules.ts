@@ -1,4 +1,5 @@
 import { ConfigError } from '../util/errors.js';
+import { unknownKeyMessage } from '../util/known-keys.js';
 import type { GateRules } from './types.js';
 
 /**
@@ -46,7 +47,7 @@ function checkKeys(object: Record<string, unknown>, allowed: readonly string[], 
   const prefix = ['gate', ...path].join('.');
   for (const key of Object.keys(object)) {
     if (!allowed.includes(key)) {
-      throw new ConfigError(`unknown key \`${prefix}.${key}\`; expected one of: ${allowed.map((k) => `${prefix}.${k}`).join(', ')}`, at([...path, key]));
+      throw new ConfigError(unknownKeyMessage(key, allowed, prefix), at([...path, key]));
     }
   }
 }

@@ -44,7 +44,17 @@ export interface AmbiguousGolden {
  * possibly none), or not checked and why (e.g. runs files carry no golden SQL to re-run).
  */
 export type GoldenAmbiguity =
-  | { readonly checked: true; readonly ambiguous: readonly AmbiguousGolden[] }
+  | {
+      readonly checked: true;
+      readonly ambiguous: readonly AmbiguousGolden[];
+      /**
+       * True when the runs were graded by the engine's tie-break (`spider` mode, faithful to the
+       * official evaluator): a move on an ambiguous question may then be a tie-break, so it is
+       * never reported as a stable break. False or absent (`exact`, `relaxed`): every admissible
+       * tie-break was accepted, so a move there is a real change.
+       */
+      readonly gradedByTieBreak?: boolean;
+    }
   | { readonly checked: false; readonly why: string };
 
 /** One run's outcome under one seed. */
@@ -83,6 +93,19 @@ export interface MissingRun {
   readonly detail?: string;
 }
 
+/**
+ * A question covered by both sides but left out of the paired statistics (mean, interval,
+ * sign test, fixed/broken, stable breaks, charts) because a run of it has no recording on
+ * either side: a missing recording is not an answer. The missing-recording rule fails the
+ * gate for it.
+ */
+export interface ExcludedQuestion {
+  readonly questionId: string;
+  /** Seeds with no recording, per side (empty when that side's runs all replayed). */
+  readonly baseSeeds: readonly number[];
+  readonly candidateSeeds: readonly number[];
+}
+
 /** Seeds a question lacks relative to the side's expected seeds. */
 export interface MissingSeeds {
   readonly questionId: string;
@@ -115,11 +138,16 @@ export interface SideSummary {
 export interface Comparison {
   readonly base: SideSummary;
   readonly candidate: SideSummary;
-  /** Questions both sides cover, in the base's order of first appearance. */
+  /**
+   * Questions both sides cover and every run of which replayed, in the base's order of first
+   * appearance: the paired statistics are over these only.
+   */
   readonly questions: readonly QuestionComparison[];
+  /** Questions both sides cover that are left out of the statistics: a run has no recording. */
+  readonly excluded: readonly ExcludedQuestion[];
   /** Mean of the paired differences d. */
   readonly meanDifference: number;
-  /** Student-t interval of the mean of d; `kind: 'none'` for one question. */
+  /** Student-t interval of the mean of d; `kind: 'none'` for one question (or none compared). */
   readonly interval: StudentTInterval;
   readonly fixed: readonly string[];
   readonly broken: readonly string[];
@@ -142,7 +170,9 @@ export type GateNoteCode =
   | 'missing_seeds'
   | 'missing_recording'
   | 'ambiguous_golden'
-  | 'ambiguity_not_checked';
+  | 'ambiguity_not_checked'
+  | 'excluded_questions'
+  | 'interval_clipped';
 
 /** One named reason the gate failed, with the questions behind it. */
 export interface GateReason {

@@ -2,10 +2,13 @@ import { isOrderedSql } from '../matching/index.js';
 import { DataError } from '../util/errors.js';
 import { readFile } from 'node:fs/promises';
 import { cacheKey, codeStamp, readCache, writeCache } from '../util/cache.js';
+import { rejectUnknownKeys } from '../util/known-keys.js';
 import { parseYaml, type LoadedYaml } from '../util/yaml.js';
 import type { GoldenQuestion, QuestionKind, Split } from './types.js';
 
-const FIELDS = new Set(['id', 'question', 'split', 'kind', 'golden_sql', 'expected', 'db', 'ordered', 'set', 'hint', 'notes', 'tags']);
+const FIELDS = ['id', 'question', 'split', 'kind', 'golden_sql', 'expected', 'db', 'ordered', 'set', 'hint', 'notes', 'tags'];
+/** Ids name recording lines and `--questions` arguments: printable, no commas, no spaces at the ends. */
+const ID = /^[^\s,\u0000-\u001f\u007f][^,\u0000-\u001f\u007f]{0,199}$/u;
 const KINDS: readonly QuestionKind[] = ['answer', 'decline', 'forbidden'];
 const SPLITS: readonly Split[] = ['dev', 'test'];
 
@@ -61,7 +64,7 @@ async function loadGoldenFile(file: string, databases: ReadonlySet<string> | und
   }
   let key: string | undefined;
   if (dir !== undefined) {
-    stamp ??= codeStamp(import.meta.url, ['./load', '../util/yaml', '../matching/is-ordered-sql', '../matching/sql-scan']);
+    stamp ??= codeStamp(import.meta.url, ['./load', '../util/yaml', '../util/known-keys', '../matching/is-ordered-sql', '../matching/sql-scan']);
     key = cacheKey(CACHE_FORMAT, stamp, file, JSON.stringify(databases === undefined ? null : [...databases].sort()), bytes);
     const cached = readCache(dir, 'golden', key);
     if (Array.isArray(cached)) return cached as GoldenQuestion[];
@@ -86,6 +89,8 @@ export function parseGoldenYaml(yaml: LoadedYaml, databases?: ReadonlySet<string
   const prefix: (string | number)[] = [];
   let list: unknown = root;
   if (root !== null && typeof root === 'object' && !Array.isArray(root)) {
+    rejectUnknownKeys(root as Record<string, unknown>, ['questions'], (k) => yaml.where([k]), (message, where) =>
+      new DataError(`${message}: a golden file is a list of questions or a mapping with a 'questions' list`, where));
     list = (root as Record<string, unknown>)['questions'];
     prefix.push('questions');
   }
@@ -101,9 +106,7 @@ export function parseGoldenYaml(yaml: LoadedYaml, databases?: ReadonlySet<string
     }
     const q = item as Record<string, unknown>;
     const at = (key: string): string => yaml.where([...path, key]);
-    for (const key of Object.keys(q)) {
-      if (!FIELDS.has(key)) throw new DataError(`unknown field '${key}' (known: ${[...FIELDS].join(', ')})`, at(key));
-    }
+    rejectUnknownKeys(q, FIELDS, at, (message, place) => new DataError(message.replace(/^unknown key/, 'unknown field'), place));
     const text = (key: string, required: boolean): string | undefined => {
       const v = q[key];
       if (v === undefined || v === null) {
@@ -112,9 +115,11 @@ export function parseGoldenYaml(yaml: LoadedYaml, databases?: ReadonlySet<string
       }
       if (typeof v === 'number' && key === 'id') return String(v);
       if (typeof v !== 'string' || v.trim() === '') throw new DataError(`'${key}' must be a non-empty string`, at(key));
+      if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(v)) throw new DataError(`'${key}' holds a control character (NUL, …): text may hold tabs and line breaks only`, at(key));
       return v;
     };
     const id = text('id', true) as string;
+    if (!ID.test(id)) throw new DataError(`'id' ${JSON.stringify(id.slice(0, 60))} must be 1 to 200 printable characters without commas, not starting with a space`, at('id'));
     const kind = (q['kind'] ?? 'answer') as QuestionKind;
     if (!KINDS.includes(kind)) throw new DataError(`'kind' must be one of ${KINDS.join(', ')}, got ${JSON.stringify(q['kind'])}`, at('kind'));
     const split = (q['split'] ?? 'dev') as Split;
@@ -167,10 +172,20 @@ function parseExpected(value: unknown, where: string): GoldenQuestion['expected'
   }
   const columns = v['columns'] as unknown[];
   const rows = v['rows'] as unknown[];
+  const extra = Object.keys(v).find((k) => k !== 'columns' && k !== 'rows');
+  if (extra !== undefined) throw new DataError(`'expected' takes only 'columns' and 'rows', got '${extra}'`, where);
+  if (columns.length === 0) throw new DataError("'expected.columns' must name at least one column", where);
+  columns.forEach((c, i) => {
+    if (typeof c !== 'string' && typeof c !== 'number') throw new DataError(`'expected.columns[${i}]' must be a column name`, where);
+  });
   rows.forEach((row, i) => {
     if (!Array.isArray(row) || row.length !== columns.length) {
       throw new DataError(`'expected.rows[${i}]' must be a list of ${columns.length} values`, where);
     }
+    row.forEach((cell: unknown, c) => {
+      const scalar = cell === null || typeof cell === 'string' || typeof cell === 'boolean' || (typeof cell === 'number' && Number.isFinite(cell));
+      if (!scalar) throw new DataError(`'expected.rows[${i}][${c}]' must be a number, a string, true/false or null (a finite value a warehouse can return), got ${Array.isArray(cell) ? 'a list' : typeof cell === 'object' ? 'a mapping' : String(cell)}`, where);
+    });
   });
   return { columns: columns.map(String), rows: rows as GoldenQuestion['expected'] extends infer E ? E extends { rows: infer R } ? R : never : never };
 }

@@ -46,6 +46,7 @@ export async function readGenparseSamples(file: string): Promise<GenparseQuestio
     const particles = item['particles'];
     if (typeof db !== 'string' || typeof question !== 'string') fail('expected `db_name` and `question` strings', file, line);
     if (!Array.isArray(particles) || particles.length === 0) fail('expected a non-empty `particles` list', file, line);
+    if (!particles.every((p) => p !== null && typeof p === 'object' && !Array.isArray(p))) fail('every particle must be an object ({index, text} or {tokens, weight, finished})', file, line);
     const first = particles[0] as Record<string, unknown>;
     if (typeof first['text'] === 'string' && typeof first['index'] === 'number') {
       const byIndex = (particles as Record<string, unknown>[]).map((p) => {
@@ -69,6 +70,7 @@ export async function readGenparseSamples(file: string): Promise<GenparseQuestio
       fail('unknown particle shape: expected sampling particles {index, text} or SMC particles {tokens}', file, line);
     }
   }
+  if (out.length === 0) throw new DataError('holds no samples (an empty file?)', file);
   return out;
 }
 

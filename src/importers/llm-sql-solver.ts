@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { hasManifest, writeManifest } from '../recording/manifest.js';
 import type { RecordedCall } from '../recording/types.js';
 import { RecordingWriter } from '../recording/writer.js';
 import { RecordingLock } from '../recording/lock.js';
 import type { JudgeSettings } from '../judge/requests.js';
 import { DataError } from '../util/errors.js';
-import { parseJsonLines, readTextFile } from '../util/json-lines.js';
+import { parseJsonLines, readJsonFile, readTextFile } from '../util/json-lines.js';
 import { TOOL_NAME } from '../version.js';
 
 /**
@@ -42,13 +41,7 @@ export const LLM_SQL_SOLVER_SETTINGS: JudgeSettings = { model: 'gpt-4-turbo', te
  * @example (await readLlmSqlSolverFile('…/DIN/GPT4Turbo_judge_DIN_formal.json')).length // 1034
  */
 export async function readLlmSqlSolverFile(file: string): Promise<LlmSqlSolverItem[]> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DataError(code ? `cannot read LLM-SQL-Solver verdicts (${code})` : `not valid JSON: ${(error as Error).message}`, file);
-  }
+  const parsed = await readJsonFile(file, 'LLM-SQL-Solver verdicts');
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new DataError('expected a JSON object "0" … "N" → {Q1, Q2, DB, hardness, execution, judgement, prompt}', file);
   }
@@ -116,6 +109,11 @@ export interface LlmSqlSolverImportOptions {
   readonly force?: boolean;
   /** Only items whose database is in this set (e.g. the databases present). */
   readonly databases?: ReadonlySet<string>;
+  /**
+   * The judge's model name, written to the manifest and into every request (default
+   * `gpt-4-turbo`, the model the paper names; the data does not say which version).
+   */
+  readonly model?: string;
 }
 
 /**
@@ -130,6 +128,7 @@ export async function importLlmSqlSolver(file: string, dir: string, options: Llm
   const items = await readLlmSqlSolverFile(file);
   if (!options.force && (await hasManifest(dir))) throw new DataError(`recording ${dir} exists; pass --force to replace it`);
   const idOf = options.questionId ?? ((i: number) => `spider-dev-${String(i).padStart(4, '0')}`);
+  const settings: JudgeSettings = { ...LLM_SQL_SOLVER_SETTINGS, ...(options.model !== undefined ? { model: options.model } : {}) };
   const lock = RecordingLock.acquire(dir, `${TOOL_NAME} judge import`);
   try {
     const writer = RecordingWriter.open(dir, 'create', { lock });
@@ -141,14 +140,14 @@ export async function importLlmSqlSolver(file: string, dir: string, options: Llm
           skipped += 1;
           continue;
         }
-        writer.write(llmSqlSolverCall(item, `${idOf(item.index)} ${options.agent}`));
+        writer.write(llmSqlSolverCall(item, `${idOf(item.index)} ${options.agent}`, settings));
         written += 1;
       }
     } finally {
       writer.close();
     }
     const now = new Date().toISOString();
-    const s = LLM_SQL_SOLVER_SETTINGS;
+    const s = settings;
     await writeManifest(dir, {
       name: options.name ?? dir.split(/[\\/]/).filter(Boolean).pop() ?? 'judge',
       agent: 'judge',

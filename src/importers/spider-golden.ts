@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { DataError } from '../util/errors.js';
+import { readJsonFile, readTextFile } from '../util/json-lines.js';
 
 /** One Spider dev question with its gold SQL, in dev.json order. */
 export interface SpiderItem {
@@ -20,18 +20,15 @@ export const spiderDevId = (index: number): string => `spider-dev-${String(index
  * @throws DataError naming the file and line of a misalignment or malformed entry.
  */
 export async function readSpiderDev(devJsonFile: string, goldSqlFile: string): Promise<SpiderItem[]> {
-  let dev: unknown;
-  try {
-    dev = JSON.parse(await readFile(devJsonFile, 'utf8'));
-  } catch (error) {
-    throw new DataError(`cannot read Spider questions: ${(error as Error).message}`, devJsonFile);
-  }
+  const dev = await readJsonFile(devJsonFile, 'Spider questions');
   if (!Array.isArray(dev)) throw new DataError('expected a JSON list of questions', devJsonFile);
-  const gold = (await readFile(goldSqlFile, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+  if (dev.length === 0) throw new DataError('holds no questions', devJsonFile);
+  const gold = (await readTextFile(goldSqlFile, 'Spider gold SQL')).split('\n').filter((l) => l.trim() !== '');
   if (gold.length !== dev.length) {
     throw new DataError(`${gold.length} gold lines for ${dev.length} questions in ${devJsonFile}`, goldSqlFile);
   }
-  return dev.map((item: { db_id?: unknown; question?: unknown }, index) => {
+  return dev.map((raw: unknown, index) => {
+    const item = (raw !== null && typeof raw === 'object' ? raw : {}) as { db_id?: unknown; question?: unknown };
     const line = gold[index] as string;
     const tab = line.lastIndexOf('\t');
     const goldSql = (tab === -1 ? line : line.slice(0, tab)).trim();

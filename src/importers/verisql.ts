@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { DataError } from '../util/errors.js';
+import { readJsonFile } from '../util/json-lines.js';
 
 /** One question of a VeriSQL-style candidates file: K candidate SQL queries from one model call. */
 export interface CandidateQuestion {
@@ -51,13 +51,7 @@ export interface CandidateFile {
  * @example (await readCandidateFile('deepseek_chat_k=5.json')).questions[0].samples.length // 5
  */
 export async function readCandidateFile(file: string): Promise<CandidateFile> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DataError(code ? `cannot read the candidates file (${code})` : `not valid JSON: ${(error as Error).message}`, file);
-  }
+  const parsed = await readJsonFile(file, 'the candidates file');
   const generated = (parsed as { generated?: unknown } | null)?.generated;
   if (!Array.isArray(generated)) throw new DataError('expected an object with a `generated` list (uncertainity-text2sql output)', file);
   const questions: CandidateQuestion[] = [];
@@ -89,5 +83,6 @@ export async function readCandidateFile(file: string): Promise<CandidateFile> {
   if (questions.length === 0 && skipped.length > 0) {
     throw new DataError(`none of the ${skipped.length} items has a candidate (every \`candidates\` list is empty): nothing to import`, file);
   }
+  if (questions.length === 0) throw new DataError(`holds no candidates${skipped.length > 0 ? ` (${skipped.length} item(s) without any)` : ''}`, file);
   return { questions, skipped };
 }

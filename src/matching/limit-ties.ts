@@ -226,3 +226,100 @@ export async function limitTiesAmbiguity(goldSql: string, engine: Pick<SqlEngine
     ? { ambiguous: true, reason: `rows ${k} and ${k + 1} tie on ORDER BY ${on}; LIMIT ${k} cuts through the tie${how}`, rerunSql: sql }
     : { ambiguous: false, reason: `row ${k + 1} sorts after row ${k} on ORDER BY ${on}${how}`, rerunSql: sql };
 }
+
+/**
+ * The tie structure of a golden query's ordered answer: the rows in its answer window (after
+ * OFFSET, up to LIMIT; every row without a LIMIT) grouped into runs of equal ORDER BY values,
+ * each with every row of the warehouse that ties with it. Any tie-break the engine might choose
+ * gives an answer made, segment by segment, of `take` rows of that segment's `pool`, in any order
+ * within the segment: rows strictly above a cut are fixed (their pool is what they are), and the
+ * rows of a tie group the LIMIT cuts through may be any `take` of the group.
+ */
+export interface GoldenTieGroups {
+  /** Number of columns of the golden result (extra ORDER BY columns of the re-run removed). */
+  readonly width: number;
+  /** Segments in answer order; their `take`s add up to the golden answer's row count. */
+  readonly segments: readonly { readonly pool: readonly (readonly Cell[])[]; readonly take: number }[];
+  /** True when some LIMIT (or OFFSET) cuts through a tie group (a pool larger than its take). */
+  readonly cut: boolean;
+  /** True when the re-run hit the row cap: the last pool may lack some tied rows (the answers allowed stay correct ones). */
+  readonly truncated: boolean;
+}
+
+/**
+ * {@link GoldenTieGroups} of a golden query with a top-level ORDER BY, or undefined when it has
+ * none, no two answer rows tie and no LIMIT cuts a tie (the engine's order is the only answer),
+ * or the ORDER BY terms cannot be located (as {@link limitTiesAmbiguity}'s `'unknown'`). The
+ * query is re-run once without its LIMIT/OFFSET clause (ORDER BY terms appended as columns when
+ * needed), reading at most `maxRows` rows.
+ * @example await goldenTieGroups('SELECT name FROM singer ORDER BY age DESC LIMIT 1', engine, { maxRows: 10000 })
+ * // { width: 1, segments: [{ pool: [['Ann'], ['Bob']], take: 1 }], cut: true, truncated: false } when Ann and Bob share the top age
+ */
+export async function goldenTieGroups(
+  goldSql: string,
+  engine: Pick<SqlEngine, 'query'>,
+  options: { readonly maxRows: number; readonly timeoutMs?: number },
+): Promise<GoldenTieGroups | undefined> {
+  const tokens = firstStatementTokens(goldSql);
+  const orderIndex = topLevelOrderBy(tokens);
+  if (orderIndex === -1) return undefined;
+  const limitIndex = tokens.findIndex((t, i) => i > orderIndex && t.depth === 0 && isWord(t, 'LIMIT'));
+  let offset = 0;
+  let count: number | undefined;
+  if (limitIndex !== -1) {
+    const clause = tokens.slice(limitIndex + 1);
+    const plain = (t: SqlToken | undefined): boolean => t !== undefined && t.kind === 'number' && /^[0-9]+$/u.test(t.text);
+    if (clause.length === 1 && plain(clause[0])) count = Number(clause[0]?.text);
+    else if (clause.length === 3 && plain(clause[0]) && isWord(clause[1], 'OFFSET') && plain(clause[2])) [count, offset] = [Number(clause[0]?.text), Number(clause[2]?.text)];
+    else if (clause.length === 3 && plain(clause[0]) && clause[1]?.text === ',' && plain(clause[2])) [offset, count] = [Number(clause[0]?.text), Number(clause[2]?.text)];
+    else return undefined;
+    if (count === 0) return undefined;
+  }
+  const end = limitIndex === -1 ? tokens.length : limitIndex;
+  const terms = orderTerms(tokens.slice(orderIndex + 2, end));
+  if (terms.length === 0 || terms.some((term) => term.tokens.length === 0)) return undefined;
+  const list = selectList(tokens);
+  const body = limitIndex === -1 ? goldSql.slice(0, (tokens.at(-1) as SqlToken).end) : goldSql.slice(0, (tokens[limitIndex] as SqlToken).start);
+  let sql = body;
+  let columnsOf: (number | undefined)[] = terms.map((term) => termColumn(term, list, undefined));
+  let appended = false;
+  if (list !== undefined && columnsOf.some((c) => c === undefined)) {
+    appended = true;
+    if (list.distinct || list.items.some((item) => item.star)) return undefined;
+    const source = (term: OrderTerm): string => goldSql.slice((term.tokens[0] as SqlToken).start, (term.tokens.at(-1) as SqlToken).end);
+    const extra = terms.map((term, i) => `, ${source(term)} AS "__replaygate_order_${i + 1}"`).join('');
+    sql = `${body.slice(0, list.insertAt)}${extra}${body.slice(list.insertAt)}`;
+    columnsOf = terms.map((_, i) => (list.items.length as number) + i);
+  }
+  let result;
+  try {
+    result = await engine.query(sql, { maxRows: options.maxRows, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
+  } catch {
+    return undefined;
+  }
+  if (list === undefined) columnsOf = terms.map((term) => termColumn(term, undefined, result.columns));
+  const width = appended ? result.columns.length - terms.length : result.columns.length;
+  if (width < 1 || columnsOf.some((c) => c === undefined || c >= result.columns.length)) return undefined;
+  const keyOf = (row: readonly Cell[]): string => terms.map((term, i) => sortKey(row[columnsOf[i] as number], term.nocase)).join('\u0001');
+  const rows = result.rows;
+  const last = count === undefined ? rows.length : Math.min(rows.length, offset + count);
+  if (offset >= last) return undefined;
+  const segments: { pool: (readonly Cell[])[]; take: number }[] = [];
+  let cut = false;
+  let tied = false;
+  for (let i = offset; i < last; ) {
+    const key = keyOf(rows[i] as readonly Cell[]);
+    let start = i;
+    while (start > 0 && keyOf(rows[start - 1] as readonly Cell[]) === key) start--;
+    let stop = i + 1;
+    while (stop < rows.length && keyOf(rows[stop] as readonly Cell[]) === key) stop++;
+    const take = Math.min(stop, last) - i;
+    const pool = rows.slice(start, stop).map((row) => row.slice(0, width));
+    if (pool.length > take) cut = true;
+    if (pool.length > 1) tied = true;
+    segments.push({ pool, take });
+    i += take;
+  }
+  if (!tied) return undefined;
+  return { width, segments, cut, truncated: result.truncated };
+}

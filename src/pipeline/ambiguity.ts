@@ -13,7 +13,13 @@ export async function goldenAmbiguities(project: Project, questions: readonly Go
   const out: { id: string; reason: string }[] = [];
   limited.forEach((q, i) => {
     const verdict = verdicts[i];
-    if (verdict?.ambiguous === true) out.push({ id: q.id, reason: verdict.reason });
+    if (verdict?.ambiguous === true) {
+      const graded =
+        project.config.match === 'spider'
+          ? "spider mode grades it by the engine's tie-break, as the official evaluator does"
+          : `${project.config.match} mode accepts any of the tied rows`;
+      out.push({ id: q.id, reason: `${verdict.reason}; ${graded}` });
+    }
   });
   return out;
 }

@@ -1,6 +1,6 @@
 import type { GoldenQuestion } from '../golden/types.js';
 import type { MatchMode } from '../config/types.js';
-import { spiderExecutableSql } from '../matching/index.js';
+import { goldenTieGroups, spiderExecutableSql, type GoldenTieGroups } from '../matching/index.js';
 import { SqlError, type QueryResult, type SqlEngine } from '../warehouse/types.js';
 
 /** The golden result of a question, or why it could not be computed. */
@@ -16,6 +16,7 @@ export type GoldenResult =
  */
 export class GoldenResults {
   private readonly cache = new Map<string, Promise<GoldenResult>>();
+  private readonly tieCache = new Map<string, Promise<GoldenTieGroups | undefined>>();
 
   constructor(
     private readonly mode: MatchMode,
@@ -29,6 +30,22 @@ export class GoldenResults {
       this.cache.set(question.id, result);
     }
     return result;
+  }
+
+  /**
+   * The tie structure of a question's golden answer (`goldenTieGroups`), computed once and only
+   * when asked (a prediction that matches the engine's own answer never needs it); undefined in
+   * `spider` mode (the official evaluator grades by the engine's tie-break), for `expected` rows,
+   * and when the golden ORDER BY leaves no tie.
+   */
+  ties(question: GoldenQuestion, engine: SqlEngine): Promise<GoldenTieGroups | undefined> {
+    if (this.mode === 'spider' || question.goldenSql === undefined || question.expected !== undefined) return Promise.resolve(undefined);
+    let ties = this.tieCache.get(question.id);
+    if (!ties) {
+      ties = goldenTieGroups(question.goldenSql, engine, this.options);
+      this.tieCache.set(question.id, ties);
+    }
+    return ties;
   }
 
   private async compute(question: GoldenQuestion, engine: SqlEngine): Promise<GoldenResult> {

@@ -147,7 +147,10 @@ async function importLocked(
   }
   if (checked.length === 0) {
     throw new DataError(
-      `none of the ${skipped} predictions has a golden question (ids tried: ${[...items].slice(0, 3).map((i) => i.questionId).join(', ')}, …); check --ids and the file format — nothing was written`,
+      skipped === 0
+        ? 'holds no predictions to import — nothing was written'
+        : `none of the ${skipped} predictions has a golden question (ids tried: ${[...items].slice(0, 3).map((i) => i.questionId).join(', ')}, …); check --ids and the file format — nothing was written`,
+      options.file,
     );
   }
   const writer = RecordingWriter.open(config.recording, options.append ? 'append' : 'create', { lock, root: project.config.root });

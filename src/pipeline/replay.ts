@@ -1,7 +1,7 @@
 import type { Agent, AgentEnd, AgentRunResult } from '../agent/types.js';
 import { recordingHint } from '../config/load.js';
 import type { GoldenQuestion, Split } from '../golden/types.js';
-import { matchResults, resultDigest, spiderExecutableSql } from '../matching/index.js';
+import { matchResults, matchWithTies, resultDigest, spiderExecutableSql } from '../matching/index.js';
 import { MissingRecording } from '../recording/missing-recording.js';
 import { Recording } from '../recording/recording.js';
 import { hasManifest } from '../recording/manifest.js';
@@ -231,7 +231,23 @@ async function runOne(
     promptTokens: calls.reduce((s, c) => s + c.usage.prompt_tokens, 0),
     completionTokens: calls.reduce((s, c) => s + c.usage.completion_tokens, 0),
   };
-  const end = run.end;
+  let end = run.end;
+  if (end.status === 'error' && match === 'spider' && question.kind === 'answer' && agent.kind === 'sql') {
+    // The official evaluator executes only the first statement of a prediction (sqlparse's split
+    // in remove_distinct), so a reply of several statements, which the warehouse refuses whole,
+    // is graded by its first statement, as they grade it (docs/matching.md, "Spider mode").
+    const last = run.trace.at(-1);
+    if (last?.type === 'sql' && last.error !== undefined) {
+      const first = spiderExecutableSql(last.sql, 'prediction');
+      if (first !== last.sql) {
+        try {
+          end = { status: 'answered', sql: last.sql, result: await engine.query(first, { maxRows, timeoutMs }) };
+        } catch {
+          // its first statement fails too: not a match, as for the evaluator (the run stays an error)
+        }
+      }
+    }
+  }
   const traced = traceReads(run);
   if (end.status !== 'answered') {
     // The last statement tried, so that checks and reviewers see the SQL of a failed run too.
@@ -279,13 +295,19 @@ async function runOne(
           : `${gold.result.truncated ? 'the golden result' : 'the answer'} exceeds warehouse.max_rows (${maxRows}) and the other does not: row counts differ`,
       };
     }
-    const verdict = matchResults(gold.result, predicted, {
+    const matchOptions = {
       mode: match,
       ordered: question.ordered,
       set: question.set,
       // spider mode decides row order as the official evaluator does: 'order by' anywhere in the gold SQL.
       ...(question.goldenSql !== undefined ? { goldSql: question.goldenSql } : {}),
-    });
+    };
+    let verdict = matchResults(gold.result, predicted, matchOptions);
+    if (!verdict.match && !verdict.undetermined) {
+      // exact and relaxed accept any answer a tie-break of the golden ORDER BY could give.
+      const ties = await golden.ties(question, engine);
+      if (ties !== undefined) verdict = matchWithTies(gold.result, ties, predicted, matchOptions);
+    }
     matched = verdict.match;
     if (!verdict.match) detail = verdict.reason;
   }

@@ -196,7 +196,8 @@ export class LiveModelClient implements ModelClient {
         return {
           key: keyOfCanonical(canonical),
           reply,
-          usage: { prompt_tokens: usage?.prompt_tokens ?? 0, completion_tokens: usage?.completion_tokens ?? 0 },
+          // A server's usage is not trusted: a count that is not a whole number ≥ 0 is recorded as 0.
+          usage: { prompt_tokens: tokenCount(usage?.prompt_tokens), completion_tokens: tokenCount(usage?.completion_tokens) },
         };
       }
     } finally {
@@ -304,4 +305,9 @@ function causeCode(error: unknown): string | undefined {
     if (typeof e.code === 'string') return e.code;
   }
   return undefined;
+}
+
+/** A token count as recorded: whole and ≥ 0, else 0 (servers send odd values). */
+function tokenCount(value: unknown): number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0;
 }

@@ -1,5 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { DataError } from '../util/errors.js';
+import { checkCallShape } from './call-shape.js';
 import { canonicalJson, keyOfCanonical } from './canonical.js';
 import type { RecordedCall } from './types.js';
 
@@ -25,21 +26,24 @@ export async function* jsonlLines(file: string): AsyncGenerator<{ readonly text:
   } catch (error) {
     throw new DataError(`cannot read file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, file);
   }
+  const read = async (chunk: Buffer): Promise<number> => {
+    try {
+      return (await handle.read(chunk, 0, CHUNK_BYTES, null)).bytesRead;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new DataError(`cannot read file (${code === 'EISDIR' ? 'it is a folder, not a file' : (code ?? String(error))})`, file);
+    }
+  };
   try {
     let carry = Buffer.alloc(0);
     let carryOffset = 0;
     let line = 0;
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     for (;;) {
-      let bytesRead: number;
-      try {
-        ({ bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null));
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        throw new DataError(`cannot read file (${code === 'EISDIR' ? 'it is a folder, not a file' : (code ?? String(error))})`, file);
-      }
+      const bytesRead = await read(chunk);
       const data = bytesRead === 0 ? carry : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
-      let start = 0;
+      // A UTF-8 byte order mark (an editor's) before the first line is not part of it.
+      let start = line === 0 && carryOffset === 0 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf ? 3 : 0;
       for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
         line += 1;
         const body = data.subarray(start, nl);
@@ -82,18 +86,8 @@ export function parseCallLine(text: string, where: string): RecordedCall {
     throw new DataError('a recording line must be a JSON object', where);
   }
   const call = value as Record<string, unknown>;
-  for (const field of ['key', 'request', 'reply', 'question_id', 'seed', 'call_index'] as const) {
-    if (call[field] === undefined) throw new DataError(`missing field '${field}'`, where);
-  }
-  if (typeof call['key'] !== 'string') throw new DataError("'key' must be a string", where);
-  if (typeof call['question_id'] !== 'string') throw new DataError("'question_id' must be a string", where);
-  if (!Number.isInteger(call['seed']) || !Number.isInteger(call['call_index'])) {
-    throw new DataError("'seed' and 'call_index' must be whole numbers", where);
-  }
-  const reply = call['reply'] as Record<string, unknown> | null;
-  if (reply === null || typeof reply !== 'object' || !('content' in reply || 'tool_calls' in reply)) {
-    throw new DataError("'reply' must be an assistant message with 'content' and/or 'tool_calls'", where);
-  }
+  checkCallShape(call, where);
+  const reply = call['reply'] as Record<string, unknown>;
   const recomputed = keyOfCanonical(canonicalJson(call['request']));
   if (recomputed !== call['key']) {
     throw new DataError(
@@ -102,16 +96,17 @@ export function parseCallLine(text: string, where: string): RecordedCall {
     );
   }
   const usage = (call['usage'] ?? {}) as Record<string, unknown>;
+  const seed = call['seed'] as number;
   return {
-    key: call['key'],
+    key: call['key'] as string,
     request: call['request'] as RecordedCall['request'],
     reply: reply as unknown as RecordedCall['reply'],
     usage: {
       prompt_tokens: typeof usage['prompt_tokens'] === 'number' ? usage['prompt_tokens'] : 0,
       completion_tokens: typeof usage['completion_tokens'] === 'number' ? usage['completion_tokens'] : 0,
     },
-    question_id: call['question_id'],
-    seed: call['seed'] as number,
+    question_id: call['question_id'] as string,
+    seed,
     call_index: call['call_index'] as number,
   };
 }

@@ -2,43 +2,63 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseYaml } from '../util/yaml.js';
+import { LIMITS, limitProblem } from '../config/limits.js';
 import { DataError } from '../util/errors.js';
+import { rejectUnknownKeys } from '../util/known-keys.js';
 import { CALLS_DIR, CALLS_FILE, CURRENT_FORMAT, formatOnDisk, MANIFEST_FILE, type RecordingFormat } from './layout.js';
 import { writeFileAtomic } from './store.js';
 import type { RecordingManifest } from './types.js';
 
 export { MANIFEST_FILE, CALLS_FILE, CALLS_DIR };
 
-const KNOWN = new Set([
+/** The keys of SPEC §3 (and `format`, the recording format). */
+const KNOWN = [
   'format', 'name', 'agent', 'model', 'sampling', 'seeds', 'prompt_files', 'recorder', 'created', 'updated',
   'recorded_splits', 'constructed', 'source',
-]);
+];
+/**
+ * Provenance keys the recorders and importers write (kept in `extra`): the endpoint a live
+ * recording came from, what a judge recording judged, the toolkit pipeline and loop a trace
+ * came from, calls an importer had to infer.
+ */
+const PROVENANCE = ['endpoint', 'judged_agent', 'verdict_format', 'sampling_published', 'pipeline', 'loop', 'inferred_calls'];
+const SAMPLING_KEYS = ['temperature', 'top_p', 'max_tokens'];
 
 /**
- * Parses the text of a `manifest.yml`. `format` is 1 when absent (recordings written before
- * formats were numbered) — unless the folder holds only `calls/`, which is format 2.
- * @throws DataError naming the file (and line) when it is malformed or mistyped.
+ * Parses the text of a `manifest.yml` and validates it completely: every key known (an unknown
+ * one is an error naming the line, with the nearest known key), every value of its type.
+ * `format` is 1 when absent (recordings written before formats were numbered) — unless the
+ * folder holds only `calls/`, which is format 2.
+ * @throws DataError naming the file (and line) when it is malformed, mistyped or has an unknown key.
  */
 export function parseManifest(text: string, file: string, dir?: string): RecordingManifest {
-  const { value, where } = parseYaml(text, file);
+  const yaml = parseYaml(text, file);
+  const { value } = yaml;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new DataError('a recording manifest must be a mapping', file);
+    throw new DataError('a recording manifest must be a mapping (name:, agent:, model:, sampling:, seeds:, …)', file);
   }
   const m = value as Record<string, unknown>;
+  const at = (...path: (string | number)[]): string => yaml.where(path);
+  const fail = (message: string, where: string): DataError => new DataError(message, where);
+  rejectUnknownKeys(m, [...KNOWN, ...PROVENANCE], (k) => at(k), fail);
   const str = (k: string, fallback?: string): string => {
     const v = m[k] ?? fallback;
-    if (typeof v !== 'string') throw new DataError(`'${k}' must be a string`, where([k]));
+    if (typeof v !== 'string') throw new DataError(`'${k}' must be a string`, m[k] === undefined ? file : at(k));
     return v;
   };
-  const sampling = (m['sampling'] ?? {}) as Record<string, unknown>;
-  const num = (v: unknown, k: string, fallback: number): number => {
+  const samplingRaw = m['sampling'] ?? {};
+  if (samplingRaw === null || typeof samplingRaw !== 'object' || Array.isArray(samplingRaw)) throw new DataError("'sampling' must be a mapping {temperature, top_p, max_tokens}", at('sampling'));
+  const sampling = samplingRaw as Record<string, unknown>;
+  rejectUnknownKeys(sampling, SAMPLING_KEYS, (k) => at('sampling', k), fail, 'sampling');
+  const num = (k: string, fallback: number): number => {
+    const v = sampling[k];
     if (v === undefined) return fallback;
-    if (typeof v !== 'number') throw new DataError(`'${k}' must be a number`, where(k.split('.')));
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new DataError(`'sampling.${k}' must be a number`, at('sampling', k));
     return v;
   };
   const seeds = m['seeds'] ?? [0];
-  if (!Array.isArray(seeds) || !seeds.every((s) => Number.isInteger(s))) {
-    throw new DataError("'seeds' must be a list of whole numbers", where(['seeds']));
+  if (!Array.isArray(seeds) || !seeds.every((s) => limitProblem(LIMITS.seed, s) === undefined)) {
+    throw new DataError(`'seeds' must be a list of whole numbers from 0 to ${LIMITS.seed.max}`, at('seeds'));
   }
   let format: RecordingFormat;
   if (m['format'] === undefined) {
@@ -48,27 +68,40 @@ export function parseManifest(text: string, file: string, dir?: string): Recordi
   } else {
     throw new DataError(
       `'format' must be 1 or 2 (got ${JSON.stringify(m['format'])}); ${typeof m['format'] === 'number' && m['format'] > CURRENT_FORMAT ? 'this recording was written by a newer replaygate: upgrade replaygate' : 'see docs/recordings.md'}`,
-      where(['format']),
+      at('format'),
     );
   }
+  const stringMap = (k: string): Record<string, string> => {
+    const v = m[k] ?? {};
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || !Object.values(v).every((x) => typeof x === 'string')) {
+      throw new DataError(`'${k}' must map file paths to sha256:… digests`, at(k));
+    }
+    return v as Record<string, string>;
+  };
+  const splits = m['recorded_splits'] ?? {};
+  if (splits === null || typeof splits !== 'object' || Array.isArray(splits) || !Object.values(splits).every((x) => Number.isInteger(x) && (x as number) >= 0)) {
+    throw new DataError("'recorded_splits' must map splits to how many times they were recorded (whole numbers)", at('recorded_splits'));
+  }
+  if (m['constructed'] !== undefined && typeof m['constructed'] !== 'boolean') throw new DataError("'constructed' must be true or false", at('constructed'));
+  if (m['source'] !== undefined && typeof m['source'] !== 'string') throw new DataError("'source' must be a string", at('source'));
   const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(m)) if (!KNOWN.has(k)) extra[k] = v;
+  for (const [k, v] of Object.entries(m)) if (PROVENANCE.includes(k)) extra[k] = v;
   const manifest: RecordingManifest = {
     format,
     name: str('name'),
     agent: str('agent', str('name')),
     model: str('model', ''),
     sampling: {
-      temperature: num(sampling['temperature'], 'sampling.temperature', 0),
-      top_p: num(sampling['top_p'], 'sampling.top_p', 1),
-      max_tokens: num(sampling['max_tokens'], 'sampling.max_tokens', 0),
+      temperature: num('temperature', 0),
+      top_p: num('top_p', 1),
+      max_tokens: num('max_tokens', 0),
     },
     seeds: seeds as number[],
-    prompt_files: (m['prompt_files'] ?? {}) as Record<string, string>,
+    prompt_files: stringMap('prompt_files'),
     recorder: str('recorder', ''),
     created: str('created', ''),
     updated: str('updated', str('created', '')),
-    recorded_splits: (m['recorded_splits'] ?? {}) as Record<string, number>,
+    recorded_splits: splits as Record<string, number>,
     constructed: m['constructed'] === true,
     ...(typeof m['source'] === 'string' ? { source: m['source'] } : {}),
     extra,

@@ -116,7 +116,7 @@ export function renderGateMarkdown(result: GateResult, options: GateMarkdownOpti
   const interval =
     result.interval === null
       ? `none: ${result.intervalNote ?? 'no interval'}`
-      : `${formatSigned(result.interval.low)} to ${formatSigned(result.interval.high)} ` +
+      : `${formatSigned(result.interval.low)} to ${formatSigned(result.interval.high)}${result.interval.clipped ? ' (clipped to [−1, 1])' : ''} ` +
         `(t multiplier ${result.interval.tMultiplier.toFixed(2)}, ${result.interval.degreesOfFreedom} df, half-width ${result.interval.halfWidth.toFixed(2)})`;
   const detectable =
     result.smallestDetectable === null

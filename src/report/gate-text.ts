@@ -35,14 +35,15 @@ export function gateText(result: GateResult): string {
   const c = result.candidate.runsPerQuestion;
   const runs = (x: { min: number; max: number }): string => (x.min === x.max ? `${x.min}` : `${x.min}–${x.max}`);
   lines.push(
-    `questions compared: ${result.n} (base ${result.base.label}, ${runs(b)} run(s) each; candidate ${result.candidate.label}, ${runs(c)} run(s) each)`,
+    `questions compared: ${result.n} (base ${result.base.label}, ${runs(b)} run(s) each; candidate ${result.candidate.label}, ${runs(c)} run(s) each)` +
+      ((result.excluded ?? []).length > 0 ? `; ${result.excluded.length} excluded (a run has no recording)` : ''),
     `fixed ${result.fixed.length}${result.fixed.length ? ` (${formatIds(result.fixed, 10)})` : ''}, broken ${result.broken.length}${result.broken.length ? ` (${formatIds(result.broken, 10)})` : ''}`,
     `mean paired difference: ${formatSigned(result.meanDifference)}`,
   );
   if (result.interval) {
     const i = result.interval;
     lines.push(
-      `${Math.round(i.confidence * 100)}% interval: ${formatSigned(i.low)} to ${formatSigned(i.high)} ` +
+      `${Math.round(i.confidence * 100)}% interval: ${formatSigned(i.low)} to ${formatSigned(i.high)}${i.clipped ? ' (clipped to [−1, 1])' : ''} ` +
         `(t multiplier ${i.tMultiplier.toFixed(2)}, ${i.degreesOfFreedom} df, half-width ${i.halfWidth.toFixed(2)})`,
     );
   } else {

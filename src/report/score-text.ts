@@ -86,7 +86,9 @@ export function scoreText(report: ScoreReport, options: { readonly maxWidth?: nu
   const parts = [scorecardBlocks(report.scorecards, options.maxWidth).join('\n\n')];
   if (report.ambiguousGolden.length > 0) {
     const ids = report.ambiguousGolden.map((a) => a.id).sort();
-    parts.push(`${ids.length} golden question(s) whose LIMIT cuts through ties (their golden result is ambiguous): ${compactIds(ids, 12)}`);
+    // exact and relaxed accept any admissible tie-break; spider mode stays faithful to the official evaluator.
+    const graded = report.match === 'spider' ? "spider mode grades them by the engine's tie-break, as the official evaluator does" : `${report.match} mode accepts any of the tied rows`;
+    parts.push(`${ids.length} golden question(s) whose LIMIT cuts through ties (${graded}): ${compactIds(ids, 12)}`);
   }
   const failing = notCorrectText(report.runs);
   if (failing !== '') parts.push(failing);

@@ -1,4 +1,5 @@
 import { DataError } from '../util/errors.js';
+import { rejectUnknownKeys } from '../util/known-keys.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
 import type { SqlDialect, SqlEngine, TableInfo } from '../warehouse/types.js';
 import { loadExpressionGrammar, parseExpression, quoteIdentifier, withExpressionDialect, type ColumnRef } from './expression.js';
@@ -17,10 +18,10 @@ import {
 /** The reserved dimension name that stands for each metric's own time dimension. */
 export const METRIC_TIME = 'metric_time';
 
-const TOP_KEYS = new Set(['database', 'joins', 'dimensions', 'metrics']);
-const JOIN_KEYS = new Set(['from', 'to', 'as', 'on']);
-const DIMENSION_KEYS = new Set(['name', 'description', 'table', 'expr', 'type', 'grains', 'default_grain']);
-const METRIC_KEYS = new Set(['name', 'description', 'table', 'expr', 'agg', 'filters', 'time_dimension']);
+const TOP_KEYS = ['database', 'joins', 'dimensions', 'metrics'];
+const JOIN_KEYS = ['from', 'to', 'as', 'on'];
+const DIMENSION_KEYS = ['name', 'description', 'table', 'expr', 'type', 'grains', 'default_grain'];
+const METRIC_KEYS = ['name', 'description', 'table', 'expr', 'agg', 'filters', 'time_dimension'];
 const NAME = /^[a-z][a-z0-9_]*$/;
 /** A bare column name in `expr:` (qualified with its table on load, quoted when it is a keyword). */
 const IDENTIFIER_LIKE = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -211,9 +212,7 @@ export function parseSemanticYaml(yaml: LoadedYaml): ParsedSemanticFile {
     throw new DataError("a semantic layer file must be a mapping with 'metrics', 'dimensions' and/or 'joins' lists", yaml.file);
   }
   const top = root as Record<string, unknown>;
-  for (const key of Object.keys(top)) {
-    if (!TOP_KEYS.has(key)) throw new DataError(`unknown key '${key}' (known: database, joins, dimensions, metrics)`, yaml.where([key]));
-  }
+  rejectUnknownKeys(top, TOP_KEYS, (k) => yaml.where([k]), (message, where) => new DataError(message, where));
   const database = top['database'];
   if (database !== undefined && (typeof database !== 'string' || database.trim() === '')) {
     throw new DataError(`'database' must name one of the warehouse's databases, got ${JSON.stringify(database)}`, yaml.where(['database']));
@@ -234,10 +233,8 @@ export function parseSemanticYaml(yaml: LoadedYaml): ParsedSemanticFile {
   return out;
 }
 
-function fieldReader(yaml: LoadedYaml, item: Record<string, unknown>, path: Path, known: ReadonlySet<string>, what: string) {
-  for (const key of Object.keys(item)) {
-    if (!known.has(key)) throw new DataError(`unknown key '${key}' in a ${what} (known: ${[...known].join(', ')})`, yaml.where([...path, key]));
-  }
+function fieldReader(yaml: LoadedYaml, item: Record<string, unknown>, path: Path, known: readonly string[], what: string) {
+  rejectUnknownKeys(item, known, (k) => yaml.where([...path, k]), (message, where) => new DataError(message.replace(/^unknown key '([^']*)'/, `unknown key '$1' in a ${what}`), where));
   const at = (key: string): string => yaml.where(item[key] === undefined ? path : [...path, key]);
   const text = (key: string, required: boolean): string | undefined => {
     const v = item[key];

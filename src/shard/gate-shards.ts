@@ -1,5 +1,6 @@
 import { gateReport, type GateReportJson } from '../gate/gate-report.js';
 import type { RepeatsReport } from '../gate/repeats-report.js';
+import type { RerecordContext } from '../gate/rerecord.js';
 import type { AmbiguousGolden, GateRules, GoldenAmbiguity } from '../gate/types.js';
 import type { RunRecord } from '../scoring/types.js';
 import type { CheckedShards } from './check-shards.js';
@@ -21,8 +22,10 @@ export interface GateShardPayload {
   /** The `--seeds` given (null: every seed each side holds). */
   readonly seeds: readonly number[] | null;
   readonly ambiguity:
-    | { readonly checked: true; readonly ambiguous: readonly (AmbiguousGolden & { readonly rank: number })[] }
+    | { readonly checked: true; readonly ambiguous: readonly (AmbiguousGolden & { readonly rank: number })[]; readonly gradedByTieBreak?: boolean }
     | { readonly checked: false; readonly why: string };
+  /** How the command was called, for the re-record hint (its `-c` config and `--split`). */
+  readonly rerecord?: RerecordContext;
 }
 
 /** The JSON of `replaygate gate --json`: the gate report, its configuration fingerprint, and (shards only) the shard with its payload. */
@@ -39,7 +42,11 @@ export interface GateReportSettings {
 function ambiguityOf(payload: GateShardPayload): (compared: ReadonlySet<string>) => GoldenAmbiguity {
   const a = payload.ambiguity;
   if (!a.checked) return () => ({ checked: false, why: a.why });
-  return (compared) => ({ checked: true, ambiguous: a.ambiguous.filter((x) => compared.has(x.id)).map(({ id, reason }) => ({ id, reason })) });
+  return (compared) => ({
+    checked: true,
+    ambiguous: a.ambiguous.filter((x) => compared.has(x.id)).map(({ id, reason }) => ({ id, reason })),
+    ...(a.gradedByTieBreak !== undefined ? { gradedByTieBreak: a.gradedByTieBreak } : {}),
+  });
 }
 
 /**
@@ -58,6 +65,7 @@ export function gateReportJson(
     ...(payload.seeds ? { seeds: payload.seeds } : {}),
     ambiguity: ambiguityOf(payload),
     ...(payload.second ? { second: payload.second.runs } : {}),
+    ...(payload.rerecord ? { rerecord: payload.rerecord } : {}),
     tool: settings.tool,
     createdAt: settings.createdAt,
   });
@@ -67,6 +75,7 @@ export function gateReportJson(
     ...(payload.second ? { second: { runs: payload.second.runs, ranks: payload.second.ranks } } : {}),
     seeds: payload.seeds,
     ambiguity: payload.ambiguity,
+    ...(payload.rerecord ? { rerecord: payload.rerecord } : {}),
   };
   return {
     report: { ...report, fingerprint: settings.fingerprint, ...(shard !== undefined ? { shard: { ...shard, payload: kept } } : {}) },
@@ -95,12 +104,14 @@ export function mergeGateShards(set: CheckedShards<GateShardReportJson>): { repo
     candidate: mergeRanked(payloads.map((p) => p.candidate)),
     ...(payloads[0]?.second ? { second: mergeRanked(payloads.map((p) => p.second)) } : {}),
     seeds: payloads[0]?.seeds ?? null,
+    ...(payloads[0]?.rerecord ? { rerecord: payloads[0].rerecord } : {}),
     ambiguity: checked
       ? {
           checked: true,
           ambiguous: payloads
             .flatMap((p) => (p.ambiguity.checked ? p.ambiguity.ambiguous : []))
             .sort((a, b) => a.rank - b.rank),
+          ...(payloads[0]?.ambiguity.checked && payloads[0].ambiguity.gradedByTieBreak !== undefined ? { gradedByTieBreak: payloads[0].ambiguity.gradedByTieBreak } : {}),
         }
       : { checked: false, why: (payloads.find((p) => !p.ambiguity.checked)?.ambiguity as { why: string }).why },
   };

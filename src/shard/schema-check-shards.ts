@@ -76,6 +76,8 @@ export function mergeSchemaCheckReports(parts: readonly SchemaCheckPart[]): Sche
     metrics: first.report.metrics.metrics,
     failures: metricFailures,
     failingMetrics: first.ranks.metricOrder.filter((m) => failing.has(m)),
+    // Layer-level: every shard checks the same joins.
+    joinFailures: first.report.metrics.joinFailures ?? [],
   };
   const replays = {
     checked: sum((r) => r.replays.checked),

@@ -22,7 +22,8 @@ export type StudentTInterval =
   | {
       readonly kind: 'none';
       readonly mean: number;
-      readonly n: 1;
+      /** 1 (or 0 where a caller has nothing to compare and says so itself). */
+      readonly n: number;
       readonly confidence: number;
       /** Why there is no interval, for reports. */
       readonly reason: string;

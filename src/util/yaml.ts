@@ -86,12 +86,16 @@ export async function loadYamlFileAs(file: string, shown: string): Promise<Loade
   return { ...yaml, file: shown, where: (path) => yaml.where(path).replace(file, shown) };
 }
 
+/**
+ * The node at a path; for a path that ends at a mapping key, the key itself (so `seeds:` with
+ * its list on the following lines is reported at the line that says `seeds:`).
+ */
 function nodeAt(doc: Document, path: readonly (string | number)[]): Node | undefined {
   let node: unknown = doc.contents;
-  for (const step of path) {
+  for (const [i, step] of path.entries()) {
     if (isMap(node)) {
       const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === step);
-      node = pair?.value ?? pair?.key;
+      node = i === path.length - 1 ? (pair?.key ?? pair?.value) : (pair?.value ?? pair?.key);
     } else if (isSeq(node) && typeof step === 'number') {
       node = node.items[step];
     } else {

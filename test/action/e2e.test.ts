@@ -197,7 +197,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     const checks = gh.checkRuns.get(REPO) ?? [];
     expect(checks.map((c) => [c.name, c.head_sha, c.conclusion])).toEqual([['replaygate gate (replaygate.yml)', good.head, 'success']]);
     expect(checks[0]?.annotations).toEqual([
-      expect.objectContaining({ path: 'prompts/sql.md', start_line: 1, end_line: 1, annotation_level: 'notice', message: expect.stringMatching(/^This prompt change, agent 'sql-agent': accuracy 0\.75 → 1\.00, paired change \+0\.25 \(−0\.55 to \+1\.05\); 1 fixed, 0 broken, 0 stable breaks\.$/) }),
+      expect.objectContaining({ path: 'prompts/sql.md', start_line: 1, end_line: 1, annotation_level: 'notice', message: expect.stringMatching(/^This prompt change, agent 'sql-agent': accuracy 0\.75 → 1\.00, paired change \+0\.25 \(−0\.55 to \+1\.00\); 1 fixed, 0 broken, 0 stable breaks\.$/) }),
     ]);
     expect(gh.count('POST', /\/issues\/42\/comments$/)).toBe(1);
     expect(r.annotations.filter((a) => a.kind === 'error')).toEqual([]);
@@ -537,12 +537,12 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
       expect(warnings).toHaveLength(1);
       expect(warnings[0]?.properties).toBe('title=replaygate: the base could not be loaded');
       expect(warnings[0]?.message).toMatch(
-        new RegExp(`^The base commit ${short} \\(main\\) could not be loaded, so nothing was compared and the head was scored only \\(fails only on a MissingRecording\\): replaygate\\.yml at base ${short}: malformed YAML: Nested mappings are not allowed in compact mappings at line 6, column 8`),
+        new RegExp(`^The base commit ${short} \\(main\\) could not be loaded, so nothing was compared and the head was scored only \\(fails only on a MissingRecording\\): replaygate\\.yml:6 at base ${short}: malformed YAML: Nested mappings are not allowed in compact mappings at line 6, column 8`),
       );
       const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
       expect(body.split('\n').slice(0, 2)).toEqual([MARKER, '## ✅ replaygate score: pass — every run replayed']);
       expect(body).toContain(`> ⚠️ The base commit ${short} (main) could not be loaded`);
-      expect(r.summary).toContain(`replaygate.yml at base ${short}: malformed YAML`);
+      expect(r.summary).toContain(`replaygate.yml:6 at base ${short}: malformed YAML`);
       for (const text of [r.stdout, r.stderr, r.summary, body]) expect(text).not.toMatch(/_temp\/replaygate-/);
       writeOutput('action-e2e-broken-base-comment.md', body);
     });
@@ -553,7 +553,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
       expect(r.exitCode, explain(r)).toBe(1);
       expect(r.outputs['verdict']).toBe('fail');
       const errors = r.annotations.filter((a) => a.kind === 'error');
-      expect(errors.map((e) => e.message)).toEqual([`${pr.repo.dir}/replaygate.yml: malformed YAML: Nested mappings are not allowed in compact mappings at line 6, column 8:`]);
+      expect(errors.map((e) => e.message)).toEqual([`${pr.repo.dir}/replaygate.yml:6: malformed YAML: Nested mappings are not allowed in compact mappings at line 6, column 8:`]);
       expect(r.summary).toContain('## ❌ replaygate gate: could not run');
       for (const text of [r.stdout, r.summary]) expect(text).not.toMatch(/_temp\/replaygate-/);
     });

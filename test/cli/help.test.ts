@@ -8,7 +8,7 @@ function paths(command: Command, prefix: string[] = []): string[][] {
   return command.commands.flatMap((c) => [[...prefix, c.name()], ...paths(c, [...prefix, c.name()])]);
 }
 
-const program = await buildProgram({ stdout: () => {}, stderr: () => {}, isTTY: false, cwd: '.', env: {}, exitCode: 0 });
+const program = await buildProgram({ stdout: () => {}, stderr: () => {}, isTTY: false, cwd: '.', env: {}, protectedPaths: new Set<string>(), exitCode: 0 });
 
 describe('--help', () => {
   for (const path of [[], ...paths(program)]) {

@@ -10,7 +10,7 @@ describe('--seeds', () => {
   ])('%j → %j', (value, seeds) => {
     expect(parseSeeds(value)).toEqual(seeds);
   });
-  it.each([['0', /count from 1 to 1000/], ['0,0', /seed 0 twice/], ['1,,2', /whole numbers/], ['five', /count/]])('refuses %j', (value, message) => {
+  it.each([['0', /count must be a whole number from 1 to 1000/], ['0,0', /seed 0 twice/], ['1,,2', /each seed must be a whole number/], ['five', /count/]])('refuses %j', (value, message) => {
     expect(() => parseSeeds(value)).toThrow(message);
   });
 });

@@ -9,7 +9,7 @@ import { buildProgram } from '../../src/cli/program.js';
 
 const ctx = (): CliContext & { out: string[] } => {
   const out: string[] = [];
-  return { out, stdout: (s) => void out.push(s), stderr: (s) => void out.push(s), isTTY: false, cwd: process.cwd(), env: {}, exitCode: 0 };
+  return { out, stdout: (s) => void out.push(s), stderr: (s) => void out.push(s), isTTY: false, cwd: process.cwd(), env: {}, protectedPaths: new Set<string>(), exitCode: 0 };
 };
 
 describe('lazy command loading', () => {

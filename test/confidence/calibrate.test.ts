@@ -145,7 +145,7 @@ describe('the thresholds file', () => {
         return (error as Error).message;
       }
     };
-    expect(await read(text.replace('rule: agreement-first', 'rule: agreement-first\npass_ta: 0.8'))).toMatch(/^bad\.yml:\d+: unknown key 'pass_ta' \(known: schema_version, kind/);
+    expect(await read(text.replace('rule: agreement-first', 'rule: agreement-first\npass_ta: 0.8'))).toMatch(/^bad\.yml:\d+: unknown key 'pass_ta': did you mean 'pass_at'\? \(known: schema_version, kind/);
     expect(await read(text.replace(/^pass_at: .*/m, 'pass_at: high'))).toMatch(/^bad\.yml:\d+: 'pass_at' must be a number from 0 to 1 or null, got "high"/);
     expect(await read(text.replace(/^pass_at: .*/m, 'pass_at: 0.5').replace(/^flag_at: .*/m, 'flag_at: 0.7'))).toMatch(/^bad\.yml:\d+: 'flag_at' \(0\.7\) must not be above 'pass_at' \(0\.5\)/);
     expect(await read(text.replace(/coefficients:\n(  .*\n)+/, ''))).toMatch(/^bad\.yml:\d+: missing key 'coefficients'/);

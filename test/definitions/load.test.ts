@@ -82,7 +82,7 @@ describe('loadDefinitions', () => {
   });
 
   it('unknown keys, wrong types, a bad date, no effect, nothing to check, unknown metric or database: errors naming file and line', async () => {
-    expect(await load(RULE.replace('effect: veto', 'effect: veto\n    must_reads: {tables: [Invoice]}'))).toMatch(/^d\.yml:7: unknown key 'definitions\.must_reads' \(known: id, approver/);
+    expect(await load(RULE.replace('effect: veto', 'effect: veto\n    must_reads: {tables: [Invoice]}'))).toMatch(/^d\.yml:7: unknown key 'definitions\.must_reads': did you mean 'must_read'\? \(known: id, approver/);
     expect(await load(RULE.replace('{words: [revenue]}', '{word: [revenue]}'))).toMatch(/^d\.yml:5: unknown key 'definitions\.applies_to\.word'/);
     expect(await load(RULE.replace('{words: [revenue]}', '{words: revenue}'))).toMatch(/^d\.yml:5: 'definitions\.applies_to\.words' must be a list of non-empty strings/);
     expect(await load(RULE.replace('approved: 2026-12-01', 'approved: yesterday'))).toMatch(/^d\.yml:4: 'approved' must be a date \(YYYY-MM-DD\), got "yesterday"/);

@@ -1,8 +1,11 @@
-// Stable breaks on golden questions whose golden ORDER BY … LIMIT cuts through ties (the
-// golden result is ambiguous, as spider-dev-0845 in DIN-SQL vs GPT-4 zero-shot): the gate
-// still fails (unless gate.ignore_ambiguous_golden) but says so in reasons, text, Markdown and
-// JSON. Real database: Spider's concert_singer (France has 4 singers; Netherlands and United
-// States 1 each, so "the country with the fewest singers" LIMIT 1 cuts through a tie).
+// Golden questions whose golden ORDER BY … LIMIT cuts through ties (the golden result is
+// ambiguous, as spider-dev-0845 in DIN-SQL vs GPT-4 zero-shot). In exact and relaxed mode a
+// prediction that picks another tied row is correct, so two agents that differ only in the
+// tie-break get the same verdict and the gate sees no move; a real break on such a question still
+// fails, marked ambiguous. In spider mode (graded by the engine's tie-break, as the official
+// evaluator does) a move there is never reported as a stable break. Real database: Spider's
+// concert_singer (France has 4 singers; Netherlands and United States 1 each, so "the country with
+// the fewest singers" LIMIT 1 cuts through a tie).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,32 +37,40 @@ async function cli(cwd: string, ...argv: string[]): Promise<{ code: number; out:
   return { code, out, err };
 }
 
-describe('gate on replayed agents: ambiguous golden results are marked', () => {
+describe('gate on replayed agents: ambiguous golden results', () => {
   let project: TempProject;
+  const base = { count: 'SELECT count(*) FROM singer', fewest: 'SELECT Country FROM singer GROUP BY Country ORDER BY count(*) ASC LIMIT 1', oldest: 'SELECT Name FROM singer ORDER BY Age DESC LIMIT 1' };
   beforeAll(async () => {
-    project = tempProject(GOLDEN);
-    // base: all correct; candidate: picks the other tied country for `fewest`.
-    await project.record('a', { count: 'SELECT count(*) FROM singer', fewest: 'SELECT Country FROM singer GROUP BY Country ORDER BY count(*) ASC LIMIT 1', oldest: 'SELECT Name FROM singer ORDER BY Age DESC LIMIT 1' });
-    await project.record('b', {
-      count: 'SELECT count(*) FROM singer',
-      fewest: 'SELECT Country FROM singer GROUP BY Country ORDER BY count(*) ASC, Country DESC LIMIT 1',
-      oldest: 'SELECT Name FROM singer ORDER BY Age DESC LIMIT 1',
-    });
+    project = tempProject(GOLDEN, '  c:\n    kind: sql\n    model: m\n    prompt: prompts/sql.md\n');
+    await project.record('a', base);
+    // b: picks the other tied country for `fewest` (a different tie-break, equally correct)
+    await project.record('b', { ...base, fewest: 'SELECT Country FROM singer GROUP BY Country ORDER BY count(*) ASC, Country DESC LIMIT 1' });
+    // c: a real break on the ambiguous question (France has the most singers)
+    await project.record('c', { ...base, fewest: 'SELECT Country FROM singer GROUP BY Country ORDER BY count(*) DESC LIMIT 1' });
+    writeFileSync(join(project.dir, 'spider.yml'), `${readFileSync(project.config, 'utf8')}match: spider\n`);
   });
   afterAll(() => project?.remove());
 
-  it('fails on the stable break, marking it ambiguous in the reason, the text, the JSON and the Markdown', async () => {
-    const r = await cli(project.dir, 'gate', '--base', 'a', '--candidate', 'b', '--no-progress', '--json', 'g.json', '--markdown', 'g.md');
+  it('a different tie-break is no move at all in relaxed mode: the gate passes', async () => {
+    const r = await cli(project.dir, 'gate', '--base', 'a', '--candidate', 'b', '--no-progress');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^gate: pass\n/);
+    expect(r.out).toContain('stable breaks: none');
+    expect(r.out).toContain('ambiguous golden results (golden LIMIT cuts through ties): 1 of 3 compared questions (fewest)');
+  });
+
+  it('a real break on an ambiguous question fails, marked ambiguous in the reason, the text, the JSON and the Markdown', async () => {
+    const r = await cli(project.dir, 'gate', '--base', 'a', '--candidate', 'c', '--no-progress', '--json', 'g.json', '--markdown', 'g.md');
     expect(r.err).toBe('');
     expect(r.code).toBe(1);
     expect(r.out).toContain(`gate reason: stable break: fewest (base 1 of 1, candidate 0 of 1; ${AMBIGUOUS_GOLDEN_MARK}) (one run per question`);
     expect(r.out).toContain(`stable breaks: fewest (${AMBIGUOUS_GOLDEN_MARK})`);
-    expect(r.out).toContain('note: the golden result is ambiguous (golden LIMIT cuts through ties) for 1 moved question(s): fewest [stable break]');
-    expect(r.out).toContain('ambiguous golden results (golden LIMIT cuts through ties): 1 of 3 compared questions (fewest)');
+    expect(r.out).toContain('note: the golden result is ambiguous (golden LIMIT cuts through ties) for 1 moved question(s): fewest [stable break]; both sides were graded under any admissible tie-break');
     const json = JSON.parse(readFileSync(join(project.dir, 'g.json'), 'utf8')) as GateReportJson;
     expect(json.ambiguityChecked).toBe(true);
     // `oldest` has a LIMIT too, but no tie (Joe Sharp 52, John Nizinik 43).
-    expect(json.ambiguousGolden).toEqual([{ id: 'fewest', reason: expect.stringMatching(/^rows 1 and 2 tie on ORDER BY count\(\*\); LIMIT 1 cuts through the tie/) }]);
+    expect(json.ambiguousGolden).toEqual([{ id: 'fewest', reason: expect.stringMatching(/^rows 1 and 2 tie on ORDER BY count\(\*\); LIMIT 1 cuts through the tie.*; relaxed mode accepts any of the tied rows$/) }]);
     expect(json.stableBreaks).toEqual(['fewest']);
     const md = readFileSync(join(project.dir, 'g.md'), 'utf8');
     mkdirSync(OUTPUTS, { recursive: true });
@@ -72,9 +83,18 @@ describe('gate on replayed agents: ambiguous golden results are marked', () => {
     expect(md).toMatch(/- `fewest`: rows 1 and 2 tie on ORDER BY count\(\\\*\)/); // `*` Markdown-escaped: renders as count(*)
   });
 
-  it('gate.ignore_ambiguous_golden: true lists the break in a note instead of failing', async () => {
+  it('spider mode grades by the tie-break (as the official evaluator) and never reports it as a stable break', async () => {
+    const r = await cli(project.dir, 'gate', '--base', 'a', '--candidate', 'b', '--no-progress', '-c', 'spider.yml');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('stable breaks: none');
+    expect(r.out).toContain("spider mode grades by the engine's tie-break, as the official evaluator does");
+    expect(r.out).toContain('(graded by tie-break: the stable break of fewest does not fail the gate)');
+  });
+
+  it('gate.ignore_ambiguous_golden: true lists a real break on an ambiguous question in a note instead of failing', async () => {
     writeFileSync(project.config, `${readFileSync(project.config, 'utf8')}gate:\n  ignore_ambiguous_golden: true\n`);
-    const r = await cli(project.dir, 'gate', '--base', 'a', '--candidate', 'b', '--no-progress');
+    const r = await cli(project.dir, 'gate', '--base', 'a', '--candidate', 'c', '--no-progress');
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^gate: pass\n/);

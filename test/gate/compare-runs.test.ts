@@ -213,16 +213,51 @@ describe('edge cases', () => {
 });
 
 describe('missing recordings', () => {
-  it('fail the gate by their own reason and are never counted as stable breaks', () => {
-    const base = ['q1', 'q2', 'q3'].map((q) => run('base', q, 0, 'correct'));
-    const candidate = [run('cand', 'q1', 0, 'missing_recording'), run('cand', 'q2', 0, 'missing_recording'), run('cand', 'q3', 0, 'wrong_number')];
+  it('are excluded from the paired statistics and fail the gate by their own reason only', () => {
+    const base = ['q1', 'q2', 'q3', 'q4'].map((q) => run('base', q, 0, 'correct'));
+    const candidate = [run('cand', 'q1', 0, 'missing_recording'), run('cand', 'q2', 0, 'missing_recording'), run('cand', 'q3', 0, 'wrong_number'), run('cand', 'q4', 0, 'correct')];
     const comparison = compareRuns(base, candidate);
+    expect(comparison.excluded).toEqual([
+      { questionId: 'q1', baseSeeds: [], candidateSeeds: [0] },
+      { questionId: 'q2', baseSeeds: [], candidateSeeds: [0] },
+    ]);
+    expect(comparison.questions.map((q) => q.questionId)).toEqual(['q3', 'q4']);
     expect(comparison.stableBreaks).toEqual(['q3']);
-    expect(comparison.broken).toEqual(['q1', 'q2', 'q3']);
+    expect(comparison.broken).toEqual(['q3']);
+    expect(comparison.meanDifference).toBe(-0.5);
+    expect(comparison.signTest.negative).toBe(1);
     const verdict = gateVerdict(comparison, DEFAULT_GATE_RULES);
     expect(verdict.verdict).toBe('fail');
-    // The shares still count a missing run as not correct, so the interval rule may fire too.
-    expect(verdict.reasons.map((r) => r.code).sort()).toEqual(['interval_below_zero', 'missing_recording', 'stable_break']);
+    expect(verdict.reasons.map((r) => r.code).sort()).toEqual(['missing_recording', 'stable_break']);
     expect(verdict.reasons.find((r) => r.code === 'stable_break')?.questions).toEqual(['q3']);
+    const missing = verdict.reasons.find((r) => r.code === 'missing_recording');
+    expect(missing?.message).toContain('2 question(s) left out of the paired statistics');
+    expect(missing?.message).toContain('`replaygate record --agent cand --questions q1,q2 --seeds 1`');
+    expect(verdict.notes.find((n) => n.code === 'excluded_questions')?.questions).toEqual(['q1', 'q2']);
+  });
+
+  it('leave nothing to compare when every question lacks one: n = 0, no interval, never NaN', () => {
+    const base = ['q1', 'q2'].map((q) => run('base', q, 0, 'correct'));
+    const candidate = ['q1', 'q2'].map((q) => run('cand', q, 3, 'missing_recording'));
+    const comparison = compareRuns(base.map((r) => ({ ...r, seed: 3 })), candidate);
+    expect(comparison.questions).toEqual([]);
+    expect(comparison.meanDifference).toBe(0);
+    expect(comparison.interval.kind).toBe('none');
+    expect(comparison.signTest.p).toBe(1);
+    const result = gateResult(comparison, DEFAULT_GATE_RULES, undefined, { config: 'ci/replaygate.yml', split: 'dev' });
+    expect(result.n).toBe(0);
+    expect(result.reasons.map((r) => r.code)).toEqual(['missing_recording']);
+    // every question of the side is missing: the command records the whole split, seed 3 only
+    expect(result.reasons[0]?.message).toContain('`replaygate record --agent cand -c ci/replaygate.yml --split dev --seeds 3,`');
+    expect(JSON.stringify(result)).not.toMatch(/NaN|null,"smallestDetectable"|Infinity/);
+  });
+
+  it('the interval is clipped to [−1, 1] and marked', () => {
+    const base = ['q1', 'q2'].map((q) => run('base', q, 0, 'correct'));
+    const candidate = [run('cand', 'q1', 0, 'wrong_number'), run('cand', 'q2', 0, 'correct')];
+    const result = gateResult(compareRuns(base, candidate));
+    expect(result.interval).toMatchObject({ low: -1, clipped: true });
+    expect(result.interval?.rawLow).toBeLessThan(-1);
+    expect(result.notes.map((n) => n.code)).toContain('interval_clipped');
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,7 +56,8 @@ describe('replaygate gate (runs files)', () => {
 
   it('a change that moves nothing passes with exit 0', async () => {
     writeFileSync(join(dir, 'same.json'), JSON.stringify(runsFromCounts('a', [5, 0, 3], ['x', 'y', 'z'])));
-    const r = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'same.json'], dir);
+    writeFileSync(join(dir, 'again.json'), JSON.stringify(runsFromCounts('a', [5, 0, 3], ['x', 'y', 'z'])));
+    const r = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'again.json'], dir);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^gate: pass\n/);
   });
@@ -69,8 +70,10 @@ describe('replaygate gate (runs files)', () => {
     const missing = await cli(['gate', '--base-runs', 'same.json'], dir);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/name the candidate/);
-    writeFileSync(join(dir, 'replaygate.yml'), 'warehouse:\n  path: none.sqlite\ngolden: []\ngate:\n  stable_break:\n    base_min: 80\n');
-    const badRule = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'same.json'], dir);
+    mkdirSync(join(dir, 'golden'), { recursive: true });
+    writeFileSync(join(dir, 'replaygate.yml'), 'warehouse:\n  path: none.sqlite\ngolden: golden\ngate:\n  stable_break:\n    base_min: 80\n');
+    const badRule = await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'again.json'], dir);
+    expect((await cli(['gate', '--base-runs', 'same.json', '--candidate-runs', 'same.json'], dir)).stderr).toMatch(/name the same file same\.json/);
     expect(badRule.code).toBe(2);
     expect(badRule.stderr).toContain(`${join(dir, 'replaygate.yml')}:6: \`gate.stable_break.base_min\` must be a number from 0 to 1`);
   });

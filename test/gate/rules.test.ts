@@ -66,8 +66,8 @@ describe('parseGateRules', () => {
 
   it('flags must be booleans; unknown keys and bad shapes are errors', () => {
     expect(() => parseGateRules({ fail_on_stable_break: 'yes' })).toThrow('`gate.fail_on_stable_break` must be true or false, got "yes"');
-    expect(() => parseGateRules({ stable_brake: {} })).toThrow(/unknown key `gate.stable_brake`; expected one of: gate.confidence/);
-    expect(() => parseGateRules({ stable_break: { base: 1 } })).toThrow(/unknown key `gate.stable_break.base`/);
+    expect(() => parseGateRules({ stable_brake: {} })).toThrow(/unknown key 'gate.stable_brake': did you mean 'stable_break'\? \(known: confidence, stable_break/);
+    expect(() => parseGateRules({ stable_break: { base: 1 } })).toThrow(/unknown key 'gate.stable_break.base'/);
     expect(() => parseGateRules({ stable_break: 0.8 })).toThrow(/`gate.stable_break` must be a mapping/);
     expect(() => parseGateRules([1])).toThrow(/`gate` must be a mapping/);
   });

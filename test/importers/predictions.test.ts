@@ -1,3 +1,5 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { idFromPattern, readPredictions } from '../../src/importers/predictions.js';
@@ -28,5 +30,32 @@ describe('prediction importers on the published files', () => {
   it('maps indices to ids', () => {
     expect(idFromPattern('spider-dev-{i:4}', 42)).toBe('spider-dev-0042');
     expect(idFromPattern('q{n}', 0)).toBe('q1');
+  });
+});
+
+describe('the lines format keeps the SQL whole', () => {
+  const write = (text: string): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'rg-lines-'));
+    const file = join(dir, 'p.txt');
+    writeFileSync(file, text);
+    return file;
+  };
+  const databases = new Set(['concert_singer', 'pets_1']);
+  it('a TAB inside SQL is SQL; only a trailing TAB db_id naming a known database separates', async () => {
+    const p = await readPredictions(write('SELECT a\tFROM t\tconcert_singer\nSELECT a FROM\tsinger\nSELECT 1\tpets_1\n'), 'lines', { databases });
+    expect(p.map((x) => [x.sql, x.db])).toEqual([
+      ['SELECT a\tFROM t', 'concert_singer'],
+      ['SELECT a FROM\tsinger', undefined],
+      ['SELECT 1', 'pets_1'],
+    ]);
+  });
+  it('a file whose every line ends in an unknown database name is refused, naming it', async () => {
+    await expect(readPredictions(write('SELECT 1\twta_1\nSELECT 2\twta_1\n'), 'lines', { databases })).rejects.toThrow(/p\.txt:1: every line ends with TAB and a name \(wta_1/);
+  });
+  it.each([['an empty file', ''], ['only blank lines', '\n\n  \n'], ['an empty JSON list', '[]']])('%s is an error, not one empty prediction', async (_, text) => {
+    await expect(readPredictions(write(text), text.startsWith('[') ? 'chatgpt-json' : 'lines')).rejects.toThrow(/holds no predictions/);
+  });
+  it('an empty CSV (header only) is an error', async () => {
+    await expect(readPredictions(write('NLQ,PREDICTED SQL,GOLD SQL,DATABASE\n'), 'din-sql-csv')).rejects.toThrow(/holds no predictions/);
   });
 });

@@ -11,7 +11,7 @@ import { isUserError } from '../../src/util/errors.js';
 export async function cli(args: readonly string[], cwd: string, env: Readonly<Record<string, string | undefined>> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const ctx: CliContext = { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), isTTY: false, cwd, env, exitCode: 0 };
+  const ctx: CliContext = { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), isTTY: false, cwd, env, protectedPaths: new Set(), exitCode: 0 };
   const program = await buildProgram(ctx);
   if (!program.commands.some((c) => c.name() === 'judge')) registerJudge(program, ctx);
   try {

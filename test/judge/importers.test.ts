@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,12 @@ describe('LLM-SQL-Solver importer', () => {
     expect(manifest).toMatchObject({ agent: 'judge', model: 'gpt-4-turbo', constructed: false, source: 'test' });
     expect(verdicts.map((v) => v.caseId)).toEqual(['spider-dev-0000 din', 'spider-dev-0001 din']);
     expect(requestKey(call.request)).toMatch(/^sha256:/);
+    // --model names the judge: written to the manifest and to every request
+    const named = join(dir, 'rec-named');
+    await importLlmSqlSolver(file, named, { agent: 'din', source: 'test', model: 'gpt-4-1106-preview' });
+    const namedRead = await readRecordedVerdicts(named);
+    expect(namedRead.manifest.model).toBe('gpt-4-1106-preview');
+    expect(readFileSync(join(named, 'calls.jsonl'), 'utf8')).toContain('"model":"gpt-4-1106-preview"');
 
     const run = (questionId: string, outcome: RunRecord['outcome'], seed = 0): RunRecord => ({
       agent: 'din', recording: 'din', questionId, split: 'dev', kind: 'answer', seed, outcome, keys: [], calls: 1, promptTokens: 0, completionTokens: 0,

@@ -94,7 +94,7 @@ export async function exampleView(): Promise<PullRequestView> {
 /** Runs the CLI in-process (for the imports); throws with its output when it fails. */
 async function cli(cwd: string, args: readonly string[]): Promise<void> {
   let out = '';
-  const ctx: CliContext = { stdout: (s) => (out += s), stderr: (s) => (out += s), isTTY: false, cwd, env: {}, exitCode: 0 };
+  const ctx: CliContext = { stdout: (s) => (out += s), stderr: (s) => (out += s), isTTY: false, cwd, env: {}, protectedPaths: new Set<string>(), exitCode: 0 };
   await (await buildProgram(ctx)).parseAsync(['node', 'replaygate', ...args]);
   if (ctx.exitCode !== 0) throw new Error(`replaygate ${args.join(' ')} → exit ${ctx.exitCode}\n${out}`);
 }

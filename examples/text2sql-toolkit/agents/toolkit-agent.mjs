@@ -11,7 +11,7 @@
 // different observation, a statement our read-only warehouse refuses) surfaces as MissingRecording
 // with a diff — the divergences listed in this example's README.
 //
-// Options (the agent's block in replaygate.yml): pipeline (baseline0..5), loop (react | retry),
+// Options (the agent's options: block in replaygate.yml): pipeline (baseline0..5), loop (react | retry),
 // max_attempts (3), pinned_now (a date every 'now' in executed SQL is replaced with, see README).
 // The module imports nothing from replaygate: everything comes through (config, deps) and ctx.
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,6 @@
 import { relative, resolve } from 'node:path';
 import { renderSchemaChecks, runRankedSchemaChecks } from '../../checks/index.js';
-import { loadConfig } from '../../config/load.js';
-import { openProject } from '../../pipeline/project.js';
+import { loadConfig, openProject } from '../project.js';
 import { configFingerprint, fileDigest } from '../../shard/fingerprint.js';
 import { checkReportJson, type CheckShardReportJson } from '../../shard/schema-check-shards.js';
 import { shardSection } from '../../shard/section.js';
@@ -19,7 +18,7 @@ export async function runCheck(ctx: CliContext, opts: CheckOptions): Promise<voi
     throw new ConfigError(`--shard ${shardLabel(opts.shard)} checks part of the project: give --json FILE for its report, then combine the shards with replaygate merge`);
   }
   const configFile = resolve(ctx.cwd, opts.config);
-  const config = await loadConfig(configFile);
+  const config = await loadConfig(ctx, configFile);
   const all = config.warehouse.databases;
   let migration: { migration: { file: string }; databases?: string[] } | undefined;
   let target = [...all.values()].map((d) => (d.engine === 'postgres' ? databaseLabel(d) : relative(ctx.cwd, d.file) || d.file)).join(', ');
@@ -38,7 +37,7 @@ export async function runCheck(ctx: CliContext, opts: CheckOptions): Promise<voi
         : `temporary copies and rolled-back PostgreSQL transactions of the warehouse, migrated by ${shown}`;
   }
   // A migration statement that is refused, fails or runs out of time is a DataError (exit 2) naming the file and line.
-  const project = await openProject(configFile, migration ? { migration } : {});
+  const project = await openProject(ctx, configFile, migration ? { migration } : {});
   let json: CheckShardReportJson;
   try {
     const { report, ranks } = await runRankedSchemaChecks(project, {

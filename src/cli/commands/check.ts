@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { FailureCause, SchemaCheckReport } from '../../checks/index.js';
 import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
-import { parseWhole, shardOption } from '../options.js';
+import { parseLimit, shardOption } from '../options.js';
+import { LIMITS } from '../../config/limits.js';
 
 /** Options of `replaygate check`. */
 export interface CheckOptions {
@@ -50,7 +51,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
     .addOption(shardOption())
     .option('--json <file>', 'write the check report as JSON here (every failure, and the causes they are grouped by)')
     .option('--details', 'also list every failure, one line each, after the causes')
-    .option('--concurrency <n>', 'replayed runs in flight at once', parseWhole(1, 64), 8)
+    .option('--concurrency <n>', 'replayed runs in flight at once', parseLimit(LIMITS.concurrency), 8)
     .addHelpText(
       'after',
       '\nExamples:\n  replaygate check\n  replaygate check --migration migrations/rename-unit-price.sql   # what would this migration break?\n' +

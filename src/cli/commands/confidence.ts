@@ -24,7 +24,8 @@ import { WarehouseProfile } from '../../confidence/warehouse-profile.js';
 import { agreementMatcher, MATCH_POLICIES, parsePolicyList, type MatchPolicy } from '../../confidence/policy.js';
 import type { LabelSet } from '../../confidence/report.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
-import { openProject, type Project } from '../../pipeline/project.js';
+import type { Project } from '../../pipeline/project.js';
+import { openProject } from '../project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { TOOL_NAME } from '../../version.js';
@@ -247,7 +248,7 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
       if (opts.shard !== undefined && opts.json === undefined) {
         throw new ConfigError(`--shard ${shardLabel(opts.shard)} assesses part of the questions: give --json FILE for its report, then combine the shards with replaygate merge`);
       }
-      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
         await runConfidence(project, opts, ctx);
       } finally {
@@ -284,7 +285,7 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
       if ((opts.labelPolicy?.length ?? 0) + (opts.labels !== undefined ? 1 : 0) > 1) {
         throw new ConfigError('calibrate fits on one set of labels: give --labels FILE or one --label-policy, not several');
       }
-      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
         await runCalibrate(project, opts, ctx);
       } finally {

@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { loadConfig } from '../../config/load.js';
+import { loadConfig } from '../project.js';
 import { gateReport, type GateReportJson } from '../../gate/gate-report.js';
 import { loadGateRules } from '../../gate/load-rules.js';
 import type { RepeatsReport } from '../../gate/repeats-report.js';
@@ -8,7 +8,8 @@ import type { AmbiguousGolden } from '../../gate/types.js';
 import { confidenceThresholdsNote } from '../../confidence/settings.js';
 import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
-import { openProject, type Project } from '../../pipeline/project.js';
+import type { Project } from '../../pipeline/project.js';
+import { openProject } from '../project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import { readRunsFile } from '../../pipeline/runs-file.js';
 import { renderGateMarkdown } from '../../report/gate-markdown.js';
@@ -45,15 +46,26 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
   if (opts.candidateRuns === undefined && opts.candidate === undefined) {
     throw new ConfigError('name the candidate: --candidate <agent> or --candidate-runs <file>');
   }
+  const sameFile = opts.baseRuns !== undefined && opts.candidateRuns !== undefined && resolve(ctx.cwd, opts.baseRuns) === resolve(ctx.cwd, opts.candidateRuns);
+  const sameAgent = opts.base !== undefined && opts.base === opts.candidate;
+  if (sameAgent && (opts.baseRuns === undefined || opts.candidateRuns === undefined || sameFile)) {
+    throw new ConfigError(
+      `--base and --candidate name the same agent '${opts.base}'${sameFile ? ' in the same runs file' : ''}: the gate compares two different configurations. ` +
+        'To see whether one agent replays the same way twice, use --determinism; to compare two versions of it, gate --base-runs FILE from the old version against the new.',
+    );
+  }
+  if (sameFile && opts.base === undefined && opts.candidate === undefined) {
+    throw new ConfigError(`--base-runs and --candidate-runs name the same file ${opts.baseRuns}: the gate compares two different sets of runs`);
+  }
   if (opts.determinism && opts.base === undefined) throw new ConfigError('--determinism replays the base agent: name it with --base');
   if (opts.shard !== undefined && opts.json === undefined) {
     throw new ConfigError(`--shard ${shardLabel(opts.shard)} gates part of the questions: give --json FILE for its report, then combine the shards with replaygate merge`);
   }
   const needsProject = opts.baseRuns === undefined || opts.candidateRuns === undefined || opts.determinism;
   const configFile = resolve(ctx.cwd, opts.config);
-  const project: Project | undefined = needsProject ? await openProject(configFile) : undefined;
+  const project: Project | undefined = needsProject ? await openProject(ctx, configFile) : undefined;
   try {
-    const rawRules = project ? project.config.gate : await gateSectionIfPresent(configFile);
+    const rawRules = project ? project.config.gate : await gateSectionIfPresent(ctx, configFile);
     const rules = await loadGateRules(rawRules, project?.config.file ?? configFile);
     const seeds = opts.seeds ?? project?.config.seeds;
     const golden = project ? new GoldenResults(project.config.match, project.config.warehouse) : undefined;
@@ -122,7 +134,11 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
       candidate,
       ...(second ? { second } : {}),
       seeds: opts.seeds ?? null,
-      ambiguity: ambiguousAll === undefined ? { checked: false, why: notChecked } : { checked: true, ambiguous: ambiguousAll.map((a) => ({ ...a, rank: goldenRank.get(a.id) ?? 0 })) },
+      ambiguity:
+        ambiguousAll === undefined || project === undefined
+          ? { checked: false, why: notChecked }
+          : { checked: true, ambiguous: ambiguousAll.map((a) => ({ ...a, rank: goldenRank.get(a.id) ?? 0 })), gradedByTieBreak: project.config.match === 'spider' },
+      rerecord: { config: opts.config, ...(opts.split ? { split: opts.split } : {}) },
     };
 
     const fingerprintInput = {
@@ -189,12 +205,12 @@ export async function printGateReport(
 }
 
 /** The raw `gate:` section when only runs files are gated: the config file is optional then. */
-async function gateSectionIfPresent(configFile: string): Promise<unknown> {
+async function gateSectionIfPresent(ctx: CliContext, configFile: string): Promise<unknown> {
   try {
     await access(configFile);
   } catch {
     return undefined; // no config file: the default rules
   }
-  return (await loadConfig(configFile)).gate;
+  return (await loadConfig(ctx, configFile)).gate;
 }
 

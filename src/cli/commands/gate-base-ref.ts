@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { BaseLoadError, checkoutBase, gateAgainstBase, onBase, repositoryRoot, type SidesGate } from '../../base-side/index.js';
 import { repeatsReport, type GateResult } from '../../gate/index.js';
 import { openProject, type Project } from '../../pipeline/project.js';
+import { openProject as openCliProject } from '../project.js';
 import { renderGateMarkdown } from '../../report/gate-markdown.js';
 import { gateText, repeatsText } from '../../report/gate-text.js';
 import { ConfigError } from '../../util/errors.js';
@@ -61,7 +62,7 @@ export async function gateBaseRef(ctx: CliContext, opts: GateBaseRefOptions): Pr
     if (checkout.config === undefined) {
       throw new ConfigError(`--base-ref ${opts.baseRef} (${short}) has no ${checkout.configPath}: there is no base to compare with (score the working tree with replaygate score)`);
     }
-    const head = await openProject(headConfig);
+    const head = await openCliProject(ctx, headConfig);
     let sides: SidesGate;
     try {
       const baseConfig = checkout.config;
@@ -75,6 +76,7 @@ export async function gateBaseRef(ctx: CliContext, opts: GateBaseRefOptions): Pr
           ...(opts.split ? { split: opts.split } : {}),
           ...(opts.questions ? { questions: opts.questions } : {}),
           concurrency: opts.concurrency,
+          rerecord: { config: opts.config, ...(opts.split ? { split: opts.split } : {}) },
           onRun: (label, done, total) => {
             if (label !== current) {
               progress.stop();

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
-import { parseSeeds, parseWhole, questionsOption, shardOption, sideOption, sideRunsOption, splitOption } from '../options.js';
+import { parseLimit, parseSeeds, questionsOption, shardOption, sideOption, sideRunsOption, splitOption } from '../options.js';
+import { LIMITS } from '../../config/limits.js';
 
 export type { GateReportJson } from '../../gate/gate-report.js';
 export { readRunsFile } from '../../pipeline/runs-file.js';
@@ -52,7 +53,7 @@ export function registerGate(program: Command, ctx: CliContext): void {
     .option('--json <file>', 'write the gate report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the gate report as Markdown (with Mermaid charts of the flips) here')
     .option('--determinism', 'replay the base a second time and report any run that differs', false)
-    .option('--concurrency <n>', 'runs in flight at once', parseWhole(1, 64), 8)
+    .option('--concurrency <n>', 'runs in flight at once', parseLimit(LIMITS.concurrency), 8)
     .option('--no-progress', 'no progress bar')
     .addHelpText(
       'after',

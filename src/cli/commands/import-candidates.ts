@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { genparseImportItems } from '../../importers/genparse.js';
 import { readCandidateFile } from '../../importers/verisql.js';
 import { importRecording } from '../../pipeline/import-recording.js';
-import { openProject } from '../../pipeline/project.js';
+import { openProject } from '../project.js';
 import type { CliContext } from '../context.js';
 
 interface CandidatesOptions {
@@ -39,12 +39,13 @@ export function registerImportCandidates(program: Command, ctx: CliContext): voi
       const path = resolve(ctx.cwd, file);
       const { questions, skipped } = await readCandidateFile(path);
       for (const item of skipped) ctx.stderr(`warning: ${file} (generated item ${item.line}, id ${item.id}, ${item.db}: "${item.question}"): ${item.reason}\n`);
-      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
         const { items, unmatched } = genparseImportItems(questions, project.golden, path);
         const summary = await importRecording(project, opts.agent, items, {
           format: 'candidates',
           source: opts.source ?? file,
+          file,
           ...(opts.force ? { force: true } : {}),
         });
         ctx.stdout(

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { genparseImportItems, readGenparseSamples } from '../../importers/genparse.js';
 import { importRecording } from '../../pipeline/import-recording.js';
-import { openProject } from '../../pipeline/project.js';
+import { openProject } from '../project.js';
 import type { CliContext } from '../context.js';
 
 interface GenparseOptions {
@@ -41,12 +41,13 @@ export function registerImportGenparse(program: Command, ctx: CliContext): void 
     .action(async (file: string, opts: GenparseOptions) => {
       const path = resolve(ctx.cwd, file);
       const questions = await readGenparseSamples(path);
-      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
         const { items, unmatched } = genparseImportItems(questions, project.golden, path);
         const summary = await importRecording(project, opts.agent, items, {
           format: `genparse-${questions[0]?.method ?? 'samples'}`,
           source: opts.source ?? file,
+          file,
           ...(opts.force ? { force: true } : {}),
         });
         ctx.stdout(

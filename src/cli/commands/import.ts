@@ -4,10 +4,11 @@ import { join, resolve } from 'node:path';
 import { DataError } from '../../util/errors.js';
 import { Option, type Command } from 'commander';
 import { importRecording } from '../../pipeline/import-recording.js';
-import { openProject } from '../../pipeline/project.js';
+import { openProject } from '../project.js';
 import { idFromPattern, PREDICTION_FORMATS, readPredictions, type PredictionFormat } from '../../importers/predictions.js';
 import { readSpiderDev, spiderGoldenYaml } from '../../importers/spider-golden.js';
-import { parseWhole } from '../options.js';
+import { LIMITS } from '../../config/limits.js';
+import { parseLimit } from '../options.js';
 import type { CliContext } from '../context.js';
 
 interface PredictionsOptions {
@@ -41,7 +42,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .requiredOption('-a, --agent <name>', 'agent (in replaygate.yml) whose recording to write')
     .addOption(new Option('-f, --format <format>', 'file format').choices([...PREDICTION_FORMATS]).default('lines'))
     .option('--ids <pattern>', 'golden id of the i-th prediction: {i} 0-based index, {i:4} zero-padded, {n} 1-based line', 'spider-dev-{i:4}')
-    .option('--seed <n>', 'seed to record the predictions under', parseWhole(0, 1_000_000), 0)
+    .option('--seed <n>', 'seed to record the predictions under', parseLimit(LIMITS.seed), 0)
     .option('--source <text>', 'provenance written to the manifest (system, paper, licence)')
     .option('--force', 'replace an existing recording')
     .option('--append', 'add to an existing recording, e.g. the same questions under another --seed')
@@ -50,9 +51,10 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExamples:\n  replaygate import predictions DIN-SQL.csv -f din-sql-csv -a din-sql-gpt4 --source "DIN-SQL GPT-4 (MIT)"\n  replaygate import predictions run2.txt -a qwen --seed 1 --append   # a second run of the same prompt as seed 1')
     .action(async (file: string, opts: PredictionsOptions) => {
       const path = resolve(ctx.cwd, file);
-      const predictions = await readPredictions(path, opts.format);
-      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
+        // A line's trailing TAB field is its database only when it names one of the project's.
+        const predictions = await readPredictions(path, opts.format, { databases: new Set(project.config.warehouse.databases.keys()) });
         const summary = await importRecording(
           project,
           opts.agent,

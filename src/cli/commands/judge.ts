@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
+import { loadConfig } from '../project.js';
 import { importLlmSqlSolver } from '../../importers/llm-sql-solver.js';
 import { calibrate, type CalibrationReport } from '../../judge/calibration.js';
 import { parseJudgeConfig, type JudgeConfig } from '../../judge/config.js';
@@ -15,7 +15,8 @@ import { joinRecordedVerdicts, referenceLabelsFromRuns, VERDICT_FORMATS, type Ve
 import { gradeAnswers, judgePairs } from '../../judge/run-judge.js';
 import type { SkippedPair } from '../../judge/types.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
-import { openProject, type Project } from '../../pipeline/project.js';
+import type { Project } from '../../pipeline/project.js';
+import { openProject } from '../project.js';
 import { replayAgent } from '../../pipeline/replay.js';
 import { openJudgeModel } from '../../judge/judge-model.js';
 import { LiveModelClient } from '../../record/live-client.js';
@@ -25,6 +26,7 @@ import { renderCalibrationMarkdown, renderJudgeSection, renderPairwiseMarkdown }
 import { calibrationText, pairsText } from '../../report/judge-text.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { ConfigError } from '../../util/errors.js';
+import { readJsonFile } from '../../util/json-lines.js';
 import { TOOL_NAME } from '../../version.js';
 import { EXIT, type CliContext } from '../context.js';
 import { parseIdList, questionsOption, sideOption, sideRunsOption, splitOption } from '../options.js';
@@ -95,6 +97,7 @@ interface ImportOptions {
   config: string;
   agent: string;
   out: string;
+  model: string;
   source?: string;
   databases?: Set<string>;
   force?: boolean;
@@ -180,7 +183,7 @@ async function readRunsOfAgents(file: string, agents: readonly string[] | undefi
   let names = agents;
   if (names === undefined) {
     try {
-      const parsed = JSON.parse(await readFile(file, 'utf8')) as unknown;
+      const parsed = await readJsonFile(file, 'runs');
       const list = Array.isArray(parsed) ? parsed : (parsed as { runs?: unknown } | null)?.runs;
       if (Array.isArray(list)) names = [...new Set(list.map((r) => (r as { agent?: unknown } | null)?.agent).filter((a): a is string => typeof a === 'string'))];
     } catch {
@@ -233,7 +236,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
           `--base and --candidate are the same (${what}): the judge would compare each text with itself. Name two different agents, or the same agent's runs from two score reports (--base-runs old.json --candidate-runs new.json)`,
         );
       }
-      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
         const judge = judgeConfigOf(project);
         if (!judge.pairwisePrompt) throw new ConfigError(`judge.pairwise_prompt is not set in ${project.config.file}`);
@@ -292,7 +295,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
       if (twice !== undefined) throw new ConfigError(`agent ${twice} is listed twice in -a; list each agent once (its answers would be graded twice)`);
       const configFile = resolve(ctx.cwd, opts.config);
       const needsProject = opts.runs === undefined || opts.recordedVerdicts === undefined;
-      const project = needsProject ? await openProject(configFile) : undefined;
+      const project = needsProject ? await openProject(ctx, configFile) : undefined;
       try {
         let runs: RunRecord[];
         let labelPolicy: string;
@@ -359,21 +362,24 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     .description('Import published SQL-equivalence judge verdicts (LLM-SQL-Solver: GPT4Turbo_judge_<system>_<prompt>.json) as a judge recording, one call per judged prediction, call site question id `spider-dev-NNNN <agent>`.')
     .requiredOption('-a, --agent <name>', 'the agent (system) whose predictions were judged, as named in your runs')
     .requiredOption('-o, --out <dir>', 'recording folder to write')
+    .option('--model <name>', "the judge's model name, written to the manifest and every request (the LLM-SQL-Solver files are GPT-4-Turbo's; no version is published)", 'gpt-4-turbo')
     .option('--source <text>', 'provenance written to the manifest')
     .option('--databases <names>', 'only items on these databases (comma-separated)', parseIdList)
     .option('--force', 'replace an existing recording')
     .option('-c, --config <file>', 'project config whose agents -a is checked against (skipped when the file does not exist)', 'replaygate.yml')
-    .addHelpText('after', '\nExamples:\n  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal')
+    .addHelpText('after', '\nExamples:\n  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal --model gpt-4-1106-preview')
     .action(async (file: string, opts: ImportOptions) => {
+      if (opts.model.trim() === '' || /[\u0000-\u001f]/.test(opts.model)) throw new ConfigError(`--model takes the judge's model name (e.g. gpt-4-turbo), got ${JSON.stringify(opts.model)}`);
       await checkJudgedAgent(ctx, opts);
       const out = resolve(ctx.cwd, opts.out);
       const summary = await importLlmSqlSolver(resolve(ctx.cwd, file), out, {
         agent: opts.agent,
+        model: opts.model,
         source: opts.source ?? `${file} (ZhaoFuheng/LLM-SQL-Solver, MIT): GPT-4-Turbo verdicts; model version and sampling settings not published`,
         ...(opts.databases ? { databases: opts.databases } : {}),
         ...(opts.force ? { force: true } : {}),
       });
-      ctx.stdout(`wrote ${summary.written} judge calls to ${opts.out}${summary.skipped ? `; ${summary.skipped} items on other databases left out` : ''}\n`);
+      ctx.stdout(`wrote ${summary.written} judge calls (judge model ${opts.model}) to ${opts.out}${summary.skipped ? `; ${summary.skipped} items on other databases left out` : ''}\n`);
     });
 }
 
@@ -410,7 +416,7 @@ async function checkJudgedAgent(ctx: CliContext, opts: ImportOptions): Promise<v
     ctx.stderr(`note: no ${opts.config} here, so the agent name ${opts.agent} is not checked; calibrate joins verdicts to runs of the agent named ${opts.agent}\n`);
     return;
   }
-  const config = await loadConfig(file);
+  const config = await loadConfig(ctx, file);
   if (!config.agents.has(opts.agent)) {
     const known = [...config.agents.keys()];
     throw new ConfigError(

@@ -1,15 +1,16 @@
 import { resolve } from 'node:path';
-import { loadConfig } from '../../config/load.js';
+import { loadConfig } from '../project.js';
 import type { Command } from 'commander';
-import { openProject } from '../../pipeline/project.js';
+import { openProject } from '../project.js';
 import { LiveModelClient, DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../record/live-client.js';
 import { recordAgent } from '../../record/record.js';
-import { Redactor, urlSecrets } from '../../record/redact.js';
+import { endpointLabel, Redactor, urlSecrets } from '../../record/redact.js';
 import { OUTCOMES } from '../../scoring/types.js';
 import { ConfigError, isUserError } from '../../util/errors.js';
 import { ConsoleLogger } from '../../util/logger.js';
 import { EXIT, type CliContext } from '../context.js';
-import { parseSeeds, parseWhole, questionsOption, splitOption } from '../options.js';
+import { LIMITS } from '../../config/limits.js';
+import { parseLimit, parseSeeds, questionsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
 
 interface RecordCliOptions {
@@ -45,9 +46,9 @@ export function registerRecord(program: Command, ctx: CliContext): void {
     .option('--seeds <seeds>', "seed count (5 → 0..4) or list (0,2; one seed: 7,); default: the config's seeds", parseSeeds)
     .option('--force', 'send every selected call again, even when recorded (the new call replaces the recorded call of the same request)')
     .option('--allow-rerecord-test', 're-record calls of the test split although it was recorded before (without --split or --questions, a test split recorded before is left out)')
-    .option('--concurrency <n>', 'requests in flight at once', parseWhole(1, 64), DEFAULT_CONCURRENCY)
-    .option('--max-retries <n>', 'retries per call on 429, 5xx, network errors and malformed replies', parseWhole(0, 20), DEFAULT_MAX_RETRIES)
-    .option('--timeout-ms <ms>', 'time limit of one HTTP attempt', parseWhole(1_000, 3_600_000), DEFAULT_REQUEST_TIMEOUT_MS)
+    .option('--concurrency <n>', 'requests in flight at once', parseLimit(LIMITS.concurrency), DEFAULT_CONCURRENCY)
+    .option('--max-retries <n>', 'retries per call on 429, 5xx, network errors and malformed replies', parseLimit(LIMITS.maxRetries), DEFAULT_MAX_RETRIES)
+    .option('--timeout-ms <ms>', 'time limit of one HTTP attempt', parseLimit(LIMITS.requestTimeoutMs), DEFAULT_REQUEST_TIMEOUT_MS)
     .option('--base-url-env <name>', 'environment variable holding the base URL (unset: https://api.openai.com/v1)', 'OPENAI_BASE_URL')
     .option('--api-key-env <name>', 'environment variable holding the API key (the key itself never goes on the command line)', 'OPENAI_API_KEY')
     .option('--no-progress', 'no progress bar')
@@ -68,11 +69,19 @@ export function registerRecord(program: Command, ctx: CliContext): void {
       }
       const baseUrl = nonEmpty(ctx.env[opts.baseUrlEnv]);
       const apiKey = nonEmpty(ctx.env[opts.apiKeyEnv]);
-      const redactor = new Redactor([apiKey, ...(baseUrl ? urlSecrets(baseUrl) : [])]);
+      let secrets: string[];
+      try {
+        secrets = baseUrl ? urlSecrets(baseUrl) : [];
+        if (baseUrl) endpointLabel(baseUrl); // the URL's shape, checked before anything else runs
+      } catch (error) {
+        if (error instanceof ConfigError) throw new ConfigError(`${opts.baseUrlEnv}: ${error.message}`);
+        throw error;
+      }
+      const redactor = new Redactor([apiKey, ...secrets]);
       const out = (s: string): void => ctx.stdout(redactor.redact(s));
       const err = (s: string): void => ctx.stderr(redactor.redact(s));
       // Mistakes in the command come before the environment: an unknown agent is named first.
-      const config = await loadConfig(resolve(ctx.cwd, opts.config));
+      const config = await loadConfig(ctx, resolve(ctx.cwd, opts.config));
       if (!config.agents.has(opts.agent)) {
         throw new ConfigError(`no agent '${opts.agent}' in ${config.file} (known: ${[...config.agents.keys()].join(', ') || 'none'})`);
       }
@@ -93,7 +102,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
         controller.abort();
       };
       process.once('SIGINT', onSigint);
-      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       const progress = progressFor(ctx, opts.progress);
       try {
         const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };

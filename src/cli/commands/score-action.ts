@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { describeAgent } from '../../pipeline/describe.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
-import { openProject } from '../../pipeline/project.js';
+import { rerecordCommands } from '../../gate/rerecord.js';
+import { openProject } from '../project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import { scoreMarkdown } from '../../report/score-markdown.js';
 import { reportJson } from '../../report/score-report.js';
@@ -24,7 +25,7 @@ export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<voi
   if (opts.shard !== undefined && opts.json === undefined) {
     throw new ConfigError(`--shard ${shardLabel(opts.shard)} scores part of the questions: give --json FILE for its report, then combine the shards with replaygate merge`);
   }
-  const project = await openProject(resolve(ctx.cwd, opts.config));
+  const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
   try {
     const config = opts.match ? { ...project.config, match: opts.match } : project.config;
     const scoped = { ...project, config };
@@ -61,7 +62,7 @@ export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<voi
       fingerprint,
       opts.shard === undefined ? undefined : shardSection(opts.shard, whole),
     );
-    await printScoreReport(ctx, report, opts);
+    await printScoreReport(ctx, report, { ...opts, rerecord: { config: opts.config, ...(opts.split ? { split: opts.split } : {}) } });
   } finally {
     await project.close();
   }
@@ -72,7 +73,11 @@ export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<voi
  * correctly, the first run with no recording), writes `--json` / `--markdown`, and sets the exit code: 1 when a run has no
  * recording — except for a shard, whose verdict is the merge's.
  */
-export async function printScoreReport(ctx: CliContext, report: ScoreReportJson, opts: { readonly json?: string; readonly markdown?: string }): Promise<void> {
+export async function printScoreReport(
+  ctx: CliContext,
+  report: ScoreReportJson,
+  opts: { readonly json?: string; readonly markdown?: string; readonly rerecord?: { readonly config?: string; readonly split?: 'dev' | 'test' } },
+): Promise<void> {
   const shard = report.shard;
   if (shard !== undefined) {
     ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions; combine the shards' --json reports with replaygate merge\n\n`);
@@ -82,7 +87,14 @@ export async function printScoreReport(ctx: CliContext, report: ScoreReportJson,
   if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
   const missing = report.runs.filter((r) => r.outcome === 'missing_recording');
   if (missing.length > 0) {
-    ctx.stderr(`\n${missing.length} run(s) have no recording; the first:\n${missing[0]?.detail ?? ''}\n`);
+    const commands = rerecordCommands(
+      missing.map((r) => ({ agent: r.agent, questionId: r.questionId, seed: r.seed })),
+      { ...(opts.rerecord ?? {}), questions: [...new Set(report.runs.map((r) => r.questionId))] },
+    );
+    ctx.stderr(
+      `\n${missing.length} run(s) have no recording; the first:\n${missing[0]?.detail ?? ''}\n` +
+        `To record exactly what is missing (record sends only the calls a replay misses):\n${commands.map((c) => `  ${c}`).join('\n')}\n`,
+    );
     if (shard === undefined) ctx.exitCode = EXIT.fail;
   }
 }

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
-import { parseSeeds, parseWhole, questionsOption, shardOption, splitOption } from '../options.js';
+import { parseLimit, parseSeeds, questionsOption, shardOption, splitOption } from '../options.js';
+import { LIMITS } from '../../config/limits.js';
 
 /** Options of `replaygate score`. */
 export interface ScoreOptions {
@@ -35,7 +36,7 @@ export function registerScore(program: Command, ctx: CliContext): void {
     .addOption(new Option('--match <mode>', 'results match mode (default: the config\'s match)').choices(['exact', 'relaxed', 'spider']))
     .option('--json <file>', 'write the JSON report (with schemaVersion) here')
     .option('--markdown <file>', 'write the Markdown scorecard here')
-    .option('--concurrency <n>', 'runs in flight at once', parseWhole(1, 64), 8)
+    .option('--concurrency <n>', 'runs in flight at once', parseLimit(LIMITS.concurrency), 8)
     .option('--no-progress', 'no progress bar')
     .addHelpText(
       'after',

@@ -122,7 +122,7 @@ const view = obj(
     missingRecordings: list(obj({ side: oneOf(['base', 'candidate'] as const), agent: str, questionId: str, seed }), 1000),
     causes: record,
   },
-  { base: obj({ sha: str, label: str }), headSha: str, changes },
+  { base: obj({ sha: str, label: str }), headSha: str, changes, rerecord: record },
 );
 
 /**

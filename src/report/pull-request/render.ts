@@ -61,7 +61,8 @@ export interface RenderedPullRequest {
 
 const int = (n: number): string => n.toLocaleString('en-US');
 const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-const share = (x: number): string => x.toFixed(2);
+/** A proportion to 2 places, clipped to [0, 1] (a view read from a report file may hold anything). */
+const share = (x: number): string => Math.min(1, Math.max(0, x)).toFixed(2);
 const wilson = (s: SideView): string => (s.runs === 0 ? '—' : `${share(s.correct / s.runs)} (${share(s.wilson[0])}–${share(s.wilson[1])})`);
 const symbols = (outcomes: readonly Outcome[]): string => outcomes.map((o) => OUTCOME_SYMBOLS[o]).join('');
 
@@ -153,7 +154,7 @@ function why(view: PullRequestView): string[] {
   const prefix = view.agents.length > 1 ? `${inlineCode(a.agent)}: ` : '';
   const missing = a.candidate.missingRecordings;
   if (missing > 0) {
-    out.push(`${plural(missing, 'run')} of the candidate ${missing === 1 ? 'has' : 'have'} no recording: a prompt, the semantic layer or the config changed and was not re-recorded (${inlineCode(`replaygate record --agent ${a.agent}`)}).`);
+    out.push(`${plural(missing, 'run')} of the candidate ${missing === 1 ? 'has' : 'have'} no recording: a prompt, the semantic layer or the config changed and was not re-recorded (${inlineCode(view.rerecord?.[a.agent] ?? `replaygate record --agent ${a.agent}`)}).`);
   }
   if (a.reasons.some((r) => r.code === 'stable_break')) {
     const rule = a.stableBreakRule;
@@ -248,7 +249,7 @@ function missingBlock(view: PullRequestView): string[] {
   const more = view.missingRecordingCount - Math.min(MAX_MISSING_LISTED, view.missingRecordings.length);
   if (more > 0) out.push(`- … and ${more.toLocaleString('en-US')} more`);
   const agents = [...new Set(view.missingRecordings.filter((m) => m.side === 'candidate').map((m) => m.agent))];
-  if (agents.length > 0) out.push('', `To re-record: ${agents.map((a) => inlineCode(`replaygate record --agent ${a}`)).join(', ')}`);
+  if (agents.length > 0) out.push('', `To record exactly what is missing: ${agents.map((a) => inlineCode(view.rerecord?.[a] ?? `replaygate record --agent ${a}`)).join(', ')}`);
   out.push('');
   return out;
 }

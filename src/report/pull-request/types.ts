@@ -199,6 +199,8 @@ export interface PullRequestView {
   readonly missingRecordings: readonly MissingView[];
   /** Agent → the changed file that most likely caused its missing recordings. */
   readonly causes: Readonly<Record<string, string>>;
+  /** Candidate agent → the one `replaygate record` command that records exactly its missing runs, seeds included. */
+  readonly rerecord?: Readonly<Record<string, string>>;
   /** `undefined` outside a pull request (nothing to compare against). */
   readonly changes?: ChangesView;
 }
