@@ -358,15 +358,20 @@ export class Recording {
    * start of the file before it, a newline or the end after it) holding the entry's key.
    */
   private wholeLine(entry: Entry): string | undefined {
-    const before = entry.offset > 0 ? 1 : 0;
+    // The byte before the line must end the previous one, or be the UTF-8 byte order mark an
+    // editor may put before the first line (offset 3).
+    const before = entry.offset === 0 ? 0 : entry.offset === 3 ? 3 : 1;
     const fd = this.fd(entry.file);
     const buffer = Buffer.allocUnsafe(entry.length + before + 1);
     const n = readSync(fd, buffer, 0, buffer.length, entry.offset - before);
     if (n < entry.length + before) return undefined;
-    if (before === 1 && buffer[0] !== 10) return undefined;
+    const bom = before === 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf;
+    if (before > 0 && !bom && buffer[before - 1] !== 10) return undefined;
     if (n === buffer.length && buffer[n - 1] !== 10) return undefined;
     const body = buffer.subarray(before, before + entry.length);
-    if (body.indexOf(10) !== -1 || body[0] !== 123) return undefined;
+    let first = 0;
+    while (body[first] === 32 || body[first] === 9) first += 1;
+    if (body.indexOf(10) !== -1 || body[first] !== 123) return undefined;
     const text = body.toString('utf8');
     return text.includes(`"key":"${entry.key}"`) ? text : undefined;
   }

@@ -14,7 +14,7 @@ const ctx = (): CliContext & { out: string[] } => {
 
 describe('lazy command loading', () => {
   it('--version defines no command; the named command alone is loaded', async () => {
-    const names = ['init', 'score', 'import', 'gate', 'merge', 'record', 'check', 'confidence', 'judge'];
+    const names = ['init', 'score', 'import', 'gate', 'merge', 'record', 'recordings', 'check', 'confidence', 'judge'];
     const bare = await buildProgram(ctx(), ['--version']);
     expect(bare.commands.map((c) => c.name())).toEqual(names);
     expect(bare.commands.every((c) => c.options.length === 0)).toBe(true);

@@ -8,8 +8,10 @@
  *   the warehouse itself switch back to process isolation);
  * - {@link buildChinook}: a copy of examples/chinook (tools agent, semantic layer, migrations).
  */
-import { copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readManifestSync, writeManifestSync } from '../../src/recording/manifest.js';
+import { Recording } from '../../src/recording/recording.js';
 import { CLI, REPO, runProcess } from './harness.js';
 
 /** The mini project's golden questions (Spider dev, concert_singer; CC BY-SA 4.0). */
@@ -87,7 +89,23 @@ export async function buildMini(dir: string): Promise<void> {
   for (const agent of ['base', 'candidate']) {
     await cli(dir, ['import', 'predictions', `predictions/${agent}.txt`, '-a', agent, '--ids', 'q{n}', '--source', 'hostile fixture']);
     await cli(dir, ['import', 'predictions', `predictions/${agent}.txt`, '-a', agent, '--ids', 'q{n}', '--seed', '1', '--append']);
+    await toFormat1(join(dir, 'recordings', agent));
   }
+}
+
+/**
+ * Rewrites a recording in format 1 (one `calls.jsonl` of whole calls, as replaygate 0.1 wrote):
+ * the cases here attack that older format, which must keep loading; format 2's damage cases
+ * are in recording-writers.test.ts and test/recording/format.test.ts.
+ */
+async function toFormat1(dir: string): Promise<void> {
+  const recording = await Recording.open(dir);
+  const lines = recording.calls().map((ref) => JSON.stringify(recording.readCall(ref)));
+  recording.close();
+  const manifest = readManifestSync(dir);
+  for (const sub of ['calls', 'blobs']) rmSync(join(dir, sub), { recursive: true, force: true });
+  writeFileSync(join(dir, 'calls.jsonl'), `${lines.join('\n')}\n`);
+  writeManifestSync(dir, manifest, 1);
 }
 
 /** Copies examples/chinook into `dir`. */
