@@ -276,7 +276,7 @@ function parseAgent(name: string, value: unknown, root: string, at: (...k: Path)
   rejectUnknownKeys(a, known, (k) => at(k), (message, where) => {
     const key = /^unknown key 'agents\.[^']*?\.([^'.]*)'/.exec(message)?.[1] ?? '';
     const owner = AGENT_KINDS.find((k) => KIND_KEYS[k].includes(key));
-    const hint = owner !== undefined ? ` ('${key}' is a key of kind: ${owner} agents; this one is kind: ${kind})` : kind === 'module' ? " (a custom agent's own settings go under 'options:')" : '';
+    const hint = owner !== undefined ? ` ('${key}' is only for kind: ${owner}; this agent is kind: ${kind})` : kind === 'module' ? " (a custom agent's own settings go under 'options:')" : '';
     return new ConfigError(`${message}${hint}`, where);
   }, `agents.${name}`);
   const str = (key: string): string => {

@@ -167,12 +167,12 @@ describe.skipIf(!present)('LLM-SQL-Solver verdicts calibrated against our execut
     writeFileSync(join(OUTPUTS, 'judge-llm-sql-solver.txt'), `${figures.join('\n')}\n`);
     // Measured on this data (docs/judge.md): [cases, reference correct, judge correct, unparsed, observed, kappa, pi]
     const expected: Record<string, [number, number, number, number, string, string, string]> = {
-      'din-sql-gpt4/formal': [965, 827, 647, 2, '0.77', '0.38', '0.35'],
-      'din-sql-gpt4/relaxed': [965, 827, 811, 0, '0.82', '0.30', '0.30'],
-      'dail-sql-sc/formal': [972, 821, 704, 1, '0.84', '0.53', '0.52'],
-      'dail-sql-sc/relaxed': [972, 821, 845, 0, '0.86', '0.43', '0.43'],
-      'chatgpt-zero-shot/formal': [950, 717, 539, 0, '0.76', '0.48', '0.46'],
-      'chatgpt-zero-shot/relaxed': [950, 717, 774, 0, '0.78', '0.35', '0.34'],
+      'din-sql-gpt4/formal': [965, 831, 647, 2, '0.76', '0.37', '0.34'],
+      'din-sql-gpt4/relaxed': [965, 831, 811, 0, '0.82', '0.29', '0.29'],
+      'dail-sql-sc/formal': [972, 827, 704, 1, '0.83', '0.51', '0.50'],
+      'dail-sql-sc/relaxed': [972, 827, 845, 0, '0.86', '0.41', '0.41'],
+      'chatgpt-zero-shot/formal': [951, 724, 540, 0, '0.75', '0.47', '0.45'],
+      'chatgpt-zero-shot/relaxed': [951, 724, 775, 0, '0.77', '0.33', '0.32'],
     };
     for (const [key, [cases, ref, judge, unparsed, observed, kappa, pi]] of Object.entries(expected)) {
       const o = results.get(key)!.report.overall;

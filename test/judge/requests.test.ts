@@ -123,7 +123,7 @@ describe('parseJudgeConfig', () => {
     expect(() => parseJudgeConfig({ model: 'm', temperature: 'hot' }, '/r')).toThrow(ConfigError);
     expect(() => parseJudgeConfig({ model: 'm', temperature: 'hot' }, '/r')).toThrow(/judge\.temperature must be a number from 0 to 2, got "hot"/);
     expect(() => parseJudgeConfig({ temperature: 0 }, '/r')).toThrow(/judge\.model/);
-    expect(() => parseJudgeConfig({ model: 'm', gate: true }, '/r')).toThrow(/unknown key judge\.gate/);
+    expect(() => parseJudgeConfig({ model: 'm', gate: true }, '/r')).toThrow(/unknown key 'judge\.gate'/);
     expect(() => parseJudgeConfig({ model: 'm', include_in_report: 'yes' }, '/r')).toThrow(/include_in_report/);
   });
 });

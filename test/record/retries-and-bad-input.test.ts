@@ -115,7 +115,7 @@ describe('bad input', () => {
     const env = { OPENAI_API_KEY: 'sk-test-x' };
     const zero = await cli(['record', '-a', 'sql', '--seeds', '0'], project.root, env);
     expect(zero.code).toBe(2);
-    expect(zero.stderr).toContain('--seeds must be a count from 1 to 1000');
+    expect(zero.stderr).toContain('--seeds as a count must be a whole number from 1 to 1000');
     expect((await cli(['record', '-a', 'sql', '--split', 'train'], project.root, env)).code).toBe(2);
     const key = await cli(['record', '-a', 'sql', '--api-key-env', 'sk-proj-abcdef123456'], project.root, env);
     expect(key.code).toBe(2);
