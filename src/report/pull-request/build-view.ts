@@ -6,6 +6,7 @@ import type { GateResult } from '../../gate/gate-result.js';
 import type { QuestionComparison } from '../../gate/types.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { wilsonInterval } from '../../stats/index.js';
+import type { SqlDialect } from '../../warehouse/types.js';
 import {
   MAX_BREAKS_IN_VIEW,
   MAX_MOVED_IN_VIEW,
@@ -31,6 +32,8 @@ export interface GoldenInfo {
   /** `file:line` as the golden loader writes it (file already repository-relative). */
   readonly source?: string;
   readonly goldenSql?: string;
+  /** Dialect of the question's database (its SQL is laid out in it). */
+  readonly dialect?: SqlDialect;
 }
 
 /** The golden result of a question: rows, or why there are none. */
@@ -192,6 +195,7 @@ export function agentGateView(agent: string, result: GateResult, evidence?: Gate
     const reason = ambiguous.get(id);
     return {
       ...place(id, evidence?.golden, allRuns),
+      ...(info?.dialect === undefined ? {} : { dialect: info.dialect }),
       golden: {
         ...(info?.goldenSql === undefined ? {} : { sql: info.goldenSql }),
         ...(golden === undefined ? {} : golden.ok ? { result: previewOf(golden.columns, golden.rows, golden.rowCount, golden.truncated) } : { error: golden.error }),
@@ -201,6 +205,10 @@ export function agentGateView(agent: string, result: GateResult, evidence?: Gate
       ...(reason === undefined ? {} : { ambiguous: reason }),
     };
   });
+  // Fields a newer gate result carries (questions left out for missing recordings, a clipped
+  // interval); read when present, so the view shows them as soon as the gate reports them.
+  const extra = result as GateResult & { readonly excluded?: readonly unknown[]; readonly interval: (GateResult['interval'] & { readonly clipped?: boolean }) | null };
+  const interval = clipInterval(result.interval?.low ?? null, result.interval?.high ?? null);
   return {
     agent,
     verdict: result.verdict,
@@ -209,12 +217,14 @@ export function agentGateView(agent: string, result: GateResult, evidence?: Gate
     base: sideView(result, 'base'),
     candidate: sideView(result, 'candidate'),
     questions: result.n,
+    ...(extra.excluded === undefined || extra.excluded.length === 0 ? {} : { excluded: extra.excluded.length }),
     change: {
       mean: result.meanDifference,
-      low: result.interval?.low ?? null,
-      high: result.interval?.high ?? null,
+      low: interval.low,
+      high: interval.high,
       confidence: result.rules.confidence,
       note: result.intervalNote,
+      ...(interval.clipped || extra.interval?.clipped === true ? { clipped: true } : {}),
     },
     fixed: result.fixed.length,
     broken: result.broken.length,
@@ -225,4 +235,15 @@ export function agentGateView(agent: string, result: GateResult, evidence?: Gate
     stableBreaks: breaks,
     moved: movedViews,
   };
+}
+
+/**
+ * A t interval of the mean paired difference shown within [−1, 1], where every paired
+ * difference lies (a t interval of few questions can reach past it); `clipped` says it was cut.
+ * @example clipInterval(-1.03, -0.92) // { low: -1, high: -0.92, clipped: true }
+ */
+export function clipInterval(low: number | null, high: number | null): { low: number | null; high: number | null; clipped: boolean } {
+  if (low === null || high === null) return { low, high, clipped: false };
+  const clipped = low < -1 || high > 1;
+  return { low: Math.max(-1, Math.min(1, low)), high: Math.max(-1, Math.min(1, high)), clipped };
 }
