@@ -12,14 +12,15 @@ import type { SqlDialect } from '../warehouse/types.js';
  * Builds the agent an `agents:` entry of replaygate.yml describes.
  * Kinds: `sql` (one call writes one query), `tools` (tool-calling loop), `module` (custom JS module),
  * `command` (any program, served a recording model endpoint; `databaseUrl` gives it `REPLAYGATE_DB`).
- * `semanticDialect`: the dialect of the database the semantic layer describes (default `sqlite`).
+ * `semanticDialect`: the dialect of the database the semantic layer describes (default `sqlite`),
+ * or a function of a per-database layer's database (`database:`).
  * @throws ConfigError for an unknown kind; DataError when a prompt file, semantic layer file or module cannot be read.
  */
 export async function createAgent(
   config: AgentConfig,
   semanticFiles: readonly string[],
   databaseUrl?: DatabaseUrl,
-  semanticDialect: SqlDialect = 'sqlite',
+  semanticDialect: SqlDialect | ((database: string | undefined) => SqlDialect) = 'sqlite',
 ): Promise<Agent> {
   switch (config.kind) {
     case 'sql':

@@ -1,6 +1,6 @@
 import type { AgentConfig } from '../config/types.js';
 import type { ChatMessage, ChatRequest, ToolDefinition } from '../model/types.js';
-import { renderCatalogue, type SemanticLayer } from '../semantic/index.js';
+import { renderCatalogue, semanticLayerFor, type SemanticLayer } from '../semantic/index.js';
 import { ConfigError } from '../util/errors.js';
 import { DIALECT_NAMES, type QueryResult, type SqlDialect, type SqlEngine } from '../warehouse/types.js';
 import { PromptTemplate, schemaText } from './prompt-template.js';
@@ -49,12 +49,17 @@ export class ToolsAgent implements Agent {
   private readonly template: PromptTemplate;
   private readonly toolRows: number;
   private readonly schemas = new WeakMap<SqlEngine, Promise<string>>();
-  private readonly catalogue: string;
+  private readonly catalogues = new Map<SemanticLayer | undefined, string>();
 
-  /** @throws DataError when the prompt template cannot be read; ConfigError for a bad option. */
+  /**
+   * @param layers - every semantic layer, one per database; a question uses its database's
+   *   (`semanticLayerFor`), else `semantic`
+   * @throws DataError when the prompt template cannot be read; ConfigError for a bad option.
+   */
   constructor(
     private readonly config: AgentConfig,
     private readonly semantic: SemanticLayer | undefined,
+    private readonly layers: readonly SemanticLayer[] = semantic ? [semantic] : [],
   ) {
     this.name = config.name;
     this.template = PromptTemplate.load(config.prompt);
@@ -66,7 +71,20 @@ export class ToolsAgent implements Agent {
       throw new ConfigError(`agent '${config.name}': max_calls must be a whole number ≥ 1, got ${config.maxCalls}`);
     }
     this.toolRows = rows;
-    this.catalogue = semantic ? renderCatalogue(semantic) : '(no metrics defined)';
+  }
+
+  /** The semantic layer of a question's database (or the project's default layer). */
+  private layerFor(db: string | undefined): SemanticLayer | undefined {
+    return semanticLayerFor(this.layers, db) ?? this.semantic;
+  }
+
+  private catalogueOf(layer: SemanticLayer | undefined): string {
+    let text = this.catalogues.get(layer);
+    if (text === undefined) {
+      text = layer ? renderCatalogue(layer) : '(no metrics defined)';
+      this.catalogues.set(layer, text);
+    }
+    return text;
   }
 
   /** The tool definitions sent with every request. */
@@ -83,7 +101,7 @@ export class ToolsAgent implements Agent {
     const trace: TraceStep[] = [];
     const env: ToolEnvironment = {
       engine: ctx.engine,
-      semantic: this.semantic,
+      semantic: this.layerFor(ctx.question.db),
       maxRows: ctx.maxRows,
       timeoutMs: ctx.timeoutMs,
       toolRows: this.toolRows,
@@ -155,7 +173,7 @@ export class ToolsAgent implements Agent {
       hint: ctx.question.hint ?? '',
       db: ctx.question.db ?? 'main',
       max_calls: String(this.config.maxCalls),
-      metrics: this.catalogue,
+      metrics: this.catalogueOf(this.layerFor(ctx.question.db)),
       schema: await schema,
       dialect: DIALECT_NAMES[ctx.engine.dialect],
     });
@@ -175,5 +193,5 @@ function truncate(text: string, chars: number): string {
  * @throws DataError when the prompt template cannot be read; ConfigError for a bad option.
  */
 export function createToolsAgent(config: AgentConfig, deps: AgentDeps): Agent {
-  return new ToolsAgent(config, deps.semantic);
+  return new ToolsAgent(config, deps.semantic, deps.semanticLayers ?? (deps.semantic ? [deps.semantic] : []));
 }

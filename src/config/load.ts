@@ -1,5 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ConfigError } from '../util/errors.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
 import type { AgentConfig, MatchMode, ProjectConfig } from './types.js';
@@ -17,7 +17,7 @@ function engineKind(value: unknown, key: string, where: string): EngineKind {
 }
 
 const TOP_KEYS = new Set(['warehouse', 'golden', 'semantic', 'match', 'seeds', 'agents', 'gate', 'confidence', 'judge', 'report']);
-const AGENT_KEYS = new Set(['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'module', ...COMMAND_AGENT_KEYS]);
+const AGENT_KEYS = new Set(['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'module', 'golden', ...COMMAND_AGENT_KEYS]);
 const MATCH_MODES: readonly MatchMode[] = ['exact', 'relaxed', 'spider'];
 
 /** Defaults an agent applies when its YAML block leaves them out (written into every request). */
@@ -122,6 +122,13 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
     }
   }
   if (databases.size === 0) throw new ConfigError("'warehouse' needs 'path' (one database file), 'url_env' (one PostgreSQL database) or 'databases' (name → file or settings)", at('warehouse'));
+  // Hints about a database name the key the user wrote: `warehouse.path`, or `warehouse.databases.<name>`.
+  const shownConfig = (where: string): string => where.replace(`${root}/`, '');
+  for (const [name, db] of databases) {
+    if (db.engine === 'postgres') continue;
+    const declared = name === 'main' && wh['path'] !== undefined ? `warehouse.path in ${shownConfig(at('warehouse', 'path'))}` : `warehouse.databases.${name} in ${shownConfig(at('warehouse', 'databases', name))}`;
+    databases.set(name, { ...db, declaredAt: declared });
+  }
 
   const isolation = wh['isolation'] ?? 'process';
   if (isolation !== 'process' && isolation !== 'inline') {
@@ -141,8 +148,22 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
   const agents = new Map<string, AgentConfig>();
   const agentsRaw = cfg['agents'] ?? {};
   if (agentsRaw === null || typeof agentsRaw !== 'object' || Array.isArray(agentsRaw)) throw new ConfigError("'agents' must map agent names to settings", at('agents'));
+  const goldenFiles = await expandFiles(cfg['golden'] ?? 'golden', root, 'golden', at('golden'));
   for (const [name, value] of Object.entries(agentsRaw)) {
-    agents.set(name, parseAgent(name, value, root, (...k) => at('agents', name, ...k)));
+    const agent = parseAgent(name, value, root, (...k) => at('agents', name, ...k));
+    const scope = (value as Record<string, unknown>)['golden'];
+    if (scope === undefined) {
+      agents.set(name, agent);
+      continue;
+    }
+    const where = at('agents', name, 'golden');
+    const files = await expandFiles(scope, root, `agents.${name}.golden`, where);
+    const known = new Set(goldenFiles);
+    const outside = files.find((f) => !known.has(f));
+    if (outside !== undefined) {
+      throw new ConfigError(`'agents.${name}.golden' names ${relative(root, outside) || outside}, which is not one of the project's golden files (the top-level 'golden:'); an agent answers a part of them`, where);
+    }
+    agents.set(name, { ...agent, golden: files });
   }
 
   const section = (key: string): Record<string, unknown> => {
@@ -160,7 +181,7 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
       timeoutMs: positive(wh['timeout_ms'], 'warehouse.timeout_ms', DEFAULT_QUERY_TIMEOUT_MS, 'warehouse', 'timeout_ms'),
       isolation,
     },
-    goldenFiles: await expandFiles(cfg['golden'] ?? 'golden', root, 'golden', at('golden')),
+    goldenFiles,
     semanticFiles: cfg['semantic'] === undefined ? [] : await expandFiles(cfg['semantic'], root, 'semantic', at('semantic')),
     match,
     seeds: seeds as number[],
@@ -169,6 +190,19 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
     confidence: section('confidence'),
     judge: section('judge'),
   };
+}
+
+/**
+ * The hint for an agent whose recording folder is missing, naming its key as the config has it:
+ * `fix agents.x.recording in replaygate.yml`, or, when the config leaves it out, that the
+ * default folder was looked in.
+ * @example recordingHint(agent, '/repo/replaygate.yml') // "or set agents.gpt4.recording in replaygate.yml (without it, the recording is looked for in recordings/gpt4)"
+ */
+export function recordingHint(agent: AgentConfig, configFile: string): string {
+  const file = basename(configFile);
+  return agent.recordingDefaulted === true
+    ? `or set agents.${agent.name}.recording in ${file} (without it, the recording is looked for in recordings/${agent.name})`
+    : `or fix agents.${agent.name}.recording in ${file}`;
 }
 
 function parseAgent(name: string, value: unknown, root: string, at: (...k: string[]) => string): AgentConfig {
@@ -200,6 +234,7 @@ function parseAgent(name: string, value: unknown, root: string, at: (...k: strin
     model: command && a['model'] === undefined ? '' : str('model'),
     prompt: command && a['prompt'] === undefined ? command.prompt : resolve(root, str('prompt')),
     recording: resolve(root, str('recording', `recordings/${name}`)),
+    ...(a['recording'] === undefined ? { recordingDefaulted: true } : {}),
     temperature: num('temperature', AGENT_DEFAULTS.temperature, 0, 2),
     topP: num('top_p', AGENT_DEFAULTS.topP, 0, 1),
     maxTokens: num('max_tokens', AGENT_DEFAULTS.maxTokens, 1, 1_000_000, true),

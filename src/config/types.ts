@@ -30,6 +30,7 @@ import type { DatabaseConfig } from '../warehouse/types.js';
  *     max_tokens: 1024
  *     max_calls: 8                  # tools agents: call limit
  *     module: agents/my-agent.js    # kind: module
+ *     golden: [golden/car_1.yml]    # only these golden files (default: all)
  *   my-agent:
  *     kind: command                 # any program, served a recording model endpoint
  *     command: [python3, agents/my_agent.py]
@@ -82,6 +83,8 @@ export interface AgentConfig {
   readonly prompt: string;
   /** Absolute recording folder (holds manifest.yml and calls.jsonl). */
   readonly recording: string;
+  /** True when the YAML block has no `recording:` and the folder is the default `recordings/<name>` (hints say so). */
+  readonly recordingDefaulted?: boolean;
   readonly temperature: number;
   readonly topP: number;
   readonly maxTokens: number;
@@ -89,6 +92,12 @@ export interface AgentConfig {
   readonly maxCalls: number;
   /** Absolute module path for `kind: module`. */
   readonly module?: string;
+  /**
+   * The golden files this agent answers (absolute, a subset of the project's `golden:`), when
+   * its YAML block sets `golden:`; undefined: every golden question. For recordings that cover
+   * part of the golden set, e.g. published samples for some of the databases.
+   */
+  readonly golden?: readonly string[];
   /** `kind: command`: the program and its arguments (argv, no shell), run in the config's folder. */
   readonly command?: readonly string[];
   /** `kind: command`: folder the command runs in (the config's folder). */

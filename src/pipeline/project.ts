@@ -90,7 +90,7 @@ export async function openProject(configFile: string, options: OpenProjectOption
         if (!cfg) {
           throw new ConfigError(`no agent '${name}' in ${config.file} (known: ${[...config.agents.keys()].join(', ') || 'none'})`);
         }
-        agent = createAgent(cfg, config.semanticFiles, databaseUrl, semanticDialect(databases));
+        agent = createAgent(cfg, config.semanticFiles, databaseUrl, (db) => (db === undefined ? semanticDialect(databases) : databaseDialect(databases, db)));
         agents.set(name, agent);
       }
       return agent;
@@ -104,6 +104,12 @@ export async function openProject(configFile: string, options: OpenProjectOption
 }
 
 export { sqliteReadOnlyUri } from '../warehouse/index.js';
+
+/** The dialect of one database of the warehouse (SQLite when it is a file or unknown). */
+export function databaseDialect(databases: ReadonlyMap<string, DatabaseConfig | string>, name: string): SqlDialect {
+  const db = databases.get(name);
+  return db === undefined || typeof db === 'string' ? 'sqlite' : db.engine;
+}
 
 /**
  * The dialect of the database a semantic layer describes: the only database, or the one named

@@ -53,9 +53,46 @@ export type ParsedExpression =
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** True for a plain SQL identifier that needs no quoting (`UnitPrice`, `support_agent`). */
+/** SQLite's keywords (https://www.sqlite.org/lang_keywords.html): as a table or column name they need quotes. */
+const SQL_KEYWORDS = new Set(
+  (
+    'ABORT ACTION ADD AFTER ALL ALTER ALWAYS ANALYZE AND AS ASC ATTACH AUTOINCREMENT BEFORE BEGIN BETWEEN BY CASCADE CASE CAST ' +
+    'CHECK COLLATE COLUMN COMMIT CONFLICT CONSTRAINT CREATE CROSS CURRENT CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP DATABASE ' +
+    'DEFAULT DEFERRABLE DEFERRED DELETE DESC DETACH DISTINCT DO DROP EACH ELSE END ESCAPE EXCEPT EXCLUDE EXCLUSIVE EXISTS EXPLAIN ' +
+    'FAIL FILTER FIRST FOLLOWING FOR FOREIGN FROM FULL GENERATED GLOB GROUP GROUPS HAVING IF IGNORE IMMEDIATE IN INDEX INDEXED ' +
+    'INITIALLY INNER INSERT INSTEAD INTERSECT INTO IS ISNULL JOIN KEY LAST LEFT LIKE LIMIT MATCH MATERIALIZED NATURAL NO NOT ' +
+    'NOTHING NOTNULL NULL NULLS OF OFFSET ON OR ORDER OTHERS OUTER OVER PARTITION PLAN PRAGMA PRECEDING PRIMARY QUERY RAISE RANGE ' +
+    'RECURSIVE REFERENCES REGEXP REINDEX RELEASE RENAME REPLACE RESTRICT RETURNING RIGHT ROLLBACK ROW ROWS SAVEPOINT SELECT SET ' +
+    'TABLE TEMP TEMPORARY THEN TIES TO TRANSACTION TRIGGER UNBOUNDED UNION UNIQUE UPDATE USING VACUUM VALUES VIEW VIRTUAL WHEN ' +
+    'WHERE WINDOW WITH WITHOUT'
+  ).split(' '),
+);
+
+const parsesBare = new Map<string, boolean>();
+
+/**
+ * True for a plain SQL identifier that needs no quoting (`UnitPrice`, `support_agent`): letters,
+ * digits and `_`, not a keyword of SQLite, and read as a name by node-sql-parser's grammars
+ * (which reserve more words, e.g. `show`).
+ * @example isPlainIdentifier('show') // false
+ */
 export function isPlainIdentifier(name: string): boolean {
-  return IDENTIFIER.test(name);
+  if (!IDENTIFIER.test(name) || SQL_KEYWORDS.has(name.toUpperCase())) return false;
+  // Every loaded grammar must read it bare: compiled SQL does not depend on the dialect in use.
+  const key = `${[...grammars.keys()].join(',')}:${name}`;
+  let ok = parsesBare.get(key);
+  if (ok === undefined) {
+    ok = [...grammars.values()].every((g) => {
+      try {
+        g.parser.astify(`SELECT ${name}.x FROM ${name}`, g.options);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    parsesBare.set(key, ok);
+  }
+  return ok;
 }
 
 /** An identifier as written in compiled SQL: bare when plain, else double-quoted. @example quoteIdentifier('Unit Price') // '"Unit Price"' */

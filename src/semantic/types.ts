@@ -77,6 +77,11 @@ export interface SemanticLayer {
   readonly joins: ReadonlyMap<string, JoinDefinition>;
   /** The files it was loaded from. */
   readonly files: readonly string[];
+  /**
+   * The database it runs on (its files' `database:`); undefined: the project's only database,
+   * or the one named `main`.
+   */
+  readonly database?: string;
   /** The dialect its expressions are written in and compiled for (absent: `sqlite`). */
   readonly dialect?: SqlDialect;
 }

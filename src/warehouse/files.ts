@@ -48,15 +48,16 @@ export function wrongEngineHint(file: string, engine: 'sqlite' | 'duckdb'): stri
 
 /**
  * Checks that the file of database `name` exists and is a regular file.
+ * @param declaredAt - where the config declares it (`warehouse.path in replaygate.yml:6`), named in the error
  *
  * @throws {DataError} naming the file and the database.
  * @example assertDatabaseFile('world_1', 'warehouse/world_1.sqlite', 'sqlite')
  *   // returns, or throws DataError "warehouse/world_1.sqlite: the SQLite file of database ..."
  */
-export function assertDatabaseFile(name: string, file: string, engine: EngineKind = 'sqlite'): void {
+export function assertDatabaseFile(name: string, file: string, engine: EngineKind = 'sqlite', declaredAt?: string): void {
   if (!statSync(file, { throwIfNoEntry: false })?.isFile()) {
     const what = engine === 'duckdb' ? 'DuckDB' : 'SQLite';
-    const message = `the ${what} file of database "${name}" does not exist (check warehouse.databases in replaygate.yml)`;
+    const message = `the ${what} file of database "${name}" does not exist (check ${declaredAt ?? 'the warehouse section of the config'})`;
     throw new DataError(message, file);
   }
 }

@@ -25,9 +25,10 @@ export const DIALECT_NAMES: Readonly<Record<SqlDialect, string>> = { sqlite: 'SQ
  *   DDL inside a transaction that is always rolled back; default `urlEnv`); `maxConnections`
  *   the pool's connection limit.
  */
+/** `declaredAt`: where the config declares a file database (`warehouse.path in replaygate.yml:6`), named in errors. */
 export type DatabaseConfig =
-  | { readonly engine: 'sqlite'; readonly file: string }
-  | { readonly engine: 'duckdb'; readonly file: string }
+  | { readonly engine: 'sqlite'; readonly file: string; readonly declaredAt?: string }
+  | { readonly engine: 'duckdb'; readonly file: string; readonly declaredAt?: string }
   | { readonly engine: 'postgres'; readonly urlEnv: string; readonly migrationUrlEnv?: string; readonly maxConnections?: number };
 
 /** The engine kinds a database can be (`warehouse.engine`). */

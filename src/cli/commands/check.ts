@@ -2,7 +2,7 @@ import { writeOutput } from '../output.js';
 import { ConfigError } from '../../util/errors.js';
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { renderSchemaChecks, runSchemaChecks, type SchemaCheckReport } from '../../checks/index.js';
+import { failureCauses, renderSchemaChecks, runSchemaChecks, type FailureCause, type SchemaCheckReport } from '../../checks/index.js';
 import { loadConfig } from '../../config/load.js';
 import { openProject } from '../../pipeline/project.js';
 import { TOOL_NAME } from '../../version.js';
@@ -16,6 +16,7 @@ interface CheckOptions {
   database?: string;
   agent?: string[];
   json?: string;
+  details?: boolean;
   concurrency: number;
 }
 
@@ -29,6 +30,8 @@ export type CheckReportJson = SchemaCheckReport & {
   readonly tool: string;
   readonly createdAt: string;
   readonly migration?: string;
+  /** The failures grouped by cause, largest first (what the text output shows). */
+  readonly causes: readonly FailureCause[];
 };
 
 /**
@@ -48,11 +51,15 @@ export function registerCheck(program: Command, ctx: CliContext): void {
     .option('-m, --migration <file>', 'apply this SQL (DDL) to a temporary copy of the warehouse (SQLite, DuckDB) or inside a transaction that is rolled back (PostgreSQL) and check the result; the original is never changed')
     .option('--database <name>', 'with --migration and several databases: migrate only this one (default: every database)')
     .option('-a, --agent <names...>', "replay only these agents' recordings (default: every agent)")
-    .option('--json <file>', 'write the check report as JSON here')
+    .option('--json <file>', 'write the check report as JSON here (every failure, and the causes they are grouped by)')
+    .option('--details', 'also list every failure, one line each, after the causes')
     .option('--concurrency <n>', 'replayed runs in flight at once', parseWhole(1, 64), 8)
     .addHelpText(
       'after',
-      '\nExamples:\n  replaygate check\n  replaygate check --migration migrations/rename-unit-price.sql   # what would this migration break?',
+      '\nExamples:\n  replaygate check\n  replaygate check --migration migrations/rename-unit-price.sql   # what would this migration break?\n' +
+        '  replaygate check --migration migrations/x.sql --database car_1   # several databases: migrate one\n' +
+        '  replaygate check -a din-sql-gpt4 --details --json out/check.json\n' +
+        '\nFailures are grouped by cause: a renamed column is one group listing the golden questions, metrics and runs it breaks.',
     )
     .action(async (opts: CheckOptions) => {
       const configFile = resolve(ctx.cwd, opts.config);
@@ -86,7 +93,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
       } finally {
         await project.close();
       }
-      ctx.stdout(`${renderSchemaChecks(report, { relativeTo: ctx.cwd })}\n`);
+      ctx.stdout(`${renderSchemaChecks(report, { relativeTo: ctx.cwd, details: opts.details === true })}\n`);
       if (opts.json) {
         const json: CheckReportJson = {
           schemaVersion: CHECK_SCHEMA_VERSION,
@@ -95,6 +102,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
           createdAt: new Date().toISOString(),
           ...(opts.migration !== undefined ? { migration: opts.migration } : {}),
           ...report,
+          causes: failureCauses(report),
         };
         await writeOutput(ctx, opts.json, `${JSON.stringify(json, null, 2)}\n`);
       }

@@ -300,20 +300,20 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
     }
   }
 
-  engine(name: string, config: { readonly file: string }): SqlEngine {
-    assertDatabaseFile(name, config.file, 'duckdb');
+  engine(name: string, config: { readonly file: string; readonly declaredAt?: string }): SqlEngine {
+    assertDatabaseFile(name, config.file, 'duckdb', config.declaredAt);
     duckdbApi(); // a missing package is a configuration error now, not at the first statement
     return this.#engineOn(config.file, name);
   }
 
-  async migrate(targets: ReadonlyMap<string, { readonly file: string }>, migration: LoadedMigration): Promise<Map<string, MigratedEngine>> {
+  async migrate(targets: ReadonlyMap<string, { readonly file: string; readonly declaredAt?: string }>, migration: LoadedMigration): Promise<Map<string, MigratedEngine>> {
     const statements = checkedStatements(migration, 'duckdb', targets.keys());
     const folder = makeTempFolder('replaygate-migrated-');
     this.#folders.push(folder);
     const engines = new Map<string, MigratedEngine>();
     try {
       for (const [name, config] of targets) {
-        assertDatabaseFile(name, config.file, 'duckdb');
+        assertDatabaseFile(name, config.file, 'duckdb', config.declaredAt);
         const copy = join(folder.path, `${engines.size}-${basename(config.file)}`);
         await copyFile(config.file, copy);
         // Changes not yet checkpointed live in the write-ahead log next to the file.

@@ -54,12 +54,12 @@ export class SqliteBackend implements EngineBackend<{ readonly engine: 'sqlite';
     this.#pool = options.isolation === 'inline' ? new InlinePool(this.engineName) : new SqliteHostPool(this.engineName, hosts);
   }
 
-  engine(name: string, config: { readonly file: string }): SqlEngine {
-    assertDatabaseFile(name, config.file, 'sqlite');
+  engine(name: string, config: { readonly file: string; readonly declaredAt?: string }): SqlEngine {
+    assertDatabaseFile(name, config.file, 'sqlite', config.declaredAt);
     return this.#engineOn(config.file, name);
   }
 
-  async migrate(targets: ReadonlyMap<string, { readonly file: string }>, migration: LoadedMigration): Promise<Map<string, MigratedEngine>> {
+  async migrate(targets: ReadonlyMap<string, { readonly file: string; readonly declaredAt?: string }>, migration: LoadedMigration): Promise<Map<string, MigratedEngine>> {
     const folder = makeTempFolder('replaygate-migrated-');
     this.#folders.push(folder);
     const files = new Map([...targets].map(([name, config]) => [name, config.file]));

@@ -39,29 +39,36 @@ export function git(cwd: string, args: readonly string[], env?: NodeJS.ProcessEn
   });
 }
 
+/** Who asks for a git ref: the Action (inputs, actions/checkout) or the CLI (flags, a local clone); hints differ. */
+export type GitCaller = 'action' | 'cli';
+
 /**
  * The top folder of the git work tree holding `dir`.
- * @throws ConfigError when `dir` is not inside a git repository (checkout missing).
+ * @throws ConfigError when `dir` is not inside a git repository (checkout missing), with a
+ *   hint for `caller`.
  */
-export async function repositoryRoot(dir: string): Promise<string> {
+export async function repositoryRoot(dir: string, caller: GitCaller = 'action'): Promise<string> {
   try {
     return (await git(dir, ['rev-parse', '--show-toplevel'])).trim();
   } catch (error) {
     if (!(error instanceof GitError)) throw error;
-    throw new ConfigError(
-      `${dir} is not inside a git repository: run actions/checkout (with fetch-depth: 0) before replaygate. git said: ${error.stderr.trim()}`,
-    );
+    const hint =
+      caller === 'action'
+        ? 'run actions/checkout (with fetch-depth: 0) before replaygate'
+        : '--base-ref compares with a commit of the git repository holding the config: run it inside a clone';
+    throw new ConfigError(`${dir} is not inside a git repository: ${hint}. git said: ${error.stderr.trim()}`);
   }
 }
 
 /**
  * Resolves a branch, tag or SHA to a full commit SHA; a branch name missing locally is tried
  * as `origin/<name>` (actions/checkout fetches other branches as remote-tracking refs only).
- * @throws ConfigError naming `inputName` when no commit matches, with the clone's depth when
- *   it is shallow (the usual cause: actions/checkout's default `fetch-depth: 1`).
+ * @throws ConfigError naming `inputName` (an Action input, or a CLI flag when `caller` is
+ *   `'cli'`) when no commit matches, with the clone's depth when it is shallow (the usual
+ *   cause in the Action: actions/checkout's default `fetch-depth: 1`).
  * @example await resolveCommit('/repo', 'main', 'base-ref') // 'a1b2c3…' (40 hex digits)
  */
-export async function resolveCommit(root: string, ref: string, inputName: string): Promise<string> {
+export async function resolveCommit(root: string, ref: string, inputName: string, caller: GitCaller = 'action'): Promise<string> {
   for (const candidate of [ref, `origin/${ref}`]) {
     try {
       return (await git(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`])).trim();
@@ -70,6 +77,12 @@ export async function resolveCommit(root: string, ref: string, inputName: string
     }
   }
   const shallow = (await git(root, ['rev-parse', '--is-shallow-repository']).catch(() => 'false')).trim() === 'true';
+  if (caller === 'cli') {
+    const hint = shallow
+      ? `This clone is shallow: fetch the history (git fetch --unshallow) or the ref (git fetch origin ${ref}).`
+      : `Check the branch, tag or SHA (git log --oneline ${ref}); a branch of the remote may need git fetch origin ${ref}.`;
+    throw new ConfigError(`${inputName}: ${JSON.stringify(ref)} is not a commit in this repository. ${hint}`);
+  }
   const hint = shallow
     ? 'This clone is shallow: set `fetch-depth: 0` on actions/checkout so the base commit is fetched.'
     : 'Check the branch, tag or SHA; with actions/checkout set `fetch-depth: 0` so other branches and commits are fetched.';

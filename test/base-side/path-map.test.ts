@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { basePathMapper, mapLogger } from '../../src/action/base-side.js';
+import { basePathMapper, mapLogger } from '../../src/base-side/path-map.js';
 import type { AnnotationTarget, Logger } from '../../src/util/logger.js';
 
 const SHA = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4';

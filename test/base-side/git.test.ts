@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changedFiles, materialiseCommit, repositoryRoot, resolveCommit } from '../../src/action/git.js';
+import { changedFiles, materialiseCommit, repositoryRoot, resolveCommit } from '../../src/base-side/git.js';
 import { ConfigError } from '../../src/util/errors.js';
-import { TempRepo } from './temp-repo.js';
+import { TempRepo } from '../action/temp-repo.js';
 
 let repo: TempRepo;
 let base: string;

@@ -1,24 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, sep } from 'node:path';
-import { ReplaygateError } from '../util/errors.js';
 import type { AnnotationTarget, Logger } from '../util/logger.js';
-
-/**
- * The base commit's configuration could not be loaded or replayed: a user's mistake
- * (`ConfigError`/`DataError`) raised while opening the base project, reading its gate rules
- * or replaying its recordings. Thrown by the pipeline (src/action/pipeline-gate.ts) so the
- * Action can tell a broken base, which a pull request cannot fix in place, from a broken
- * head; the Action then scores the head only, with a warning (docs/action.md, "A broken base").
- */
-export class BaseLoadError extends ReplaygateError {
-  override readonly name: string = 'BaseLoadError';
-  /** The user error raised on the base side; its message names the file and line. */
-  readonly error: ReplaygateError;
-  constructor(error: ReplaygateError) {
-    super(error.message);
-    this.error = error;
-  }
-}
 
 /** Rewrites text that names files of the base tree; `identity` when there is no base. */
 export type TextMap = (text: string) => string;
