@@ -367,7 +367,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
 
     it('the fork\'s gate fails without comment; the workflow_run step posts the comment and the check run from its report', async () => {
       const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 from a fork, not re-recorded');
-      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head }]);
+      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head, files: ['prompts/sql.md', 'recordings/gpt4/calls.jsonl'] }]);
       const gate = await runPr(pr, { fork: true });
       expect(gate.exitCode, explain(gate)).toBe(1);
       expect(gh.commentsOn(REPO, PR)).toHaveLength(0);
@@ -423,6 +423,35 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
       expect(bad.annotations[0]?.message).toMatch(/report\.json: pullRequest\.agents\[0\]\.agent: expected a string, got number/);
       const missing = await runComment(commentWorkspace(''), workflowRunEvent(pr), { report: 'nowhere/report.json' });
       expect(missing.annotations[0]?.message).toMatch(/^Input 'report': "nowhere\/report.json" not found/);
+    });
+
+    it('a report the fork rewrote: the check run is this step\'s (name, conclusion, annotations on the pull request\'s files only)', async () => {
+      const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 from a fork, report rewritten');
+      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head, files: ['prompts/sql.md'] }]);
+      const gate = await runPr(pr, { fork: true });
+      type Report = { pullRequest: Record<string, unknown>; comment: { config: string }; annotations: Record<string, unknown>[] };
+      const report = JSON.parse(readFileSync(gate.outputs['report-path'] ?? '', 'utf8')) as Report;
+      // A passing, unenforced verdict and an annotation on a file the pull request never touched.
+      const forged: Report = {
+        ...report,
+        pullRequest: { ...report.pullRequest, verdict: 'pass', enforced: false, reasons: [], missingRecordings: [], missingRecordingCount: 0, agents: [], scores: [] },
+        annotations: [...report.annotations, { path: '.github/workflows/release.yml', startLine: 1, endLine: 1, level: 'notice', title: 'Looks good', message: 'approved' }],
+      };
+      const r = await runComment(commentWorkspace(JSON.stringify(forged)), workflowRunEvent(pr));
+      expect(r.exitCode, explain(r)).toBe(0);
+      const check = (gh.checkRuns.get(REPO) ?? [])[0];
+      // The gate run failed (its conclusion is GitHub's): the check fails, enforced by this step's fail-on.
+      expect(check).toMatchObject({ name: 'replaygate gate (replaygate.yml)', conclusion: 'failure' });
+      expect(check?.annotations.map((a) => a['path'])).toEqual(report.annotations.map(() => 'prompts/sql.md'));
+      // A report for another config is refused, so it cannot name another check.
+      gh.checkRuns.clear();
+      const renamed = await runComment(commentWorkspace(JSON.stringify({ ...report, comment: { ...report.comment, config: 'required-check.yml' } })), workflowRunEvent(pr));
+      expect(renamed.exitCode).toBe(1);
+      expect(renamed.annotations[0]?.message).toMatch(/the report is for the config "required-check\.yml", and this step posts for "replaygate\.yml"/);
+      expect(gh.checkRuns.get(REPO) ?? []).toEqual([]);
+      // A folder named as the report is a clear input error.
+      const folder = await runComment(commentWorkspace(JSON.stringify(report)), workflowRunEvent(pr), { report: 'replaygate-report' });
+      expect(folder.annotations[0]?.message).toMatch(/^Input 'report': "replaygate-report" is a folder .*, not the report file: name the JSON file inside it \(e\.g\. "replaygate-report\/report\.json"\)\.$/);
     });
   });
 
