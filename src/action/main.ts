@@ -201,6 +201,9 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
         'Check the path (relative to working-directory) and that actions/checkout ran before replaygate.',
     );
   }
+  if (isDirectory(headConfigPath)) {
+    throw new ConfigError(`Input 'config': ${JSON.stringify(inputs.config)} is a folder (${headConfigPath}), not a configuration file: name the replaygate.yml inside it.`);
+  }
   const headConfig = realInsideWorkspace(workspace, 'config', inputs.config, headConfigPath);
   const configLabel = toPosix(relative(workspace, headConfig));
   state.configLabel = configLabel;
