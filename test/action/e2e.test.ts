@@ -242,7 +242,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(r.outputs).toMatchObject({ verdict: 'fail', 'missing-recordings': '4' });
     const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
     expect(body.split('\n')[1]).toBe('## ❌ replaygate gate: fail — 4 missing recordings');
-    expect(body).toContain('**MissingRecording** (4 runs: re-record, never skipped)');
+    expect(body).toContain('**MissingRecording**: 4 runs (re-record, never skipped).');
     expect(body).toContain('`prompts/sql.md` changed');
     expect(body).toContain('**Changed in this PR:** prompt `prompts/sql.md` (+1 −1 lines)\n');
     expect(r.outputs['recordings-changed']).toBe('false');

@@ -200,7 +200,7 @@ describe('run() with a fake pipeline', () => {
       expect.objectContaining({ kind: 'error', target: { file: 'analytics/prompts/sql.md', title: 'MissingRecording: sql-agent' } }),
     ]);
     expect(h.logger.annotations[0]?.message).toContain('analytics/prompts/sql.md changed in this pull request');
-    expect(gh.commentsOn(REPO, 42)[0]?.body).toMatch(/\*\*MissingRecording\*\* \(1 run: re-record, never skipped\)[\s\S]*`analytics\/prompts\/sql\.md` changed/);
+    expect(gh.commentsOn(REPO, 42)[0]?.body).toMatch(/\*\*MissingRecording\*\*: 1 run \(re-record, never skipped\)[\s\S]*`analytics\/prompts\/sql\.md` changed/);
   });
 
   it('fork pull request: 403 on the comment becomes a warning; summary, outputs and verdict stand', async () => {
@@ -291,6 +291,17 @@ describe('run() with a fake pipeline', () => {
     expect(comments).toHaveLength(1);
     expect(comments[0]?.body).toMatch(/^<!-- replaygate-comment command=gate config=analytics\/replaygate\.yml -->\n## ❌ replaygate gate: could not run\n/);
     expect(comments[0]?.body).toContain(`Input 'base-ref': "no-such-branch" is not a commit in this repository.`);
+  });
+
+  it('a config or event path that is a folder is a clear input error, not EISDIR', async () => {
+    const h = harness({ inputs: { config: '.' } });
+    await run(h.deps);
+    expect(h.failures[0]).toMatch(/^Input 'config': "\." is a folder \(.*\), not a configuration file: name the replaygate\.yml inside it\.$/);
+    const e = harness();
+    (e.deps.env as NodeJS.ProcessEnv)['GITHUB_EVENT_PATH'] = temp;
+    await run(e.deps);
+    expect(e.failures[0]).toMatch(/^GITHUB_EVENT_PATH .* is a folder, not the event payload file\.$/);
+    expect(gh.requests).toEqual([]);
   });
 
   it('a working-directory that is a symbolic link out of the workspace is refused', async () => {
