@@ -633,6 +633,37 @@ function agentBody(a: AgentGateView, several: boolean, full: boolean): string[] 
   return out;
 }
 
+/** A marker line of ours (`<!-- replaygate-report -->`, `<!-- replaygate-comment … -->`): one per comment, at its top. */
+const MARKER_LINE = /^<!--\s*replaygate-[a-z-]*\b[^>]*-->$/;
+
+/**
+ * Another report's Markdown (score, check) made fit to sit under the comment's head: without
+ * our marker lines (a second marker in a body would make two comments look like ours), without
+ * its own `## replaygate …` title (the headline says it), and without a table that has a header
+ * but no rows. Lines, trimmed of blank lines at both ends.
+ * @example embeddedReport('<!-- replaygate-report -->\n## replaygate scorecard\n\n| a |\n|---|\n\nText') // ['Text']
+ */
+export function embeddedReport(markdown: string): string[] {
+  const lines = markdown.replace(/\r\n?/g, '\n').split('\n').filter((l) => !MARKER_LINE.test(l.trim()));
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i] as string;
+    const next = lines[i + 1];
+    const after = lines[i + 2];
+    // A header row, its delimiter row, and no row after them: an empty table.
+    if (/^\s*\|.*\|\s*$/.test(line) && next !== undefined && /^\s*\|[\s:|-]+\|\s*$/.test(next) && !(after !== undefined && /^\s*\|/.test(after))) {
+      i += 1;
+      continue;
+    }
+    out.push(line);
+  }
+  while (out.length > 0 && (out[0] ?? '').trim() === '') out.shift();
+  if (/^##\s+replaygate\b/.test(out[0] ?? '')) out.shift();
+  while (out.length > 0 && (out[0] ?? '').trim() === '') out.shift();
+  while (out.length > 0 && (out[out.length - 1] ?? '').trim() === '') out.pop();
+  return out;
+}
+
 /**
  * Renders the comment (`full: false`) or the job summary (`full: true`) of a pull request view.
  * @example renderPullRequest(view, { marker: '<!-- m -->', full: false }).head.split('\n')[1] // '## ❌ replaygate gate: fail — 8 stable breaks (the candidate is better on average)'
@@ -641,7 +672,10 @@ export function renderPullRequest(view: PullRequestView, options: RenderOptions)
   const body: string[] = [];
   const several = view.agents.length > 1;
   for (const a of view.agents) body.push(...agentBody(a, several, options.full));
-  if (options.extraBody !== undefined && options.extraBody.trim() !== '') body.push(options.extraBody.trim(), '');
+  if (options.extraBody !== undefined) {
+    const extra = embeddedReport(options.extraBody);
+    if (extra.length > 0) body.push(...extra, '');
+  }
   if (view.changes !== undefined && view.changes.recordings.some((r) => r.files.length > 0)) {
     const files = view.changes.recordings.flatMap((r) => r.files);
     body.push(
