@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { getOctokit } from '@actions/github';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BaseLoadError } from '../../src/base-side/index.js';
+import { runnerPathHider } from '../../src/action/runner-paths.js';
 import { OUTPUT_NAMES, run, type ActionDeps } from '../../src/action/main.js';
 import type { GateRunRequest, GateRunResult } from '../../src/action/types.js';
 import { DataError } from '../../src/util/errors.js';
@@ -278,7 +279,9 @@ describe('run() with a fake pipeline', () => {
     expect(h.summaries).toHaveLength(1);
     expect(h.summaries[0]).toMatch(/^## ❌ replaygate( gate)?: could not run\n/);
     expect(h.summaries[0]).toContain('**What is wrong**');
-    expect(h.summaries[0]).toContain(h.failures[0]);
+    // The summary tells workspace paths relative (the log keeps them absolute).
+    expect(h.summaries[0]).toContain(runnerPathHider(h.deps.env ?? {})(h.failures[0] ?? ''));
+    expect(h.summaries[0]).not.toContain(repo.dir);
   });
 
   it('input errors found before the event is read post nothing; an unknown base ref on a pull request says so in the comment', async () => {
