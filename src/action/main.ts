@@ -353,7 +353,8 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     setOutputs(deps, result, {
       reportPath,
       markdownPath,
-      recordingsChanged: baseCommit === undefined ? '' : String(changedRecordings.length > 0),
+      // Empty when nothing was compared: no base, or no head commit to diff against it.
+      recordingsChanged: baseCommit === undefined || headSha === undefined ? '' : String(changedRecordings.length > 0),
     });
 
     for (const a of missingPlanned) logger.error(a.message, a.target);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { fitComment } from '../../src/report/fit-comment.js';
 import { fencedBlock, htmlCode, inlineCode, plainText, visibleControls } from '../../src/report/inert-markdown.js';
-import { clipInterval } from '../../src/report/pull-request/build-view.js';
+import { clipInterval, formatCell } from '../../src/report/pull-request/build-view.js';
 import { MAX_CHART_POINTS, perSeedChart, type SeedCount } from '../../src/report/pull-request/charts.js';
 import { readPullRequestView } from '../../src/report/pull-request/read-view.js';
 import { capText, compareRows, embeddedReport, renderPullRequest } from '../../src/report/pull-request/render.js';
@@ -132,5 +132,11 @@ describe('another report embedded once (finding 16)', () => {
   it('no second marker, no repeated title, no empty table', () => {
     const md = '<!-- replaygate-report -->\n## replaygate scorecard\n\n| a | b |\n|---|---|\n\n### dev\n\n| x |\n|---|\n| 1 |\n';
     expect(embeddedReport(md)).toEqual(['### dev', '', '| x |', '|---|', '| 1 |']);
+  });
+});
+
+describe('one reading per cell (finding 9)', () => {
+  it('NULL, numbers and empty or padded strings are told apart', () => {
+    expect([null, 'NULL', 42, '42', '', ' a', 'a', true, 'true', '1e5'].map(formatCell)).toEqual(['NULL', '"NULL"', '42', '"42"', '""', '" a"', 'a', 'true', '"true"', '"1e5"']);
   });
 });

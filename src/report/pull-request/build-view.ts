@@ -50,15 +50,22 @@ export interface GateEvidence {
   readonly candidateRuns: readonly RunRecord[];
 }
 
+/** A string that, shown bare, would read as another value: empty, padded, NULL, a number or a boolean. */
+const AMBIGUOUS_STRING = /^$|^\s|\s$|^null$|^(?:true|false)$|^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$|^[+-]?(?:infinity|nan)$|^<\d+ bytes>$|^".*"$/i;
+
 /**
- * A cell as text: `NULL`, numbers and 64-bit integers as written, strings as they are, other
- * values as JSON; at most 200 characters.
+ * A cell as text, one reading per value: `NULL`, numbers and 64-bit integers as written, strings
+ * as they are unless bare they would read as something else (empty, padded with spaces, `NULL`,
+ * a number, a boolean, already quoted), which are shown as JSON strings (`"NULL"`, `"42"`, `""`),
+ * other values as JSON; at most 200 characters.
  * @example formatCell(null) // 'NULL'
+ * @example formatCell('NULL') // '"NULL"'
+ * @example formatCell('42') // '"42"'
  */
 export function formatCell(value: unknown): string {
   let text: string;
   if (value === null || value === undefined) text = 'NULL';
-  else if (typeof value === 'string') text = value;
+  else if (typeof value === 'string') text = AMBIGUOUS_STRING.test(value) ? JSON.stringify(value) : value;
   else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') text = String(value);
   else if (value instanceof Uint8Array) text = `<${value.byteLength} bytes>`;
   else text = JSON.stringify(value) ?? String(value);
