@@ -197,7 +197,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     const checks = gh.checkRuns.get(REPO) ?? [];
     expect(checks.map((c) => [c.name, c.head_sha, c.conclusion])).toEqual([['replaygate gate (replaygate.yml)', good.head, 'success']]);
     expect(checks[0]?.annotations).toEqual([
-      expect.objectContaining({ path: 'prompts/sql.md', start_line: 1, end_line: 1, annotation_level: 'notice', message: expect.stringMatching(/^This prompt change, agent 'sql-agent': accuracy 0\.75 → 1\.00, paired change \+0\.25 \(−0\.55 to \+1\.05\); 1 fixed, 0 broken, 0 stable breaks\.$/) }),
+      expect.objectContaining({ path: 'prompts/sql.md', start_line: 1, end_line: 1, annotation_level: 'notice', message: expect.stringMatching(/^This prompt change, agent 'sql-agent': accuracy 0\.75 → 1\.00, paired change \+0\.25 \(−0\.55 to \+1\.00\); 1 fixed, 0 broken, 0 stable breaks\.$/) }),
     ]);
     expect(gh.count('POST', /\/issues\/42\/comments$/)).toBe(1);
     expect(r.annotations.filter((a) => a.kind === 'error')).toEqual([]);
@@ -298,8 +298,9 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(body.split('\n').slice(0, 2)).toEqual([MARKER, '## ❌ replaygate gate: fail — 3,100 stable breaks, worse on average']);
     expect(body).toContain('| stable breaks | | | ❌ 3,100 |');
     expect(body.match(/^<details>$/gm)).toHaveLength(10);
-    expect(body).toContain('… 3,090 more stable breaks: `monthly-revenue-by-region-and-channel-00010`');
-    expect(body).toContain(', … (3,060 more in the JSON report); the job summary shows the first 200 in full.');
+    // The ids of the other breaks, collapsed: the first 200, and how many more the job summary has.
+    expect(body).toContain('<details><summary>… 3,090 more stable breaks: the job summary shows the first 200 in full</summary>\n\n`monthly-revenue-by-region-and-channel-00010`, ');
+    expect(body).toContain('\n\n… and 2,890 more in the job summary.\n\n</details>');
     expect(body).toContain('… 3,000 more in the job summary.');
     expect(body).toContain('**Changed in this PR:** recordings of `sql-agent` (3,100 replies changed, 2 files)');
   });
