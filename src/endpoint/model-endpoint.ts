@@ -7,7 +7,9 @@ import { MissingRecording } from '../recording/missing-recording.js';
 import { DataError } from '../util/errors.js';
 import { chatCompletionEvents, responseEvents } from './sse.js';
 import { isWireReply, type WireReply } from './wire-reply.js';
+import type { Recording } from '../recording/recording.js';
 import { readJsonBody } from './read-body.js';
+import { decidingMiss, WireMissingRecording, type RunMiss } from './run-miss.js';
 import { keyedBody, routeOf, SERVED_ROUTES, type WireRequest, type WireSite } from './wire-request.js';
 
 /** Largest request body the endpoint reads (bytes); a larger one is refused with 413. */
@@ -23,6 +25,11 @@ export interface RunSpec {
   readonly seed: number;
   /** Top-level body fields left out of the key (the agent's `ignore_fields`). */
   readonly ignoredFields: readonly string[];
+  /**
+   * The recording a replay answers from: a miss is then named against the most similar
+   * recorded request of the run (see {@link WireMissingRecording}), not by arrival order.
+   */
+  readonly recording?: Recording;
 }
 
 /** One model call answered for a run (a retry of a call is not another call). */
@@ -50,7 +57,7 @@ interface Occurrence {
 export class EndpointRun {
   /** Calls by call index (arrival order of distinct requests). */
   private readonly answered: (EndpointCall | undefined)[] = [];
-  private readonly misses: MissingRecording[] = [];
+  private readonly misses: RunMiss[] = [];
   private readonly occurrences = new Map<string, Occurrence[]>();
   private readonly pending = new Set<Promise<unknown>>();
   private nextCallIndex = 0;
@@ -66,14 +73,17 @@ export class EndpointRun {
     readonly spec: RunSpec,
   ) {}
 
-  /** The calls answered, in call-index order. */
+  /**
+   * The calls answered, ordered by key: the same order in every session, whatever order
+   * parallel requests arrived in (their call indices follow arrival).
+   */
   get calls(): readonly EndpointCall[] {
-    return this.answered.filter((c): c is EndpointCall => c !== undefined);
+    return this.answered.filter((c): c is EndpointCall => c !== undefined).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
-  /** The missing recording of the lowest call index, if any call missed. */
+  /** The miss that decides the run, if any request missed: the same in every session ({@link decidingMiss}). */
   get missing(): MissingRecording | undefined {
-    return this.misses.reduce<MissingRecording | undefined>((first, m) => (first === undefined || m.site.callIndex < first.site.callIndex ? m : first), undefined);
+    return decidingMiss(this.misses);
   }
 
   /** Resolves once every request of the run has its answer (recorded calls are written by then). */
@@ -111,8 +121,11 @@ export class EndpointRun {
       },
       (error: unknown) => {
         if (error instanceof MissingRecording || (error as Error | undefined)?.name === 'MissingRecording') {
-          this.misses.push(error as MissingRecording);
-          return error as MissingRecording;
+          const miss = error as MissingRecording;
+          // A replay's miss is named by content, not by the arrival order its call index follows; a miss of record (CallNotRecorded) is kept.
+          const named = this.spec.recording !== undefined && (miss as { reason?: unknown }).reason === undefined ? new WireMissingRecording(miss, request, this.spec.recording) : miss;
+          this.misses.push({ error: named, request });
+          return named;
         }
         throw error;
       },

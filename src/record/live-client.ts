@@ -91,6 +91,11 @@ export class LiveModelClient implements ModelClient {
   /** The base URL without credentials or query, for manifests and messages. */
   readonly endpoint: string;
   readonly stats: LiveStats = { attempts: 0, errors: 0 };
+  /**
+   * What no agent's program may see and no recording may hold: the API key, the base URL (as
+   * given, as written to the manifest, and its origin) and the credentials in it.
+   */
+  readonly secrets: readonly string[];
   private readonly client: OpenAI;
   private readonly redactor: Redactor;
   private readonly limit: number;
@@ -106,6 +111,7 @@ export class LiveModelClient implements ModelClient {
     const baseUrl = options.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
     this.endpoint = endpointLabel(baseUrl);
     this.redactor = new Redactor([options.apiKey, ...urlSecrets(baseUrl)]);
+    this.secrets = [...new Set([options.apiKey, ...urlSecrets(baseUrl), baseUrl, baseUrl.replace(/\/+$/, ''), this.endpoint, originOf(baseUrl)])].filter((s) => s !== '');
     this.limit = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -181,6 +187,8 @@ export class LiveModelClient implements ModelClient {
         } finally {
           this.controller.signal.removeEventListener('abort', stop);
         }
+        // A reply that echoes the key (an error text, a debugging proxy) must not put it in the recording.
+        completion = this.redactor.redactSecretsIn(completion);
         const wired = route ? wireReplyOf(route, completion) : undefined;
         const reply = wired === undefined ? replyOf(completion) : typeof wired === 'string' ? wired : wired.reply;
         if (typeof reply === 'string') {
@@ -245,6 +253,8 @@ export class LiveModelClient implements ModelClient {
         return new EndpointError(`${at} refused the API key (${detail}); set OPENAI_API_KEY (or the variable --api-key-env names)`, true, error.status);
       }
       if (error instanceof NotFoundError) {
+        // A model looked up by id (GET /models/{id}) that the upstream does not have is that call's answer, not a wrong base URL.
+        if (/^\/models\/[^/]+$/.test(path)) return new EndpointError(`${at}${path}: the upstream has no such model (${detail})`, false, error.status);
         return new EndpointError(`${at}${path} was not found (${detail}); check the base URL (it usually ends in /v1) and the agent's model name`, true, error.status);
       }
       const retried = error.status === 429 || error.status === 408 || error.status === 409 || (error.status ?? 0) >= 500;
@@ -293,6 +303,14 @@ export function replyOf(completion: unknown): ChatReply | string {
     });
   }
   return toolCalls.length > 0 ? { content, tool_calls: toolCalls } : { content };
+}
+
+function originOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).origin;
+  } catch {
+    return '';
+  }
 }
 
 function attempts(n: number): string {

@@ -71,8 +71,8 @@ describe('editing one character of the Python agent\'s system prompt', () => {
       const { code, runs, stderr } = await score('python-agent');
       expect(code).toBe(1);
       expect(runs.map((r) => r.outcome)).toEqual(Array(5).fill('missing_recording'));
-      expect(stderr).toMatch(/5 run\(s\) have no recording; the first:\nMissingRecording: recording 'python-agent' has no reply for question 'chq-003', seed 0, call 0/);
-      expect(stderr).toMatch(/Nearest recorded request \(.*calls\.jsonl:\d+, same question\/seed\/call\) differs:/);
+      expect(stderr).toMatch(/5 run\(s\) have no recording; the first:\nMissingRecording: recording 'python-agent' has no reply for question 'chq-003', seed 0: POST \/v1\/chat\/completions \(key sha256:[0-9a-f]{64}\)\./);
+      expect(stderr).toMatch(/Nearest recorded request \(.*calls\.jsonl:\d+: call 0 of this question and seed, the most similar of 3\) differs:/);
       expect(stderr).toMatch(/\n-body\.messages\[0\]\.content: "You are a careful data analyst for a music store/);
       expect(stderr).toMatch(/\n\+body\.messages\[0\]\.content: "You are a careful data analysts for a music store/);
       expect(stderr).toMatch(/To re-record the affected calls: replaygate record --agent python-agent --questions chq-003/);

@@ -137,7 +137,7 @@ describe('kind: command in replaygate.yml', () => {
     expect(await load('    kind: command\n    command: [python3, agent.py]\n')).toMatchObject({ timeoutMs: 60000, concurrency: 4, ignoreFields: DEFAULT_IGNORED_FIELDS });
     expect(await load(`    kind: command\n    command: [python3, agent.py]\n    ignore_fields: [${IGNORABLE_FIELDS.join(', ')}]\n`)).toMatchObject({ ignoreFields: IGNORABLE_FIELDS });
   });
-  it.each([
+  it.each<[string, RegExp]>([
     ['    kind: command\n    command: python3 agent.py\n', /replaygate\.yml:\d+: agent 'a': 'command' must be a list \(argv, no shell\)/],
     ['    kind: command\n    command: []\n', /'command' must be a non-empty list/],
     ['    kind: command\n    command: [python3, agent.py]\n    ignore_fields: [messages]\n', /cannot leave 'messages' out of the key/],
@@ -145,7 +145,7 @@ describe('kind: command in replaygate.yml', () => {
     ['    kind: command\n    command: [python3, agent.py]\n    ignore_fields: [stream]\n', /'stream' is never in the key/],
     // ignore_fields is an allow-list: anything not known to leave the answer unchanged stays keyed.
     ...['options', 'guided_json', 'chat_template_kwargs', 'extra_body', 'service_tier', 'enable_thinking', 'think', 'reasoning_effort', 'web_search_options', 'unheard_of'].map(
-      (f) => [`    kind: command\n    command: [python3, agent.py]\n    ignore_fields: [user, ${f}]\n`, new RegExp(`replaygate\\.yml:\\d+: 'ignore_fields' cannot leave '${f}' out of the key: only fields known not to change`)] as const,
+      (f): [string, RegExp] => [`    kind: command\n    command: [python3, agent.py]\n    ignore_fields: [user, ${f}]\n`, new RegExp(`replaygate\\.yml:\\d+: 'ignore_fields' cannot leave '${f}' out of the key: only fields known not to change`)],
     ),
     // Unknown and inapplicable keys name their line, with did-you-mean.
     ['    kind: command\n    command: [python3, agent.py]\n    timeout: 5000\n', /replaygate\.yml:8: unknown key 'agents\.a\.timeout': did you mean 'timeout_ms'\? \(known for kind: command: kind, model, prompt, recording, command, timeout_ms, concurrency, ignore_fields\)/],

@@ -6,7 +6,7 @@ import { selectQuestions } from '../../pipeline/replay.js';
 import { LiveModelClient, DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../record/live-client.js';
 import { recordAgent } from '../../record/record.js';
 import { Redactor, urlSecrets } from '../../record/redact.js';
-import { OUTCOMES } from '../../scoring/types.js';
+import { OUTCOMES, type RunRecord } from '../../scoring/types.js';
 import { ConfigError, isUserError } from '../../util/errors.js';
 import { ConsoleLogger } from '../../util/logger.js';
 import { EXIT, type CliContext } from '../context.js';
@@ -119,7 +119,9 @@ export function registerRecord(program: Command, ctx: CliContext): void {
             `runs ${summary.runs.length} · calls sent ${stats.sent} · reused ${stats.reused} · not recorded ${stats.failed} · ` +
             `tokens ${stats.promptTokens} prompt + ${stats.completionTokens} completion · HTTP errors ${summary.httpErrors}\n` +
             `outcomes: ${outcomes.map(([o, n]) => `${o} ${n}`).join(', ')}\n` +
-            `recorded splits: ${Object.entries(summary.recordedSplits).map(([s, n]) => `${s} ${n}×`).join(', ') || 'none'}\n`,
+            `recorded splits: ${Object.entries(summary.recordedSplits).map(([s, n]) => `${s} ${n}×`).join(', ') || 'none'}\n` +
+            (summary.createdEmpty ? `the agent made no model call: created ${summary.recording} with no calls, so that score and gate replay it\n` : '') +
+            erroredRuns(summary.runs),
         );
         if (summary.interrupted) {
           err(`interrupted: ${stats.sent} call(s) recorded; run the same command again to record the rest\n`);
@@ -144,6 +146,26 @@ export function registerRecord(program: Command, ctx: CliContext): void {
         await project.close();
       }
     });
+}
+
+/** Errored runs shown in the text output, and lines / characters of each one's detail. */
+const SHOWN_ERRORS = 3;
+const ERROR_DETAIL_LINES = 12;
+const ERROR_DETAIL_CHARS = 1_500;
+
+/** Why the first errored runs errored (exit status, the end of standard error, …), bounded; '' when none did. */
+export function erroredRuns(runs: readonly RunRecord[]): string {
+  const errored = runs.filter((r) => r.outcome === 'error');
+  if (errored.length === 0) return '';
+  const shown = errored.slice(0, SHOWN_ERRORS).map((r) => {
+    let detail = (r.detail ?? 'no detail').trim();
+    const lines = detail.split('\n');
+    if (lines.length > ERROR_DETAIL_LINES) detail = [...lines.slice(0, ERROR_DETAIL_LINES), `… (${lines.length - ERROR_DETAIL_LINES} more lines)`].join('\n');
+    if (detail.length > ERROR_DETAIL_CHARS) detail = `${detail.slice(0, ERROR_DETAIL_CHARS)}… (cut at ${ERROR_DETAIL_CHARS} characters)`;
+    return `  ${r.questionId} seed ${r.seed}: ${detail.replace(/\n/g, '\n    ')}`;
+  });
+  const more = errored.length > SHOWN_ERRORS ? ` (the first ${SHOWN_ERRORS} of ${errored.length})` : '';
+  return `errored runs${more}:\n${shown.join('\n')}\n`;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
