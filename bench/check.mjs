@@ -9,6 +9,11 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { runSchemaChecks } from '../build/checks/index.js';
 import { openProject } from '../build/pipeline/project.js';
+import { loadavg } from 'node:os';
+import { writeResult } from './results.mjs';
+
+const startLoad = loadavg()[0];
+const results = [];
 
 const { values } = parseArgs({
   options: {
@@ -28,7 +33,7 @@ for (const config of values.config) {
     const start = performance.now();
     const project = await openProject(config);
     try {
-      report = await runSchemaChecks(project, { onStatement: (sql, database) => captured.push({ sql, file: project.config.warehouse.databases.get(database) ?? database }) });
+      report = await runSchemaChecks(project, { onStatement: (sql, database) => captured.push({ sql, file: project.config.warehouse.databases.get(database)?.file ?? database }) });
     } finally {
       await project.close();
     }
@@ -60,8 +65,10 @@ for (const config of values.config) {
   }
   const c = median(checkMs);
   const d = median(directMs);
-  console.log(
+  const line =
     `${config}: ${report.golden.checked} golden SQL, ${report.metrics.queries} metric queries, ${report.replays.checked} replayed runs -> ${statements.length} statements (${failed} fail when run directly); ` +
-      `check ${c.toFixed(0)} ms (median of ${repeat}), same statements directly ${d.toFixed(0)} ms, ratio ${(c / d).toFixed(1)}x; passed: ${report.passed}`,
-  );
+    `check ${c.toFixed(0)} ms (median of ${repeat}), same statements directly ${d.toFixed(0)} ms, ratio ${(c / d).toFixed(1)}x; passed: ${report.passed}`;
+  console.log(line);
+  results.push({ line, config, checkMs: c, directMs: d, ratio: c / d, statements: statements.length });
 }
+writeResult('check', results.map((r) => r.line).join('\n'), Object.fromEntries(results.map((r) => [r.config.replace(/\/replaygate\.yml$/, '').replace(/[^\w]+/g, '_'), r])), startLoad);

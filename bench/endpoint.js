@@ -10,6 +10,7 @@
 // 2. Process start cost per run: a minimal agent (Python, and Node) run by the command agent
 //    (endpoint run, environment, spawn in its own process group, answer parsed) against the same
 //    program spawned bare. Wall times; the load average is printed with them.
+import { writeResult } from './results.mjs';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -22,6 +23,8 @@ import { writeManifest } from '../build/recording/manifest.js';
 import { Recording } from '../build/recording/recording.js';
 import { ReplayClient } from '../build/recording/replay-client.js';
 import { RecordingWriter } from '../build/recording/writer.js';
+
+const startLoad = loadavg()[0];
 
 const CALLS = 400;
 const RUNS = 15;
@@ -178,3 +181,5 @@ const lines = [
 console.log(lines.join('\n'));
 mkdirSync('out/bench', { recursive: true });
 writeFileSync('out/bench/endpoint.txt', `${lines.join('\n')}\n`);
+// bench/results/endpoint.json: what the docs render (scripts/docs/generate.mjs, `bench endpoint`).
+writeResult('endpoint', lines.join('\n'), { inProcessMicros: a, endpointMicros: b, floorMicros: f, overheadMicros: b - a }, startLoad);

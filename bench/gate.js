@@ -16,6 +16,10 @@ import { replayAgent } from '../build/pipeline/replay.js';
 import { writeManifest } from '../build/recording/manifest.js';
 import { RecordingWriter } from '../build/recording/writer.js';
 import { renderGateMarkdown } from '../build/report/gate-markdown.js';
+import { writeResult } from './results.mjs';
+import { loadavg } from 'node:os';
+
+const startLoad = loadavg()[0];
 
 const SOURCE = 'out/spider-dev';
 const OUT = resolve('out/bench-gate');
@@ -73,7 +77,7 @@ function floorOnce() {
   const dbs = new Map();
   for (const [db, sql] of statements) {
     let con = dbs.get(db);
-    if (!con) dbs.set(db, (con = new Database(project.config.warehouse.databases.get(db), { readonly: true })));
+    if (!con) dbs.set(db, (con = new Database(project.config.warehouse.databases.get(db).file, { readonly: true })));
     try {
       con.prepare(sql ?? '').raw(true).safeIntegers(true).all();
     } catch {
@@ -125,3 +129,4 @@ const lines = [
 ];
 console.log(lines.join('\n'));
 writeFileSync(join(OUT, 'result.txt'), `${lines.join('\n')}\n`);
+writeResult('gate', lines.join('\n'), { floorMs: f, gateMs: g, ratio: g / f, commandMs: command, questions: r.n, seeds: SEEDS.length, statements: statements.length }, startLoad);

@@ -13,6 +13,10 @@ import { Recording } from '../build/recording/recording.js';
 import { RecordingWriter } from '../build/recording/writer.js';
 import { writeManifest } from '../build/recording/manifest.js';
 import { extractSql } from '../build/agent/extract-sql.js';
+import { writeResult } from './results.mjs';
+import { loadavg } from 'node:os';
+
+const startLoad = loadavg()[0];
 
 const PROJECT = 'out/spider-dev';
 const AGENT = 'din-sql-gpt4';
@@ -36,7 +40,7 @@ function floorOnce() {
   let failed = 0;
   for (const [db, sql] of statements) {
     let con = dbs.get(db);
-    if (!con) dbs.set(db, (con = new Database(project.config.warehouse.databases.get(db), { readonly: true })));
+    if (!con) dbs.set(db, (con = new Database(project.config.warehouse.databases.get(db).file, { readonly: true })));
     try {
       con.prepare(sql).raw(true).safeIntegers(true).all();
     } catch {
@@ -107,6 +111,12 @@ const lines = [
 console.log(lines.join('\n'));
 mkdirSync('out/bench', { recursive: true });
 writeFileSync('out/bench/result.txt', `${lines.join('\n')}\n`);
+writeResult(
+  'score',
+  lines.join('\n'),
+  { floorMs: f, replayMs: r, inlineMs: n, ratio: r / f, inlineRatio: n / f, commandMs: command, nodeStartMs: nodeStart, questions: project.golden.length, statements: statements.length, bytesPerCall: m10.bytes / m10.calls },
+  startLoad,
+);
 
 // The model endpoint of command agents: overhead per replayed call, process start per run (bench/endpoint.js).
 execFileSync(process.execPath, ['bench/endpoint.js'], { stdio: 'inherit' });

@@ -1,18 +1,20 @@
 import { createRequire as __replaygateCreateRequire } from 'node:module';
 const require = __replaygateCreateRequire(import.meta.url);
 
-// src/warehouse/connections.ts
+// src/warehouse/sqlite/connections.ts
 var ConnectionCache = class {
-  constructor(driver2) {
+  constructor(driver2, writable = false) {
     this.driver = driver2;
+    this.writable = writable;
   }
   driver;
+  writable;
   #open = /* @__PURE__ */ new Map();
   /** The connection of `file`. @throws the driver's error when the file is not a usable database. */
   get(file) {
     let open = this.#open.get(file);
     if (open === void 0) {
-      open = this.driver.open(file, false);
+      open = this.driver.open(file, this.writable);
       try {
         [...open.prepareRead("SELECT count(*) FROM sqlite_schema").rows()];
       } catch (error) {
@@ -23,13 +25,18 @@ var ConnectionCache = class {
     }
     return open;
   }
+  /** Closes the connection of `file`, if open. */
+  close(file) {
+    this.#open.get(file)?.close();
+    this.#open.delete(file);
+  }
   closeAll() {
     for (const c of this.#open.values()) c.close();
     this.#open.clear();
   }
 };
 
-// src/warehouse/drivers.ts
+// src/warehouse/sqlite/drivers.ts
 import { createRequire } from "node:module";
 
 // src/util/errors.ts
@@ -46,6 +53,144 @@ var ConfigError = class extends ReplaygateError {
   name = "ConfigError";
 };
 
+// src/warehouse/sql-text.ts
+var WORD_CHAR = /[\p{L}\p{N}_$]/u;
+var DOLLAR_TAG = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/u;
+function tokenize(sql, dialect = "sqlite") {
+  const pg = dialect !== "sqlite";
+  const tokens = [];
+  let depth = 0;
+  const closingQuote = (start, quote, backslash = false) => {
+    let i2 = start + 1;
+    for (; ; ) {
+      const next = backslash ? nextQuoteOrBackslash(sql, i2, quote) : sql.indexOf(quote, i2);
+      if (next < 0) return sql.length;
+      if (backslash && sql[next] === "\\") {
+        i2 = next + 2;
+        continue;
+      }
+      if (quote !== "]" && sql[next + 1] === quote) i2 = next + 2;
+      else return next + 1;
+    }
+  };
+  const blockCommentEnd = (start) => {
+    if (!pg) {
+      const close = sql.indexOf("*/", start + 2);
+      return close < 0 ? sql.length : close + 2;
+    }
+    let nesting = 0;
+    let i2 = start;
+    while (i2 < sql.length) {
+      if (sql.startsWith("/*", i2)) {
+        nesting++;
+        i2 += 2;
+      } else if (sql.startsWith("*/", i2)) {
+        nesting--;
+        i2 += 2;
+        if (nesting === 0) return i2;
+      } else i2++;
+    }
+    return sql.length;
+  };
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    if (sql.startsWith("--", i)) {
+      const eol = sql.indexOf("\n", i);
+      i = eol < 0 ? sql.length : eol + 1;
+      continue;
+    }
+    if (sql.startsWith("/*", i)) {
+      i = blockCommentEnd(i);
+      continue;
+    }
+    let end;
+    let kind;
+    const previous = sql[i - 1];
+    const afterWord = previous !== void 0 && WORD_CHAR.test(previous);
+    if (c === "'") [kind, end] = ["string", closingQuote(i, "'")];
+    else if (c === '"') [kind, end] = ["double-quoted", closingQuote(i, '"')];
+    else if (pg && (c === "E" || c === "e") && sql[i + 1] === "'" && !afterWord) [kind, end] = ["string", closingQuote(i + 1, "'", true)];
+    else if (pg && (c === "U" || c === "u") && sql[i + 1] === "&" && (sql[i + 2] === '"' || sql[i + 2] === "'") && !afterWord) {
+      const quote = sql[i + 2];
+      [kind, end] = [quote === '"' ? "identifier" : "string", closingQuote(i + 2, quote)];
+    } else if (pg && c === "$" && !afterWord && DOLLAR_TAG.test(sql.slice(i, i + 66))) {
+      const tag = DOLLAR_TAG.exec(sql.slice(i, i + 66))[0];
+      const close = sql.indexOf(tag, i + tag.length);
+      [kind, end] = ["string", close < 0 ? sql.length : close + tag.length];
+    } else if (!pg && c === "`") [kind, end] = ["identifier", closingQuote(i, "`")];
+    else if (!pg && c === "[") [kind, end] = ["identifier", closingQuote(i, "]")];
+    else if (c === ";") [kind, end] = ["semicolon", i + 1];
+    else if (WORD_CHAR.test(c)) {
+      end = i + 1;
+      while (end < sql.length && WORD_CHAR.test(sql[end])) end++;
+      kind = "word";
+    } else [kind, end] = ["punct", i + 1];
+    if (kind === "punct" && c === ")") depth = Math.max(0, depth - 1);
+    tokens.push({ kind, start: i, end, depth });
+    if (kind === "punct" && c === "(") depth++;
+    i = end;
+  }
+  return tokens;
+}
+function nextQuoteOrBackslash(sql, from, quote) {
+  for (let i = from; i < sql.length; i++) if (sql[i] === quote || sql[i] === "\\") return i;
+  return -1;
+}
+function keyword(sql, token) {
+  return token?.kind === "word" ? sql.slice(token.start, token.end).toUpperCase() : void 0;
+}
+function functionCalls(sql, dialect, tokens = tokenize(sql, dialect)) {
+  const names = [];
+  for (let k = 0; k + 1 < tokens.length; k++) {
+    const t = tokens[k];
+    const next = tokens[k + 1];
+    if (next.kind !== "punct" || sql[next.start] !== "(") continue;
+    if (t.kind === "word") names.push(sql.slice(t.start, t.end).toLowerCase());
+    else if (t.kind === "double-quoted") names.push(sql.slice(t.start + 1, t.end - 1).replaceAll('""', '"').toLowerCase());
+    else if (t.kind === "identifier" && dialect !== "sqlite") names.push("u&");
+    else if (t.kind === "identifier") names.push(sql.slice(t.start + 1, t.end - 1).toLowerCase());
+  }
+  return names;
+}
+function findBindParameter(sql, dialect = "sqlite", tokens = tokenize(sql, dialect)) {
+  const i = tokens.findIndex((t, k) => isParameter(sql, t, tokens[k + 1], dialect));
+  const token = tokens[i];
+  if (token === void 0) return void 0;
+  const next = tokens[i + 1];
+  const end = sql[token.start] !== "$" && token.kind === "punct" && next?.kind === "word" && next.start === token.end ? next.end : token.end;
+  return sql.slice(token.start, end);
+}
+function isParameter(sql, token, next, dialect) {
+  const c = sql[token.start];
+  if (token.kind === "word") {
+    if (c !== "$") return false;
+    return dialect === "postgres" ? /^\$\d+$/.test(sql.slice(token.start, token.end)) : true;
+  }
+  if (token.kind !== "punct" || dialect === "postgres") return false;
+  if (c === "?") return true;
+  return dialect === "sqlite" && (c === ":" || c === "@") && next?.kind === "word" && next.start === token.end;
+}
+function legacyStringLiteralRewrite(sql, errorMessage) {
+  const match = /^no such column: "(.*)" - should this be a string literal in single-quotes\?$/s.exec(errorMessage);
+  if (match === null) return void 0;
+  const name = match[1];
+  let rewritten = "";
+  let copied = 0;
+  for (const t of tokenize(sql)) {
+    const qualified = sql[t.start - 1] === "." || sql[t.end] === ".";
+    const spelled = sql.slice(t.start + 1, t.end - 1).replaceAll('""', '"');
+    if (t.kind !== "double-quoted" || qualified || spelled !== name) continue;
+    rewritten += `${sql.slice(copied, t.start)}'${name.replaceAll("'", "''")}'`;
+    copied = t.end;
+  }
+  return copied === 0 ? void 0 : rewritten + sql.slice(copied);
+}
+
 // src/warehouse/types.ts
 var SqlError = class extends Error {
   constructor(message, sql) {
@@ -59,7 +204,128 @@ var SqlRefusedError = class extends SqlError {
   name = "SqlRefusedError";
 };
 
-// src/warehouse/drivers.ts
+// src/warehouse/statement-policy.ts
+var READ_KEYWORDS = {
+  sqlite: /* @__PURE__ */ new Set(["SELECT", "WITH", "VALUES"]),
+  duckdb: /* @__PURE__ */ new Set(["SELECT", "WITH", "VALUES", "FROM"]),
+  postgres: /* @__PURE__ */ new Set(["SELECT", "WITH", "VALUES", "TABLE"])
+};
+var POSTGRES_REFUSED_FUNCTIONS = /* @__PURE__ */ new Set([
+  // server files and programs
+  "pg_read_file",
+  "pg_read_binary_file",
+  "pg_stat_file",
+  "pg_current_logfile",
+  "pg_logdir_ls",
+  // settings
+  "set_config",
+  "pg_reload_conf",
+  "pg_rotate_logfile",
+  "pg_rotate_logfile_old",
+  // other sessions and the server
+  "pg_terminate_backend",
+  "pg_cancel_backend",
+  "pg_promote",
+  "pg_switch_wal",
+  "pg_create_restore_point",
+  "pg_backup_start",
+  "pg_backup_stop",
+  "pg_start_backup",
+  "pg_stop_backup",
+  "pg_log_backend_memory_contexts",
+  "pg_wal_replay_pause",
+  "pg_wal_replay_resume",
+  "pg_drop_replication_slot",
+  "pg_replication_slot_advance",
+  "pg_notify",
+  "pg_export_snapshot",
+  "pg_import_system_collations",
+  "pg_log_standby_snapshot",
+  // state changes (they also fail in a read-only transaction; refused with a clearer message)
+  "nextval",
+  "setval",
+  "txid_current",
+  "pg_current_xact_id",
+  "lowrite",
+  // SQL given as a string
+  "query_to_xml",
+  "query_to_xmlschema",
+  "query_to_xml_and_xmlschema",
+  "cursor_to_xml",
+  "cursor_to_xmlschema",
+  "ts_stat",
+  "ts_rewrite"
+]);
+var POSTGRES_REFUSED_PREFIXES = [
+  "pg_advisory",
+  "pg_try_advisory",
+  "lo_",
+  "pg_ls_",
+  "pg_file_",
+  "dblink",
+  "postgres_fdw",
+  "pg_stat_reset",
+  "pg_replication_origin",
+  "pg_logical_",
+  "pg_create_physical_replication_slot",
+  "pg_create_logical_replication_slot",
+  "pg_copy_"
+];
+var SQLITE_REFUSED_FUNCTIONS = /* @__PURE__ */ new Set(["load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "zipfile", "sqlar_compress", "sqlar_uncompress"]);
+function refusedFunction(name, dialect) {
+  if (dialect === "postgres") {
+    if (name === "u&") return 'a function named by a U&"…" escaped identifier';
+    if (POSTGRES_REFUSED_FUNCTIONS.has(name) || POSTGRES_REFUSED_PREFIXES.some((p) => name.startsWith(p))) return `the function ${name}()`;
+  }
+  if (dialect === "sqlite" && SQLITE_REFUSED_FUNCTIONS.has(name)) return `the function ${name}()`;
+  return void 0;
+}
+function checkReadStatement(sql, dialect = "sqlite") {
+  const tokens = tokenize(sql, dialect);
+  const first = tokens.find((t) => !(t.kind === "punct" && sql[t.start] === "("));
+  if (first === void 0 || first.kind === "semicolon") {
+    throw new SqlRefusedError("the statement is empty", sql);
+  }
+  const head = sql.slice(first.start, first.end).toUpperCase();
+  if (first.kind !== "word" || !READ_KEYWORDS[dialect].has(head)) {
+    const allowed = [...READ_KEYWORDS[dialect]];
+    throw new SqlRefusedError(
+      `only one read-only statement (${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}) may run; this one starts with ${head}`,
+      sql
+    );
+  }
+  const semicolon = tokens.findIndex((t) => t.kind === "semicolon");
+  if (semicolon >= 0 && tokens.slice(semicolon).some((t) => t.kind !== "semicolon")) {
+    throw new SqlRefusedError("only one statement may run per call; the text holds more than one", sql);
+  }
+  if (dialect !== "sqlite") checkPostgresFamilyRead(sql, tokens, dialect);
+  return { bindParameter: findBindParameter(sql, dialect, tokens) };
+}
+var DATA_MODIFYING = /* @__PURE__ */ new Set(["INSERT", "UPDATE", "DELETE", "MERGE"]);
+function checkPostgresFamilyRead(sql, tokens, dialect) {
+  for (let k = 0; k < tokens.length; k++) {
+    const word = keyword(sql, tokens[k]);
+    if (word === void 0) continue;
+    if (word === "INTO") throw new SqlRefusedError("SELECT … INTO creates a table; only reads may run", sql);
+    const previous = tokens[k - 1];
+    if (DATA_MODIFYING.has(word) && previous?.kind === "punct" && sql[previous.start] === "(") {
+      throw new SqlRefusedError(`a data-modifying WITH (${word} inside the query) changes the database; only reads may run`, sql);
+    }
+    if (word === "FOR") {
+      const next = [keyword(sql, tokens[k + 1]), keyword(sql, tokens[k + 2]), keyword(sql, tokens[k + 3])];
+      const lock = next[0] === "UPDATE" || next[0] === "SHARE" ? next[0] : next[0] === "NO" && next[1] === "KEY" && next[2] === "UPDATE" ? "NO KEY UPDATE" : next[0] === "KEY" && next[1] === "SHARE" ? "KEY SHARE" : void 0;
+      if (lock !== void 0) throw new SqlRefusedError(`FOR ${lock} takes row locks; only plain reads may run`, sql);
+    }
+  }
+  for (const name of functionCalls(sql, dialect, tokens)) {
+    const refused = refusedFunction(name, dialect);
+    if (refused !== void 0) {
+      throw new SqlRefusedError(`${refused} is refused: it reads or writes outside the query's tables, takes locks, changes settings or reaches other sessions`, sql);
+    }
+  }
+}
+
+// src/warehouse/sqlite/drivers.ts
 var requireHere = createRequire(import.meta.url);
 function betterSqlite3Driver() {
   const Database = requireHere("better-sqlite3");
@@ -68,7 +334,7 @@ function betterSqlite3Driver() {
     name: "better-sqlite3",
     open(file, writable) {
       const db = new Database(file, { readonly: !writable, fileMustExist: true });
-      if (!writable) db.pragma("query_only = 1");
+      db.pragma(writable ? "temp_store = MEMORY" : "query_only = 1");
       return {
         prepareRead(sql) {
           const stmt = db.prepare(sql);
@@ -77,7 +343,11 @@ function betterSqlite3Driver() {
           const rows = () => stmt.iterate();
           return { columns: stmt.columns().map((c) => c.name), rows };
         },
-        exec: (sql) => void db.exec(sql),
+        run(sql) {
+          const stmt = db.prepare(sql);
+          if (stmt.reader) for (const _ of stmt.iterate()) void _;
+          else stmt.run();
+        },
         close: () => void db.close()
       };
     }
@@ -93,6 +363,7 @@ function nodeSqliteDriver() {
   }
   const READ_ACTIONS = ["SQLITE_SELECT", "SQLITE_READ", "SQLITE_FUNCTION", "SQLITE_RECURSIVE"];
   const allowed = new Set(READ_ACTIONS.map((name) => constants[name]));
+  const deniedInMigrations = new Set(["SQLITE_ATTACH", "SQLITE_DETACH", "SQLITE_PRAGMA"].map((name) => constants[name]));
   const actionNames = new Map(
     Object.entries(constants).filter(([name]) => !/^SQLITE_(CHANGESET_|OK$|DENY$|IGNORE$)/.test(name)).map(([name, code]) => [code, name])
   );
@@ -102,7 +373,15 @@ function nodeSqliteDriver() {
       const db = new DatabaseSync(file, { readOnly: !writable });
       let preparing = false;
       let denied;
-      if (!writable) {
+      if (writable) {
+        db.exec("PRAGMA temp_store = MEMORY");
+        db.setAuthorizer?.((code, _arg1, arg2) => {
+          const refused = deniedInMigrations.has(code) || code === constants["SQLITE_FUNCTION"] && refusedFunction(String(arg2).toLowerCase(), "sqlite") !== void 0;
+          if (!refused) return constants.SQLITE_OK;
+          denied ??= actionNames.get(code) ?? `action ${code}`;
+          return constants.SQLITE_DENY;
+        });
+      } else {
         db.exec("PRAGMA query_only = 1");
         db.setAuthorizer?.((code) => {
           if (!preparing || allowed.has(code)) return constants.SQLITE_OK;
@@ -126,7 +405,15 @@ function nodeSqliteDriver() {
           stmt2.setReadBigInts(true);
           return { columns: stmt2.columns().map((c) => c.name), rows: () => stmt2.iterate() };
         },
-        exec: (sql) => db.exec(sql),
+        run(sql) {
+          denied = void 0;
+          try {
+            db.prepare(sql).run();
+          } catch (error) {
+            if (denied !== void 0) throw new SqlRefusedError(`the migration statement is refused (${denied})`, sql);
+            throw error;
+          }
+        },
         close: () => db.close()
       };
     }
@@ -159,113 +446,67 @@ function isSqliteError(error) {
   return error instanceof Error && /SQLITE/.test(String(error.code));
 }
 
-// src/warehouse/sql-text.ts
-var WORD_CHAR = /[\p{L}\p{N}_$]/u;
-var READ_KEYWORDS = /* @__PURE__ */ new Set(["SELECT", "WITH", "VALUES"]);
-function tokenize(sql) {
-  const tokens = [];
-  const closingQuote = (start, quote) => {
-    let i2 = start + 1;
-    for (; ; ) {
-      const next = sql.indexOf(quote, i2);
-      if (next < 0) return sql.length;
-      if (quote !== "]" && sql[next + 1] === quote) i2 = next + 2;
-      else return next + 1;
-    }
-  };
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i];
-    if (/\s/.test(c)) {
-      i++;
-    } else if (sql.startsWith("--", i)) {
-      const eol = sql.indexOf("\n", i);
-      i = eol < 0 ? sql.length : eol + 1;
-    } else if (sql.startsWith("/*", i)) {
-      const close = sql.indexOf("*/", i + 2);
-      i = close < 0 ? sql.length : close + 2;
-    } else {
-      let end;
-      let kind;
-      if (c === "'") [kind, end] = ["string", closingQuote(i, "'")];
-      else if (c === '"') [kind, end] = ["double-quoted", closingQuote(i, '"')];
-      else if (c === "`") [kind, end] = ["identifier", closingQuote(i, "`")];
-      else if (c === "[") [kind, end] = ["identifier", closingQuote(i, "]")];
-      else if (c === ";") [kind, end] = ["semicolon", i + 1];
-      else if (WORD_CHAR.test(c)) {
-        end = i + 1;
-        while (end < sql.length && WORD_CHAR.test(sql[end])) end++;
-        kind = "word";
-      } else [kind, end] = ["punct", i + 1];
-      tokens.push({ kind, start: i, end });
-      i = end;
-    }
-  }
-  return tokens;
-}
-function checkReadStatement(sql) {
-  const tokens = tokenize(sql);
-  checkTokens(sql, tokens);
-  return { bindParameter: bindParameterIn(sql, tokens) };
-}
-function checkTokens(sql, tokens) {
-  const first = tokens.find((t) => !(t.kind === "punct" && sql[t.start] === "("));
-  if (first === void 0 || first.kind === "semicolon") {
-    throw new SqlRefusedError("the statement is empty", sql);
-  }
-  const keyword = sql.slice(first.start, first.end).toUpperCase();
-  if (first.kind !== "word" || !READ_KEYWORDS.has(keyword)) {
-    throw new SqlRefusedError(
-      `only one read-only statement (SELECT, WITH or VALUES) may run; this one starts with ${keyword}`,
-      sql
-    );
-  }
-  const semicolon = tokens.findIndex((t) => t.kind === "semicolon");
-  if (semicolon >= 0 && tokens.slice(semicolon).some((t) => t.kind !== "semicolon")) {
-    throw new SqlRefusedError("only one statement may run per call; the text holds more than one", sql);
-  }
-}
-function bindParameterIn(sql, tokens) {
-  const i = tokens.findIndex((t, k) => isParameter(sql, t, tokens[k + 1]));
-  const token = tokens[i];
-  if (token === void 0) return void 0;
-  const next = tokens[i + 1];
-  const end = sql[token.start] !== "$" && token.kind === "punct" && next?.kind === "word" && next.start === token.end ? next.end : token.end;
-  return sql.slice(token.start, end);
-}
-function isParameter(sql, token, next) {
-  const c = sql[token.start];
-  if (token.kind === "word") return c === "$";
-  if (token.kind !== "punct") return false;
-  if (c === "?") return true;
-  return (c === ":" || c === "@") && next?.kind === "word" && next.start === token.end;
-}
-function legacyStringLiteralRewrite(sql, errorMessage) {
-  const match = /^no such column: "(.*)" - should this be a string literal in single-quotes\?$/s.exec(errorMessage);
-  if (match === null) return void 0;
-  const name = match[1];
-  let rewritten = "";
-  let copied = 0;
-  for (const t of tokenize(sql)) {
-    const qualified = sql[t.start - 1] === "." || sql[t.end] === ".";
-    const spelled = sql.slice(t.start + 1, t.end - 1).replaceAll('""', '"');
-    if (t.kind !== "double-quoted" || qualified || spelled !== name) continue;
-    rewritten += `${sql.slice(copied, t.start)}'${name.replaceAll("'", "''")}'`;
-    copied = t.end;
-  }
-  return copied === 0 ? void 0 : rewritten + sql.slice(copied);
-}
-
-// src/warehouse/read.ts
-var MAX_LEGACY_LITERAL_REWRITES = 20;
+// src/warehouse/cells.ts
 var MAX_CELL_BYTES = 1 << 20;
 var MAX_RESULT_BYTES = 64 << 20;
+function integerCell(value) {
+  return value >= -Number.MAX_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER ? Number(value) : value;
+}
+function cellBytes(cell) {
+  if (typeof cell === "string") return cell.length;
+  if (cell instanceof Uint8Array) return cell.byteLength;
+  return 8;
+}
+var ResultBuilder = class {
+  constructor(sql, maxRows) {
+    this.sql = sql;
+    this.maxRows = maxRows;
+  }
+  sql;
+  maxRows;
+  #rows = [];
+  #bytes = 0;
+  #truncated = false;
+  /** True when no further row would be kept: stop reading and flag `truncated` if one exists. */
+  get full() {
+    return this.#rows.length >= this.maxRows || this.#bytes > MAX_RESULT_BYTES;
+  }
+  /**
+   * Keeps one row, or returns false (and marks the result truncated) when it is full.
+   * @throws {SqlError} a value is larger than {@link MAX_CELL_BYTES}.
+   */
+  push(row) {
+    if (this.full) {
+      this.#truncated = true;
+      return false;
+    }
+    for (const cell of row) {
+      const size = cellBytes(cell);
+      if (size > MAX_CELL_BYTES) {
+        throw new SqlError(`a value in the result is ${Math.round(size / 1024)} KiB; values over ${MAX_CELL_BYTES / 1024} KiB are refused`, this.sql);
+      }
+      this.#bytes += size;
+    }
+    this.#rows.push(row);
+    return true;
+  }
+  /** Marks the result truncated: the engine knows another row exists past the cap. */
+  markTruncated() {
+    this.#truncated = true;
+  }
+  result(columns) {
+    return { columns, rows: this.#rows, rowCount: this.#rows.length, truncated: this.#truncated };
+  }
+};
+
+// src/warehouse/sqlite/read.ts
+var MAX_LEGACY_LITERAL_REWRITES = 20;
 function runRead(connection, sql, options) {
-  const { bindParameter } = checkReadStatement(sql);
+  const { bindParameter } = checkReadStatement(sql, "sqlite");
   let text = sql;
   for (let rewrites = 0; ; rewrites++) {
     try {
-      return readRows(connection, text, options.maxRows, bindParameter);
+      return readRows(connection, text, sql, options.maxRows, bindParameter);
     } catch (error) {
       if (!isSqliteError(error)) throw error;
       const retry = options.legacyStringLiterals && rewrites < MAX_LEGACY_LITERAL_REWRITES ? legacyStringLiteralRewrite(text, error.message) : void 0;
@@ -274,41 +515,35 @@ function runRead(connection, sql, options) {
     }
   }
 }
-function readRows(connection, sql, maxRows, parameter) {
-  const statement = connection.prepareRead(sql);
+function readRows(connection, text, sql, maxRows, parameter) {
+  const statement = connection.prepareRead(text);
   if (parameter !== void 0) {
-    throw new SqlRefusedError(`the statement has a bind parameter (${parameter}), and a recorded answer has no values to bind`, sql);
+    throw new SqlRefusedError(`the statement has a bind parameter (${parameter}), and a recorded answer has no values to bind`, text);
   }
-  const rows = [];
-  let truncated = false;
-  let bytes = 0;
+  const builder = new ResultBuilder(sql, maxRows);
   for (const row of statement.rows()) {
-    if (rows.length >= maxRows || bytes > MAX_RESULT_BYTES) {
-      truncated = true;
-      break;
-    }
-    for (const value of row) {
-      const size = typeof value === "string" ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
-      if (size > MAX_CELL_BYTES) {
-        throw new SqlError(`a value in the result is ${Math.round(size / 1024)} KiB; values over ${MAX_CELL_BYTES / 1024} KiB are refused`, sql);
-      }
-      bytes += size;
-    }
-    rows.push(row.map(toCell));
+    if (!builder.push(row.map(toCell))) break;
   }
-  return { columns: statement.columns, rows, rowCount: rows.length, truncated };
+  return builder.result(statement.columns);
 }
 function toCell(value) {
-  if (typeof value === "bigint") {
-    return value >= -Number.MAX_SAFE_INTEGER && value <= Number.MAX_SAFE_INTEGER ? Number(value) : value;
-  }
+  if (typeof value === "bigint") return integerCell(value);
   if (value instanceof Uint8Array) return new Uint8Array(value);
   return value;
 }
+function runWrite(connection, sql) {
+  try {
+    connection.run(sql);
+  } catch (error) {
+    if (error instanceof SqlRefusedError || !isSqliteError(error)) throw error;
+    throw new SqlError(error.message, sql);
+  }
+}
 
-// src/warehouse/sqlite-host.ts
+// src/warehouse/sqlite/sqlite-host.ts
 var driver = loadDriver(process.argv[2]);
 var connections = new ConnectionCache(driver);
+var writers = new ConnectionCache(driver, true);
 var send = (reply) => void process.send?.(reply);
 function failure(id, kind, error) {
   const e = error instanceof Error ? error : new Error(String(error));
@@ -317,11 +552,17 @@ function failure(id, kind, error) {
 process.on("message", (request) => {
   let open;
   try {
-    open = connections.get(request.file);
+    open = (request.write ? writers : connections).get(request.file);
   } catch (error) {
     return send(failure(request.id, "open", error));
   }
   try {
+    if (request.write) {
+      runWrite(open, request.sql);
+      if (request.closeAfter) writers.close(request.file);
+      send({ id: request.id, result: { columns: [], rows: [], rowCount: 0, truncated: false } });
+      return;
+    }
     send({ id: request.id, result: runRead(open, request.sql, request) });
   } catch (error) {
     const kind = error instanceof SqlRefusedError ? "refused" : error instanceof SqlError ? "sql" : "bug";

@@ -2,12 +2,15 @@
 /**
  * Builds the GitHub Action's self-contained dist/ with esbuild:
  *   dist/index.js        the Action (src/action/index.ts)
- *   dist/sqlite-host.js  the SQLite host process the warehouse forks (src/warehouse/sqlite-host.ts);
+ *   dist/sqlite-host.js  the SQLite host process the warehouse forks (src/warehouse/sqlite/sqlite-host.ts);
  *                        host-pool.ts finds it next to the module that contains it.
  *   dist/licenses.txt    the licence of every npm package bundled into the two (from esbuild's
  *                        metafile: each package with a module in the bundle, its licence file).
  * ESM for the runner's Node 24, everything bundled (no install step at run time); only Node
- * built-ins stay external. Deterministic: no timestamps, no absolute paths, so a rebuild of
+ * built-ins stay external, and `pg-native` (node-postgres' optional libpq binding, loaded only
+ * if `pg.native` is read, which replaygate never does). DuckDB's native library is not shipped:
+ * a workflow with a DuckDB warehouse installs @duckdb/node-api in the workspace, where the
+ * warehouse finds it (docs/warehouse.md, "DuckDB in the GitHub Action"). Deterministic: no timestamps, no absolute paths, so a rebuild of
  * unchanged sources is byte-identical (test/action/dist-current.test.ts checks dist/).
  *
  * Usage: node scripts/build-action.mjs [--outdir DIR]   (default: dist)
@@ -20,6 +23,9 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Packages a bundled dependency names but replaygate never loads (see the header). */
+const NEVER_LOADED = ['pg-native'];
 
 function parseArgs(argv) {
   let outdir = join(root, 'dist');
@@ -34,7 +40,7 @@ function parseArgs(argv) {
 export function buildOptions(outdir) {
   return {
     absWorkingDir: root,
-    entryPoints: { index: 'src/action/index.ts', 'sqlite-host': 'src/warehouse/sqlite-host.ts' },
+    entryPoints: { index: 'src/action/index.ts', 'sqlite-host': 'src/warehouse/sqlite/sqlite-host.ts' },
     outdir,
     bundle: true,
     splitting: false,
@@ -47,6 +53,7 @@ export function buildOptions(outdir) {
     minify: false,
     metafile: true,
     logLevel: 'warning',
+    external: [...NEVER_LOADED],
     // Bundled CommonJS dependencies call require() for Node built-ins; ESM has no require.
     banner: {
       js: "import { createRequire as __replaygateCreateRequire } from 'node:module';\nconst require = __replaygateCreateRequire(import.meta.url);",
@@ -61,7 +68,7 @@ export async function buildAction(outdir) {
   const result = await esbuild.build(buildOptions(outdir));
   const external = new Set();
   for (const output of Object.values(result.metafile.outputs)) {
-    for (const imp of output.imports) if (imp.external && !isBuiltin(imp.path)) external.add(imp.path);
+    for (const imp of output.imports) if (imp.external && !isBuiltin(imp.path) && !NEVER_LOADED.includes(imp.path)) external.add(imp.path);
   }
   if (external.size > 0) throw new Error(`dist/ would import packages at run time: ${[...external].join(', ')}`);
   await writeFile(join(outdir, 'licenses.txt'), thirdPartyLicences(Object.keys(result.metafile.inputs)));

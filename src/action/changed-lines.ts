@@ -1,4 +1,4 @@
-import { git } from './git.js';
+import { git } from '../base-side/index.js';
 
 /** Lines of one file a pull request changed, on the head's side. */
 export interface ChangedLines {

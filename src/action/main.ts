@@ -15,11 +15,10 @@ import { changedLines, type ChangedLines } from './changed-lines.js';
 import { planCheckAnnotations } from './check-annotations.js';
 import { publishCheckRun, type CheckAnnotation } from './check-run.js';
 import { commentFromReport, type ActionReportEnvelope } from './comment-mode.js';
-import { BaseLoadError, basePathMapper, identityMap, mapLogger, type TextMap } from './base-side.js';
+import { BaseLoadError, changedFiles, checkoutBase, git, identityMap, mapLogger, repositoryRoot, type ChangedFile, type TextMap } from '../base-side/index.js';
 import { commentMarker, legacyCommentMarker, renderErrorSummary } from './comment-body.js';
 import { readRunnerEvent } from './event.js';
 import { pullRequestView } from './pull-request-view.js';
-import { changedFiles, git, materialiseCommit, repositoryRoot, resolveCommit, type ChangedFile } from './git.js';
 import {
   ACTION_COMMANDS,
   INPUT_DEFAULTS,
@@ -241,14 +240,12 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
         command = 'score';
       } else {
         if (notARepository !== undefined) throw notARepository;
-        const sha = await resolveCommit(root, baseRef, 'base-ref');
+        const checkout = await checkoutBase({ root, ref: baseRef, headConfig, scratch, inputName: 'base-ref', logger });
+        const sha = checkout.sha;
         baseCommit = { sha, label: inputs.baseRef ?? pr?.baseRef ?? sha };
-        const tree = join(scratch, 'base');
-        state.map = basePathMapper(tree, sha);
-        await logger.group(`Materialise base ${sha.slice(0, 12)}`, () => materialiseCommit(root, sha, tree, scratch));
-        const candidate = join(tree, relative(root, headConfig));
-        if (existsSync(candidate)) {
-          baseConfig = candidate;
+        state.map = checkout.map;
+        if (checkout.config !== undefined) {
+          baseConfig = checkout.config;
         } else {
           const note = `The base commit ${sha.slice(0, 7)} has no ${rel(headConfig)}: nothing to compare, scoring the head only.`;
           logger.info(note);

@@ -1,10 +1,9 @@
 import { relative } from 'node:path';
 import { renderSchemaChecks, runSchemaChecks } from '../checks/index.js';
 import type { ProjectConfig } from '../config/types.js';
-import { gateResult, parseGateRules, compareRuns, type GateResult } from '../gate/index.js';
+import type { GateResult } from '../gate/index.js';
 import { confidenceThresholdsNote } from '../confidence/settings.js';
 import type { GoldenQuestion } from '../golden/types.js';
-import { goldenAmbiguities } from '../pipeline/ambiguity.js';
 import { describeAgent } from '../pipeline/describe.js';
 import { gateEvidence } from '../pipeline/gate-evidence.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
@@ -20,7 +19,7 @@ import { wilsonInterval } from '../stats/index.js';
 import { ConfigError, isUserError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { TOOL_NAME } from '../version.js';
-import { BaseLoadError } from './base-side.js';
+import { gateAgainstBase, onBase } from '../base-side/index.js';
 import { recordingCallsChange } from './recordings-change.js';
 import type { Finding, GoldenFileChange, GateRunRequest, GateRunResult, MissingRecordingNote, RunGate, VerdictReason } from './types.js';
 
@@ -85,16 +84,6 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
   };
 }
 
-/** Runs a base-side step; a user error there becomes a {@link BaseLoadError}. */
-async function onBase<T>(step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (isUserError(error) && !(error instanceof BaseLoadError)) throw new BaseLoadError(error);
-    throw error;
-  }
-}
-
 async function replayAll(
   project: Project,
   agents: readonly string[],
@@ -116,39 +105,25 @@ async function replayAll(
 }
 
 async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date): Promise<GateRunResult> {
-  const headAgents = [...head.config.agents.keys()];
-  const gated = headAgents.filter((a) => base.config.agents.has(a));
-  const newAgents = headAgents.filter((a) => !base.config.agents.has(a));
-  if (gated.length === 0) {
-    throw new ConfigError(
-      `no agent of ${head.config.file} is defined in the base commit's config (head: ${headAgents.join(', ') || 'none'}; base: ${[...base.config.agents.keys()].join(', ') || 'none'}). ` +
-        'The gate compares agents of the same name; for a renamed or new agent use command: score.',
-    );
-  }
-  const rules = await onBase(async () => parseGateRules(base.config.gate, base.config.file));
-  const baseRuns = await onBase(() => replayAll(base, gated, logger, 'base', concurrency));
+  // The base-versus-head gate shared with `replaygate gate --base-ref` (src/base-side/gate-sides.ts).
   const headGolden = new GoldenResults(head.config.match, head.config.warehouse);
-  const headRuns = await replayAll(head, [...gated, ...newAgents], logger, 'head', concurrency, headGolden);
+  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden });
+  const { newAgents } = sides;
+  const gated = sides.results.map((r) => r.agent);
+  // New agents are scored, not gated: there is no base to compare them with.
+  await replayAll(head, newAgents, logger, 'head', concurrency, headGolden);
   const results: { agent: string; gate: GateResult }[] = [];
   const views: AgentGateView[] = [];
-  for (const agent of gated) {
-    const b = baseRuns.get(agent) ?? [];
-    const c = headRuns.get(agent) ?? [];
-    const comparison = compareRuns(b, c, rules);
-    const compared = new Set(comparison.questions.map((q) => q.questionId));
-    const ambiguous = await goldenAmbiguities(head, head.golden.filter((q) => compared.has(q.id)));
-    const result = gateResult(comparison, rules, { checked: true, ambiguous });
-    results.push({ agent, gate: result });
-    const evidence = await gateEvidence({ base, candidate: head, result, baseRuns: b, candidateRuns: c, goldenResults: headGolden });
-    views.push(agentGateView(agent, result, evidence));
+  for (const r of sides.results) {
+    results.push({ agent: r.agent, gate: r.gate });
+    const evidence = await gateEvidence({ base, candidate: head, result: r.gate, baseRuns: r.baseRuns, candidateRuns: r.headRuns, goldenResults: headGolden });
+    views.push(agentGateView(r.agent, r.gate, evidence));
   }
   const several = results.length > 1;
   const label = (agent: string, text: string): string => (several ? `${agent}: ${text}` : text);
   const reasons: VerdictReason[] = results.flatMap((r) => r.gate.reasons.map((x) => ({ code: x.code, message: label(r.agent, x.message) })));
   const missing: MissingRecordingNote[] = [];
-  for (const agent of gated) {
-    missing.push(...missingOf(baseRuns.get(agent) ?? [], 'base'), ...missingOf(headRuns.get(agent) ?? [], 'candidate'));
-  }
+  for (const r of sides.results) missing.push(...missingOf(r.baseRuns, 'base'), ...missingOf(r.headRuns, 'candidate'));
   const thresholds = await confidenceThresholdsNote(head.config);
   const first = results[0]?.gate;
   const verdict = results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail';

@@ -7,7 +7,7 @@ import {
   type PullRequestView,
 } from '../report/pull-request/types.js';
 import type { ChangedLines } from './changed-lines.js';
-import type { ChangedFile } from './git.js';
+import type { ChangedFile } from '../base-side/index.js';
 import type { GateRunResult } from './types.js';
 
 /** What the view of one Action run is assembled from. */

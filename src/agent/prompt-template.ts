@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { DataError } from '../util/errors.js';
 import type { ChatMessage } from '../model/types.js';
-import type { TableInfo } from '../warehouse/types.js';
+import { qualifiedTableName, type TableInfo } from '../warehouse/types.js';
 
 /** Line that separates the system part of a prompt file from the user part. */
 export const USER_SEPARATOR = '--- user ---';
@@ -53,16 +53,19 @@ export class PromptTemplate {
 
 /**
  * Compact schema text for prompts: one line per table, `name(col TYPE PK, ...)`, then its
- * foreign keys as `table.col -> other.col`. Deterministic for a given schema, so a schema
- * change (a renamed column) changes the prompt and hence the request key.
+ * foreign keys as `table.col -> other.col`. Tables outside the engine's default schema are
+ * written as SQL names them (`analytics.fct_orders`); types are the engine's own (`INT` in
+ * SQLite, `DECIMAL(10,2)` in DuckDB, `numeric(10,2)` in PostgreSQL). Deterministic for a given
+ * schema, so a schema change (a renamed column) changes the prompt and hence the request key.
  * @example schemaText([{name:'singer', columns:[{name:'Singer_ID', type:'int', primaryKey:true}], foreignKeys:[]}]) // 'singer(Singer_ID int PK)'
  */
 export function schemaText(tables: readonly TableInfo[]): string {
   const lines: string[] = [];
   for (const t of tables) {
     const cols = t.columns.map((c) => [c.name, c.type, c.primaryKey ? 'PK' : ''].filter(Boolean).join(' '));
-    lines.push(`${t.name}(${cols.join(', ')})`);
-    for (const fk of t.foreignKeys) lines.push(`  ${t.name}.${fk.column} -> ${fk.refTable}.${fk.refColumn}`);
+    const name = qualifiedTableName(t);
+    lines.push(`${name}(${cols.join(', ')})`);
+    for (const fk of t.foreignKeys) lines.push(`  ${name}.${fk.column} -> ${fk.refTable}.${fk.refColumn}`);
   }
   return lines.join('\n');
 }

@@ -1,13 +1,13 @@
 import type { AgentConfig } from '../config/types.js';
 import type { ChatRequest } from '../model/types.js';
-import { SqlError, type SqlEngine } from '../warehouse/types.js';
+import { DIALECT_NAMES, SqlError, type SqlEngine } from '../warehouse/types.js';
 import { extractSql } from './extract-sql.js';
 import { PromptTemplate, schemaText } from './prompt-template.js';
 import type { Agent, AgentContext, AgentRunResult, TraceStep } from './types.js';
 
 /**
  * The `sql` agent (the "schema-only" agent): one model call whose request is the prompt
- * template rendered with `{{schema}}`, `{{question}}`, `{{db}}` and `{{hint}}`; the reply's SQL
+ * template rendered with `{{schema}}`, `{{question}}`, `{{db}}`, `{{hint}}` and `{{dialect}}` (`SQLite`, `DuckDB` or `PostgreSQL`); the reply's SQL
  * is extracted, executed, and its result is the answer.
  */
 export class SqlAgent implements Agent {
@@ -35,6 +35,7 @@ export class SqlAgent implements Agent {
         question: ctx.question.question,
         db: ctx.question.db ?? 'main',
         hint: ctx.question.hint ?? '',
+        dialect: DIALECT_NAMES[ctx.engine.dialect],
       }),
       temperature: this.config.temperature,
       top_p: this.config.topP,

@@ -1,10 +1,10 @@
 import type { AgentConfig } from '../config/types.js';
 import type { ChatMessage, ChatRequest, ToolDefinition } from '../model/types.js';
-import { renderCatalogue, type SemanticLayer } from '../semantic/index.js';
+import { renderCatalogue, semanticLayerFor, type SemanticLayer } from '../semantic/index.js';
 import { ConfigError } from '../util/errors.js';
-import type { QueryResult, SqlEngine } from '../warehouse/types.js';
+import { DIALECT_NAMES, type QueryResult, type SqlDialect, type SqlEngine } from '../warehouse/types.js';
 import { PromptTemplate, schemaText } from './prompt-template.js';
-import { TOOL_DEFINITIONS } from './tools/definitions.js';
+import { TOOL_DEFINITIONS, toolDefinitions } from './tools/definitions.js';
 import { DEFAULT_TOOL_ROWS, executeToolCall, type ToolEnvironment } from './tools/toolbox.js';
 import type { Agent, AgentContext, AgentDeps, AgentEnd, AgentRunResult, QueryResultSummary, TraceStep } from './types.js';
 
@@ -15,7 +15,8 @@ export const TRACE_ROWS = 100;
  * The `tools` agent (SPEC §2): an OpenAI-style tool-calling loop.
  *
  * Each model call sends the conversation so far with the five built-in tools
- * (`run_sql`, `list_metrics`, `query_metric`, `decline`, `ask_back`), `tool_choice: "auto"` and
+ * (`run_sql`, `list_metrics`, `query_metric`, `decline`, `ask_back`; `run_sql` names the
+ * engine's dialect, see `toolDefinitions`), `tool_choice: "auto"` and
  * every sampling setting explicit. A reply with `tool_calls` is appended as an assistant
  * message, each call is executed, and its output is appended as a `tool` message — so any
  * change in a tool's output (a renamed column turning a result into an error) changes the next
@@ -35,7 +36,7 @@ export const TRACE_ROWS = 100;
  *
  * Prompt: the agent's prompt file is a {@link PromptTemplate} (system part above a line
  * `--- user ---`, user part below) with placeholders `{{question}}`, `{{hint}}`, `{{db}}`,
- * `{{max_calls}}`, `{{metrics}}` (the catalogue of {@link renderCatalogue}: names,
+ * `{{max_calls}}`, `{{dialect}}` (`SQLite`, `DuckDB` or `PostgreSQL`), `{{metrics}}` (the catalogue of {@link renderCatalogue}: names,
  * descriptions, dimensions — no SQL) and `{{schema}}` (tables and columns; using it makes every
  * recording depend on the warehouse schema).
  *
@@ -48,12 +49,17 @@ export class ToolsAgent implements Agent {
   private readonly template: PromptTemplate;
   private readonly toolRows: number;
   private readonly schemas = new WeakMap<SqlEngine, Promise<string>>();
-  private readonly catalogue: string;
+  private readonly catalogues = new Map<SemanticLayer | undefined, string>();
 
-  /** @throws DataError when the prompt template cannot be read; ConfigError for a bad option. */
+  /**
+   * @param layers - every semantic layer, one per database; a question uses its database's
+   *   (`semanticLayerFor`), else `semantic`
+   * @throws DataError when the prompt template cannot be read; ConfigError for a bad option.
+   */
   constructor(
     private readonly config: AgentConfig,
     private readonly semantic: SemanticLayer | undefined,
+    private readonly layers: readonly SemanticLayer[] = semantic ? [semantic] : [],
   ) {
     this.name = config.name;
     this.template = PromptTemplate.load(config.prompt);
@@ -65,7 +71,20 @@ export class ToolsAgent implements Agent {
       throw new ConfigError(`agent '${config.name}': max_calls must be a whole number ≥ 1, got ${config.maxCalls}`);
     }
     this.toolRows = rows;
-    this.catalogue = semantic ? renderCatalogue(semantic) : '(no metrics defined)';
+  }
+
+  /** The semantic layer of a question's database (or the project's default layer). */
+  private layerFor(db: string | undefined): SemanticLayer | undefined {
+    return semanticLayerFor(this.layers, db) ?? this.semantic;
+  }
+
+  private catalogueOf(layer: SemanticLayer | undefined): string {
+    let text = this.catalogues.get(layer);
+    if (text === undefined) {
+      text = layer ? renderCatalogue(layer) : '(no metrics defined)';
+      this.catalogues.set(layer, text);
+    }
+    return text;
   }
 
   /** The tool definitions sent with every request. */
@@ -74,7 +93,7 @@ export class ToolsAgent implements Agent {
   }
 
   async firstRequest(ctx: Omit<AgentContext, 'model'>): Promise<ChatRequest> {
-    return this.request(await this.firstMessages(ctx), ctx.seed);
+    return this.request(await this.firstMessages(ctx), ctx.seed, ctx.engine.dialect);
   }
 
   async run(ctx: AgentContext): Promise<AgentRunResult> {
@@ -82,7 +101,7 @@ export class ToolsAgent implements Agent {
     const trace: TraceStep[] = [];
     const env: ToolEnvironment = {
       engine: ctx.engine,
-      semantic: this.semantic,
+      semantic: this.layerFor(ctx.question.db),
       maxRows: ctx.maxRows,
       timeoutMs: ctx.timeoutMs,
       toolRows: this.toolRows,
@@ -90,7 +109,7 @@ export class ToolsAgent implements Agent {
     let last: { sql: string; result: QueryResult } | undefined;
     for (let callIndex = 0; callIndex < this.config.maxCalls; callIndex++) {
       // Not caught: a MissingRecording (or any model-client failure) must reach the pipeline.
-      const response = await ctx.model.complete(this.request(messages, ctx.seed), { questionId: ctx.question.id, seed: ctx.seed, callIndex });
+      const response = await ctx.model.complete(this.request(messages, ctx.seed, ctx.engine.dialect), { questionId: ctx.question.id, seed: ctx.seed, callIndex });
       const reply = response.reply;
       trace.push({ type: 'model_call', callIndex, key: response.key, usage: response.usage, reply });
       const calls = reply.tool_calls ?? [];
@@ -130,11 +149,11 @@ export class ToolsAgent implements Agent {
     return { end, trace };
   }
 
-  private request(messages: readonly ChatMessage[], seed: number): ChatRequest {
+  private request(messages: readonly ChatMessage[], seed: number, dialect: SqlDialect): ChatRequest {
     return {
       model: this.config.model,
       messages: [...messages],
-      tools: TOOL_DEFINITIONS,
+      tools: toolDefinitions(dialect),
       tool_choice: 'auto',
       temperature: this.config.temperature,
       top_p: this.config.topP,
@@ -154,8 +173,9 @@ export class ToolsAgent implements Agent {
       hint: ctx.question.hint ?? '',
       db: ctx.question.db ?? 'main',
       max_calls: String(this.config.maxCalls),
-      metrics: this.catalogue,
+      metrics: this.catalogueOf(this.layerFor(ctx.question.db)),
       schema: await schema,
+      dialect: DIALECT_NAMES[ctx.engine.dialect],
     });
   }
 }
@@ -173,5 +193,5 @@ function truncate(text: string, chars: number): string {
  * @throws DataError when the prompt template cannot be read; ConfigError for a bad option.
  */
 export function createToolsAgent(config: AgentConfig, deps: AgentDeps): Agent {
-  return new ToolsAgent(config, deps.semantic);
+  return new ToolsAgent(config, deps.semantic, deps.semanticLayers ?? (deps.semantic ? [deps.semantic] : []));
 }

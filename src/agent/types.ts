@@ -77,8 +77,16 @@ export interface Agent {
  * a custom module needs comes through here, so the module imports nothing from replaygate.
  */
 export interface AgentDeps {
-  /** The project's semantic layer (checked for shape, not against the warehouse), or undefined when it has none. */
+  /**
+   * The project's semantic layer (checked for shape, not against the warehouse): the layer of
+   * the files without `database:` (or the only layer), undefined when it has none.
+   */
   readonly semantic: SemanticLayer | undefined;
+  /**
+   * Every layer, one per database (a semantic file's `database:` names its database); pick a
+   * question's with `semanticLayerFor(layers, question.db)`. Empty when there is no semantic layer.
+   */
+  readonly semanticLayers?: readonly SemanticLayer[];
   /** The built-in tools (`run_sql`, `list_metrics`, `query_metric`, `decline`, `ask_back`). */
   readonly tools: Toolbox;
   /** Loads a prompt template (`{{name}}` placeholders, `--- user ---` separator). @throws DataError when unreadable. */

@@ -8,4 +8,5 @@ export {
   type ReplayFailure,
   type MissingAgentRecording,
 } from './schema-checks.js';
-export { renderSchemaChecks, MAX_LISTED_FAILURES } from './render.js';
+export { renderSchemaChecks, MAX_LISTED_FAILURES, type RenderSchemaChecksOptions } from './render.js';
+export { causeOfError, failureCauses, type CauseKind, type FailureCause } from './causes.js';

@@ -1,16 +1,17 @@
+import { recordingHint } from '../config/load.js';
 import type { GoldenQuestion } from '../golden/types.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
-import type { Project } from '../pipeline/project.js';
+import { databaseDialect, semanticDialect, type Project } from '../pipeline/project.js';
 import { replayAgent } from '../pipeline/replay.js';
 import { hasManifest, MANIFEST_FILE } from '../recording/manifest.js';
 import { Recording } from '../recording/recording.js';
 import { compileMetricQuery } from '../semantic/compile.js';
 import { SemanticQueryError } from '../semantic/errors.js';
 import { availableDimensions } from '../semantic/graph.js';
-import { parseSemanticFiles } from '../semantic/load.js';
+import { parseSemanticLayers } from '../semantic/load.js';
 import type { SemanticLayer } from '../semantic/types.js';
 import { ConfigError } from '../util/errors.js';
-import { SqlError, type SqlEngine } from '../warehouse/types.js';
+import { databaseLabel, SqlError, type DatabaseConfig, type SqlEngine } from '../warehouse/types.js';
 
 /** A golden question whose SQL does not run. */
 export interface GoldenFailure {
@@ -48,6 +49,8 @@ export interface MissingAgentRecording {
   readonly folder: string;
   /** What is missing, e.g. `manifest.yml missing`. */
   readonly problem: string;
+  /** What to do, naming the config key as the config has it (`or set agents.x.recording in replaygate.yml …`). */
+  readonly hint?: string;
 }
 
 /** Result of the three schema checks (SPEC §9). `passed` only when every failure list is empty. */
@@ -96,7 +99,8 @@ export interface SchemaCheckOptions {
  * MissingRecording is a failure, never a skip, and so is a configured agent with no recording
  * (as `score` and `gate` fail on it). No model is called.
  *
- * @throws ConfigError when the project has a semantic layer and several databases but none named `main`.
+ * @throws ConfigError when a semantic file names a database the warehouse does not have, or has
+ *   no `database:` while the warehouse has several databases and none named `main`.
  * @throws DataError naming file and line for an invalid semantic layer file.
  * @example (await runSchemaChecks(project)).passed // true on the unchanged Chinook example
  */
@@ -109,7 +113,7 @@ export async function runSchemaChecks(project: Project, options: SchemaCheckOpti
   const replays = await checkReplays(observed, options, goldenResults);
   const databases = [...project.config.warehouse.databases.values()];
   return {
-    target: options.target ?? (databases.length === 1 ? (databases[0] as string) : `${databases.length} databases`),
+    target: options.target ?? (databases.length === 1 ? databaseLabel(databases[0] as DatabaseConfig) : `${databases.length} databases`),
     golden,
     metrics,
     replays,
@@ -143,30 +147,57 @@ export function metricCheckQueries(layer: SemanticLayer): { metric: string; dime
 async function checkMetrics(project: Project): Promise<SchemaCheckReport['metrics']> {
   const files = project.config.semanticFiles;
   if (files.length === 0) return { queries: 0, metrics: 0, failures: [], failingMetrics: [] };
-  const layer = await parseSemanticFiles(files);
-  const engine = semanticEngine(project);
+  const databases = project.config.warehouse.databases;
+  const layers = await parseSemanticLayers(files, (db) => (db === undefined ? semanticDialect(databases) : databaseDialect(databases, db)));
   const failures: MetricFailure[] = [];
-  const queries = metricCheckQueries(layer);
-  for (const query of queries) {
-    try {
-      const { sql } = compileMetricQuery(layer, { metrics: [query.metric], ...(query.dimension ? { group_by: [query.dimension] } : {}) });
-      // One row is enough to know the statement runs; the full result is not needed.
-      await engine.query(sql, { maxRows: 1, timeoutMs: project.config.warehouse.timeoutMs });
-    } catch (error) {
-      if (!(error instanceof SqlError) && !(error instanceof SemanticQueryError)) throw error;
-      failures.push({ metric: query.metric, ...(query.dimension ? { dimension: query.dimension } : {}), source: query.source, error: error.message });
+  let queries = 0;
+  let metrics = 0;
+  const order: string[] = [];
+  for (const layer of layers) {
+    const engine = semanticEngine(project, layer);
+    const several = layers.length > 1;
+    // With several databases a metric is named with its database: `car_1.cars`.
+    const label = (metric: string): string => (several && layer.database !== undefined ? `${layer.database}.${metric}` : metric);
+    const list = metricCheckQueries(layer);
+    queries += list.length;
+    metrics += layer.metrics.size;
+    order.push(...[...layer.metrics.keys()].map(label));
+    for (const query of list) {
+      try {
+        const { sql } = compileMetricQuery(layer, { metrics: [query.metric], ...(query.dimension ? { group_by: [query.dimension] } : {}) }, engine.dialect);
+        // One row is enough to know the statement runs; the full result is not needed.
+        await engine.query(sql, { maxRows: 1, timeoutMs: project.config.warehouse.timeoutMs });
+      } catch (error) {
+        if (!(error instanceof SqlError) && !(error instanceof SemanticQueryError)) throw error;
+        failures.push({ metric: label(query.metric), ...(query.dimension ? { dimension: query.dimension } : {}), source: query.source, error: error.message });
+      }
     }
   }
   const failing = new Set(failures.map((f) => f.metric));
-  return { queries: queries.length, metrics: layer.metrics.size, failures, failingMetrics: [...layer.metrics.keys()].filter((m) => failing.has(m)) };
+  return { queries, metrics, failures, failingMetrics: order.filter((m) => failing.has(m)) };
 }
 
-/** The database the semantic layer describes: the only one, or the one named `main`. */
-function semanticEngine(project: Project): SqlEngine {
+/**
+ * The database a semantic layer runs on: its files' `database:`, else the only database, or
+ * the one named `main`.
+ * @throws ConfigError naming the semantic file when that database is not in the warehouse, or
+ *   when a layer without `database:` has several databases and none named `main` to run on.
+ */
+function semanticEngine(project: Project, layer: SemanticLayer): SqlEngine {
   const names = [...project.config.warehouse.databases.keys()];
+  const file = layer.files[0] ?? project.config.file;
+  if (layer.database !== undefined) {
+    if (!names.includes(layer.database)) {
+      throw new ConfigError(`'database: ${layer.database}' is not a database of the warehouse (${names.join(', ')}); name one of them`, file);
+    }
+    return project.warehouse.engine(layer.database);
+  }
   const name = names.length === 1 ? names[0] : names.includes('main') ? 'main' : undefined;
   if (name === undefined) {
-    throw new ConfigError(`the semantic layer needs one database to run on: the warehouse has ${names.length} (${names.join(', ')}) and none is named 'main'`, project.config.file);
+    throw new ConfigError(
+      `this semantic file has no 'database:' and the warehouse has ${names.length} databases (${names.join(', ')}), none named 'main': add 'database: <name>' at the top of the file`,
+      file,
+    );
   }
   return project.warehouse.engine(name);
 }
@@ -187,7 +218,7 @@ async function checkReplays(project: Project, options: SchemaCheckOptions, golde
     const config = project.config.agents.get(name);
     if (!config) throw new ConfigError(`no agent '${name}' in ${project.config.file} (known: ${[...project.config.agents.keys()].join(', ')})`);
     if (!(await hasManifest(config.recording))) {
-      missingRecordings.push({ agent: name, folder: config.recording, problem: `${MANIFEST_FILE} missing` });
+      missingRecordings.push({ agent: name, folder: config.recording, problem: `${MANIFEST_FILE} missing`, hint: recordingHint(config, project.config.file) });
       continue;
     }
     const recording = await Recording.open(config.recording);

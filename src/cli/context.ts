@@ -8,6 +8,8 @@ export interface CliContext {
   readonly isTTY: boolean;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Asks the user one question and returns the reply; undefined when stdin is not a terminal (ask nothing then). */
+  readonly ask?: (question: string) => Promise<string>;
   /** Exit code of the command: 0 pass, 1 gate failed, 2 usage or input error. */
   exitCode: number;
 }

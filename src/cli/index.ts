@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { isUserError } from '../util/errors.js';
 import { EXIT, type CliContext } from './context.js';
 import { buildProgram } from './program.js';
+import { createInterface } from 'node:readline/promises';
 
 /**
  * Runs the CLI. Never calls process.exit: returns the exit code (0 pass, 1 gate failed,
@@ -12,6 +13,7 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),
     isTTY: Boolean(process.stderr.isTTY),
+    ...(process.stdin.isTTY && process.stdout.isTTY ? { ask: askOnTerminal } : {}),
     cwd: process.cwd(),
     env: process.env,
     exitCode: EXIT.pass,
@@ -31,5 +33,15 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
       return EXIT.usage;
     }
     throw error;
+  }
+}
+
+/** One question on the terminal (stdin/stdout), the reply without its newline. */
+async function askOnTerminal(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
   }
 }

@@ -10,9 +10,10 @@ import { registerRecord } from './commands/record.js';
 import { registerImportGenparse } from './commands/import-genparse.js';
 import { registerImportCandidates } from './commands/import-candidates.js';
 import { registerScore } from './commands/score.js';
+import { registerInit } from './commands/init.js';
 
 /** Every subcommand, in `--help` order. Add a command by adding its register function here. */
-const COMMANDS: readonly RegisterCommand[] = [registerScore, registerImport, registerImportGenparse, registerImportCandidates, registerGate, registerRecord, registerCheck, registerConfidence, registerJudge];
+const COMMANDS: readonly RegisterCommand[] = [registerInit, registerScore, registerImport, registerImportGenparse, registerImportCandidates, registerGate, registerRecord, registerCheck, registerConfidence, registerJudge];
 
 /** The `replaygate` program, writing through `ctx`. */
 export function buildProgram(ctx: CliContext): Command {
@@ -31,7 +32,8 @@ export function buildProgram(ctx: CliContext): Command {
   for (const register of COMMANDS) register(program, ctx);
   program.addHelpText(
     'after',
-    '\nExit codes: 0 passed, 1 gate failed (or a run had no recording), 2 usage or input error, 3 internal error.\nStart with: replaygate score --help',
+    '\nExit codes: 0 passed, 1 gate failed (or a run had no recording), 2 usage or input error, 3 internal error.\n' +
+      '\nExamples:\n  replaygate init my-agent        # a new project\n  replaygate score                # the scorecard of every agent\n  replaygate gate --base-ref main # your edits against main, as the Action gates a pull request\n  replaygate check                # golden SQL, metrics and recorded runs still work',
   );
   return program;
 }

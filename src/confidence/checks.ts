@@ -38,7 +38,7 @@ export interface CheckContext {
 export async function checkAnswer(answer: Sample, context: CheckContext, profile: WarehouseProfile): Promise<AnswerChecks> {
   const schema = await profile.tables();
   const queries = answer.queries ?? (answer.sql === undefined ? [] : [answer.sql]);
-  const analyses = queries.map((sql) => analyzeSql(sql, schema));
+  const analyses = queries.map((sql) => analyzeSql(sql, schema, profile.engine.dialect));
   const parsed = analyses.filter((a): a is Extract<SqlAnalysis, { parsed: true }> => a.parsed);
   const firstFailure = analyses.find((a): a is Extract<SqlAnalysis, { parsed: false }> => !a.parsed);
   const noSql: CheckResult | undefined =

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type NodeSqlParser from 'node-sql-parser';
-import type { TableInfo } from '../warehouse/types.js';
+import { qualifiedTableName, type SqlDialect, type TableInfo } from '../warehouse/types.js';
 
 // node-sql-parser's all-dialect build takes ~0.4 s to load: load it on first use, not at CLI start.
 let loaded: InstanceType<typeof NodeSqlParser.Parser> | undefined;
@@ -33,6 +33,11 @@ export function grammarsFor(dialect: string): string[] {
   const first = lower === 'duckdb' || lower === 'postgres' ? 'postgresql' : lower;
   return [first, ...GRAMMARS.filter((g) => g !== first)];
 }
+
+/** Schemas whose tables are the engine's catalogue, never "missing": PostgreSQL's and DuckDB's system schemas. */
+const CATALOGUE_SCHEMAS = new Set(['pg_catalog', 'information_schema']);
+/** Schemas that are the default one: `main.t` and `public.t` name the table `t`. */
+const DEFAULT_SCHEMAS = new Set(['main', 'public', 'temp']);
 
 /** SQLite's catalogue tables: never "missing" (paper Appendix C). */
 const CATALOGUE = new Set(['sqlite_master', 'sqlite_schema', 'sqlite_temp_master', 'sqlite_temp_schema']);
@@ -87,7 +92,9 @@ interface Scope {
 }
 
 interface Context {
+  /** Tables by lower-cased name as SQL writes it (`analytics.fct_orders` outside the default schema). */
   readonly schema: ReadonlyMap<string, TableInfo>;
+  readonly dialect: SqlDialect;
   readonly cteNames: Set<string>;
   readonly tables: Map<string, string>;
   readonly joins: JoinPair[];
@@ -113,8 +120,8 @@ interface Context {
  * // { parsed: true, grammar: 'sqlite', tables: ['concert', 'stadium'], missingTables: [],
  * //   joins: [{ left: { table: 'concert', column: 'Stadium_ID' }, right: { table: 'stadium', column: 'Stadium_ID' }, ... }], ... }
  */
-export function analyzeSql(sql: string, schema: readonly TableInfo[]): SqlAnalysis {
-  const parsed = parseSql(sql);
+export function analyzeSql(sql: string, schema: readonly TableInfo[], dialect: SqlDialect = 'sqlite'): SqlAnalysis {
+  const parsed = parseSql(sql, grammarsFor(dialect));
   if (!parsed.ok) return { parsed: false, reason: parsed.reason };
   const statements = parsed.ast;
   if (statements.length !== 1 || !isSelect(statements[0])) {
@@ -122,7 +129,8 @@ export function analyzeSql(sql: string, schema: readonly TableInfo[]): SqlAnalys
   }
   const top = statements[0] as Node;
   const context: Context = {
-    schema: new Map(schema.map((t) => [t.name.toLowerCase(), t])),
+    schema: new Map(schema.map((t) => [qualifiedTableName(t).toLowerCase(), t])),
+    dialect,
     cteNames: new Set(),
     tables: new Map(),
     joins: [],
@@ -234,13 +242,19 @@ function walkSelect(select: Node, parent: Scope | undefined, context: Context): 
   for (const entry of from) {
     if (!isNode(entry)) continue;
     const alias = typeof entry['as'] === 'string' ? entry['as'] : undefined;
-    const table = typeof entry['table'] === 'string' ? entry['table'] : undefined;
-    if (table !== undefined) {
+    const bare = typeof entry['table'] === 'string' ? entry['table'] : undefined;
+    const db = typeof entry['db'] === 'string' && entry['db'] !== '' ? entry['db'] : undefined;
+    if (bare !== undefined) {
+      // `analytics.fct_orders` is that table; `main.t` / `public.t` name `t` unless a schema of that name holds it.
+      const qualified = db === undefined ? bare : `${db}.${bare}`;
+      const table = db !== undefined && DEFAULT_SCHEMAS.has(db.toLowerCase()) && !context.schema.has(qualified.toLowerCase()) ? bare : qualified;
       const lower = table.toLowerCase();
-      const physical = !context.cteNames.has(lower) && !CATALOGUE.has(lower);
+      const catalogue = CATALOGUE.has(lower) || (db !== undefined && CATALOGUE_SCHEMAS.has(db.toLowerCase())) || (context.dialect !== 'sqlite' && /^(pg_|duckdb_)/i.test(bare) && db === undefined && !context.schema.has(lower));
+      const physical = !context.cteNames.has(lower) && !catalogue;
       if (physical && !context.tables.has(lower)) context.tables.set(lower, table);
-      const key = (alias ?? table).toLowerCase();
-      const resolved = physical ? (context.schema.get(lower)?.name ?? table) : null;
+      const key = (alias ?? bare).toLowerCase();
+      const info = context.schema.get(lower);
+      const resolved = physical ? (info ? qualifiedTableName(info) : table) : null;
       scope.sources.set(key, resolved);
       scope.order.push({ alias: key, table: resolved });
     } else {
@@ -446,7 +460,7 @@ function expandStar(qualifier: string | undefined, scope: Scope, context: Contex
     if (entry.table === null) return undefined;
     const info = context.schema.get(entry.table.toLowerCase());
     if (info === undefined) return undefined;
-    for (const c of info.columns) out.push({ table: info.name, column: c.name });
+    for (const c of info.columns) out.push({ table: qualifiedTableName(info), column: c.name });
   }
   return out;
 }

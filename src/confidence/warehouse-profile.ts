@@ -1,5 +1,5 @@
-import { quoteIdentifier } from '../warehouse/sql-text.js';
-import type { Cell, SqlEngine, TableInfo } from '../warehouse/types.js';
+import { quoteIdentifier, quoteTableName } from '../warehouse/sql-text.js';
+import { qualifiedTableName, type Cell, type SqlEngine, type TableInfo } from '../warehouse/types.js';
 import type { ColumnSource } from './sql-analysis.js';
 
 /** Key overlap below this fails the bad-join check (paper §3.2, eq. 2). */
@@ -120,8 +120,9 @@ export class WarehouseProfile {
       (d) => d.table.toLowerCase() === source.table.toLowerCase() && d.column.toLowerCase() === source.column.toLowerCase(),
     );
     if (declared !== undefined) return declared;
-    const info = (await this.tables()).find((t) => t.name.toLowerCase() === source.table.toLowerCase());
+    const info = (await this.tables()).find((t) => qualifiedTableName(t).toLowerCase() === source.table.toLowerCase());
     const column = info?.columns.find((c) => c.name.toLowerCase() === source.column.toLowerCase());
+    // Numeric affinity in SQLite's sense; also matches DuckDB's and PostgreSQL's numeric type names (BIGINT, DECIMAL(10,2), double precision, numeric).
     if (info === undefined || column === undefined || !/INT|REAL|FLOA|DOUB|NUM|DEC/i.test(column.type)) return undefined;
     const c = quoteIdentifier(column.name);
     const codes = STAND_IN_CODES.join(', ');
@@ -129,7 +130,7 @@ export class WarehouseProfile {
     const sql =
       `SELECT COUNT(${c}) AS n, ${counts}, ` +
       `MIN(CASE WHEN ${c} NOT IN (${codes}) THEN ${c} END) AS lo, MAX(CASE WHEN ${c} NOT IN (${codes}) THEN ${c} END) AS hi ` +
-      `FROM ${quoteIdentifier(info.name)}`;
+      `FROM ${quoteTableName(info)}`;
     const result = await this.engine.query(sql, { maxRows: 1 });
     const row = result.rows[0];
     if (row === undefined) return undefined;
@@ -142,7 +143,7 @@ export class WarehouseProfile {
       const share = (toNumber(row[i + 1]) ?? 0) / n;
       if (share < STAND_IN_MIN_SHARE) continue;
       const otherwiseFits = code < 0 ? lo >= 0 : hi <= code / STAND_IN_MUCH_SMALLER_FACTOR;
-      if (otherwiseFits) return { table: info.name, column: column.name, code, share, origin: 'profiled' };
+      if (otherwiseFits) return { table: qualifiedTableName(info), column: column.name, code, share, origin: 'profiled' };
     }
     return undefined;
   }

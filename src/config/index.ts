@@ -1,2 +1,2 @@
-export { loadConfig, AGENT_DEFAULTS } from './load.js';
+export { loadConfig, recordingHint, AGENT_DEFAULTS } from './load.js';
 export type { ProjectConfig, AgentConfig, WarehouseConfig, MatchMode } from './types.js';

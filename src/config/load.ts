@@ -1,13 +1,23 @@
 import { readdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { ConfigError } from '../util/errors.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
 import type { AgentConfig, MatchMode, ProjectConfig } from './types.js';
-import { DEFAULT_MAX_ROWS, DEFAULT_QUERY_TIMEOUT_MS } from '../warehouse/types.js';
+import { DEFAULT_MAX_ROWS, DEFAULT_QUERY_TIMEOUT_MS, ENGINE_KINDS, type DatabaseConfig, type EngineKind } from '../warehouse/types.js';
 import { COMMAND_AGENT_KEYS, parseCommandAgent } from './command-agent.js';
 
+const WAREHOUSE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'databases', 'max_rows', 'timeout_ms', 'isolation'];
+const DATABASE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections'];
+
+function engineKind(value: unknown, key: string, where: string): EngineKind {
+  if (typeof value !== 'string' || !(ENGINE_KINDS as readonly string[]).includes(value)) {
+    throw new ConfigError(`'${key}' must be one of ${ENGINE_KINDS.join(', ')}, got ${JSON.stringify(value)}`, where);
+  }
+  return value as EngineKind;
+}
+
 const TOP_KEYS = new Set(['warehouse', 'golden', 'semantic', 'match', 'seeds', 'agents', 'gate', 'confidence', 'judge', 'report']);
-const AGENT_KEYS = new Set(['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'module', ...COMMAND_AGENT_KEYS]);
+const AGENT_KEYS = new Set(['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'module', 'golden', ...COMMAND_AGENT_KEYS]);
 const MATCH_MODES: readonly MatchMode[] = ['exact', 'relaxed', 'spider'];
 
 /** Defaults an agent applies when its YAML block leaves them out (written into every request). */
@@ -38,32 +48,91 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
 
   // warehouse
   const wh = (cfg['warehouse'] ?? {}) as Record<string, unknown>;
-  const databases = new Map<string, string>();
-  if (typeof wh['path'] === 'string') databases.set('main', resolve(root, wh['path']));
-  const dbs = wh['databases'];
-  if (dbs !== undefined) {
-    if (dbs === null || typeof dbs !== 'object' || Array.isArray(dbs)) throw new ConfigError("'warehouse.databases' must map names to SQLite files", at('warehouse', 'databases'));
-    for (const [name, f] of Object.entries(dbs)) {
-      if (typeof f !== 'string') throw new ConfigError(`'warehouse.databases.${name}' must be a file path`, at('warehouse', 'databases', name));
-      databases.set(name, resolve(root, f));
-    }
+  if (wh === null || typeof wh !== 'object' || Array.isArray(wh)) throw new ConfigError("'warehouse' must be a mapping", at('warehouse'));
+  const unknownWarehouseKey = Object.keys(wh).find((k) => !WAREHOUSE_KEYS.includes(k));
+  if (unknownWarehouseKey !== undefined) {
+    throw new ConfigError(`unknown key 'warehouse.${unknownWarehouseKey}' (known: ${WAREHOUSE_KEYS.join(', ')})`, at('warehouse', unknownWarehouseKey));
   }
-  if (databases.size === 0) throw new ConfigError("'warehouse' needs 'path' (one database) or 'databases' (name → file)", at('warehouse'));
-  const positive = (value: unknown, key: string, fallback: number, ...path: string[]): number => {
+  const positive = (value: unknown, key: string, fallback: number, ...path: (string | number)[]): number => {
     if (value === undefined) return fallback;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
       throw new ConfigError(`'${key}' must be a whole number ≥ 1, got ${JSON.stringify(value)}`, at(...path));
     }
     return value;
   };
+  const defaultEngine = engineKind(wh['engine'] ?? 'sqlite', 'warehouse.engine', at('warehouse', 'engine'));
+  const databases = new Map<string, DatabaseConfig>();
+  const database = (name: string, value: Record<string, unknown>, key: string, path: (string | number)[], engine: EngineKind): DatabaseConfig => {
+    const where = (k: string): string => at(...path, k);
+    const text = (k: string): string | undefined => {
+      const v = value[k];
+      if (v === undefined) return undefined;
+      if (typeof v !== 'string' || v.trim() === '') throw new ConfigError(`'${key}.${k}' must be a non-empty string`, where(k));
+      return v;
+    };
+    if (engine === 'postgres') {
+      if (value['path'] !== undefined) throw new ConfigError(`'${key}' is PostgreSQL: it takes url_env (the environment variable holding the URL), not path`, where('path'));
+      const urlEnv = text('url_env');
+      if (urlEnv === undefined) throw new ConfigError(`'${key}' is PostgreSQL and needs url_env: the name of the environment variable that holds its postgres:// URL (never the URL itself)`, at(...path));
+      for (const k of ['url_env', 'migration_url_env']) {
+        const v = text(k);
+        if (v !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {
+          throw new ConfigError(`'${key}.${k}' must name an environment variable (letters, digits, _), not hold a URL`, where(k));
+        }
+      }
+      const migrationUrlEnv = text('migration_url_env');
+      const maxConnections = value['max_connections'] === undefined ? undefined : positive(value['max_connections'], `${key}.max_connections`, 4, ...path, 'max_connections');
+      if (maxConnections !== undefined && maxConnections > 100) throw new ConfigError(`'${key}.max_connections' must be at most 100, got ${maxConnections}`, where('max_connections'));
+      return { engine, urlEnv, ...(migrationUrlEnv !== undefined ? { migrationUrlEnv } : {}), ...(maxConnections !== undefined ? { maxConnections } : {}) };
+    }
+    for (const k of ['url_env', 'migration_url_env', 'max_connections']) {
+      if (value[k] !== undefined) throw new ConfigError(`'${key}.${k}' applies to PostgreSQL databases only ('${name}' is ${engine})`, where(k));
+    }
+    const file = text('path');
+    if (file === undefined) throw new ConfigError(`'${key}' needs path: its ${engine === 'duckdb' ? 'DuckDB' : 'SQLite'} file`, at(...path));
+    return { engine, file: resolve(root, file) };
+  };
+  // One database named main: `path:` (a file) or `url_env:` (PostgreSQL), on warehouse.engine.
+  if (wh['path'] !== undefined || wh['url_env'] !== undefined) {
+    const single = { path: wh['path'], url_env: wh['url_env'], migration_url_env: wh['migration_url_env'], max_connections: wh['max_connections'] };
+    databases.set('main', database('main', single, 'warehouse', ['warehouse'], defaultEngine));
+  } else {
+    for (const k of ['migration_url_env', 'max_connections']) {
+      if (wh[k] !== undefined) throw new ConfigError(`'warehouse.${k}' goes with warehouse.url_env, or under each database in warehouse.databases`, at('warehouse', k));
+    }
+  }
+  const dbs = wh['databases'];
+  if (dbs !== undefined) {
+    if (dbs === null || typeof dbs !== 'object' || Array.isArray(dbs)) throw new ConfigError("'warehouse.databases' must map names to database files or {engine, path | url_env} settings", at('warehouse', 'databases'));
+    for (const [name, entry] of Object.entries(dbs)) {
+      const key = `warehouse.databases.${name}`;
+      const path = ['warehouse', 'databases', name];
+      if (databases.has(name)) throw new ConfigError(`database '${name}' is defined twice (warehouse.path/url_env is the database 'main')`, at(...path));
+      if (typeof entry === 'string') {
+        if (defaultEngine === 'postgres') throw new ConfigError(`'${key}' is a file path, but warehouse.engine is postgres: write {url_env: NAME}`, at(...path));
+        databases.set(name, { engine: defaultEngine, file: resolve(root, entry) });
+        continue;
+      }
+      if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new ConfigError(`'${key}' must be a file path or a mapping {engine, path | url_env}`, at(...path));
+      const value = entry as Record<string, unknown>;
+      const unknown = Object.keys(value).find((k) => !DATABASE_KEYS.includes(k));
+      if (unknown !== undefined) throw new ConfigError(`unknown key '${key}.${unknown}' (known: ${DATABASE_KEYS.join(', ')})`, at(...path, unknown));
+      const engine = value['engine'] === undefined ? defaultEngine : engineKind(value['engine'], `${key}.engine`, at(...path, 'engine'));
+      databases.set(name, database(name, value, key, path, engine));
+    }
+  }
+  if (databases.size === 0) throw new ConfigError("'warehouse' needs 'path' (one database file), 'url_env' (one PostgreSQL database) or 'databases' (name → file or settings)", at('warehouse'));
+  // Hints about a database name the key the user wrote: `warehouse.path`, or `warehouse.databases.<name>`.
+  const shownConfig = (where: string): string => where.replace(`${root}/`, '');
+  for (const [name, db] of databases) {
+    if (db.engine === 'postgres') continue;
+    const declared = name === 'main' && wh['path'] !== undefined ? `warehouse.path in ${shownConfig(at('warehouse', 'path'))}` : `warehouse.databases.${name} in ${shownConfig(at('warehouse', 'databases', name))}`;
+    databases.set(name, { ...db, declaredAt: declared });
+  }
 
   const isolation = wh['isolation'] ?? 'process';
   if (isolation !== 'process' && isolation !== 'inline') {
     throw new ConfigError(`'warehouse.isolation' must be process or inline, got ${JSON.stringify(isolation)}`, at('warehouse', 'isolation'));
-  }
-  const unknownWarehouseKey = Object.keys(wh).find((k) => !['path', 'databases', 'max_rows', 'timeout_ms', 'isolation'].includes(k));
-  if (unknownWarehouseKey !== undefined) {
-    throw new ConfigError(`unknown key 'warehouse.${unknownWarehouseKey}' (known: path, databases, max_rows, timeout_ms, isolation)`, at('warehouse', unknownWarehouseKey));
   }
 
   const match = (cfg['match'] ?? 'relaxed') as MatchMode;
@@ -79,8 +148,22 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
   const agents = new Map<string, AgentConfig>();
   const agentsRaw = cfg['agents'] ?? {};
   if (agentsRaw === null || typeof agentsRaw !== 'object' || Array.isArray(agentsRaw)) throw new ConfigError("'agents' must map agent names to settings", at('agents'));
+  const goldenFiles = await expandFiles(cfg['golden'] ?? 'golden', root, 'golden', at('golden'));
   for (const [name, value] of Object.entries(agentsRaw)) {
-    agents.set(name, parseAgent(name, value, root, (...k) => at('agents', name, ...k)));
+    const agent = parseAgent(name, value, root, (...k) => at('agents', name, ...k));
+    const scope = (value as Record<string, unknown>)['golden'];
+    if (scope === undefined) {
+      agents.set(name, agent);
+      continue;
+    }
+    const where = at('agents', name, 'golden');
+    const files = await expandFiles(scope, root, `agents.${name}.golden`, where);
+    const known = new Set(goldenFiles);
+    const outside = files.find((f) => !known.has(f));
+    if (outside !== undefined) {
+      throw new ConfigError(`'agents.${name}.golden' names ${relative(root, outside) || outside}, which is not one of the project's golden files (the top-level 'golden:'); an agent answers a part of them`, where);
+    }
+    agents.set(name, { ...agent, golden: files });
   }
 
   const section = (key: string): Record<string, unknown> => {
@@ -98,7 +181,7 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
       timeoutMs: positive(wh['timeout_ms'], 'warehouse.timeout_ms', DEFAULT_QUERY_TIMEOUT_MS, 'warehouse', 'timeout_ms'),
       isolation,
     },
-    goldenFiles: await expandFiles(cfg['golden'] ?? 'golden', root, 'golden', at('golden')),
+    goldenFiles,
     semanticFiles: cfg['semantic'] === undefined ? [] : await expandFiles(cfg['semantic'], root, 'semantic', at('semantic')),
     match,
     seeds: seeds as number[],
@@ -107,6 +190,19 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
     confidence: section('confidence'),
     judge: section('judge'),
   };
+}
+
+/**
+ * The hint for an agent whose recording folder is missing, naming its key as the config has it:
+ * `fix agents.x.recording in replaygate.yml`, or, when the config leaves it out, that the
+ * default folder was looked in.
+ * @example recordingHint(agent, '/repo/replaygate.yml') // "or set agents.gpt4.recording in replaygate.yml (without it, the recording is looked for in recordings/gpt4)"
+ */
+export function recordingHint(agent: AgentConfig, configFile: string): string {
+  const file = basename(configFile);
+  return agent.recordingDefaulted === true
+    ? `or set agents.${agent.name}.recording in ${file} (without it, the recording is looked for in recordings/${agent.name})`
+    : `or fix agents.${agent.name}.recording in ${file}`;
 }
 
 function parseAgent(name: string, value: unknown, root: string, at: (...k: string[]) => string): AgentConfig {
@@ -138,6 +234,7 @@ function parseAgent(name: string, value: unknown, root: string, at: (...k: strin
     model: command && a['model'] === undefined ? '' : str('model'),
     prompt: command && a['prompt'] === undefined ? command.prompt : resolve(root, str('prompt')),
     recording: resolve(root, str('recording', `recordings/${name}`)),
+    ...(a['recording'] === undefined ? { recordingDefaulted: true } : {}),
     temperature: num('temperature', AGENT_DEFAULTS.temperature, 0, 2),
     topP: num('top_p', AGENT_DEFAULTS.topP, 0, 1),
     maxTokens: num('max_tokens', AGENT_DEFAULTS.maxTokens, 1, 1_000_000, true),

@@ -1,12 +1,17 @@
+import type { DatabaseConfig } from '../warehouse/types.js';
+
 /**
  * The typed project configuration, loaded from `replaygate.yml` (see README "replaygate.yml").
  * Paths are absolute after loading (resolved against the config file's folder).
  *
  * ```yaml
  * warehouse:
- *   databases:                      # name -> SQLite file (multi-database benchmarks)
+ *   engine: sqlite                  # sqlite | duckdb | postgres: of `path`, `url_env` and plain database entries
+ *   databases:                      # name -> file of that engine, or {engine, path | url_env}
  *     concert_singer: warehouse/spider/concert_singer.sqlite
- *   # path: warehouse/chinook.sqlite # or one database, named "main"
+ *     analytics: {engine: duckdb, path: warehouse/analytics.duckdb}
+ *     sales: {engine: postgres, url_env: DATABASE_URL}
+ *   # path: warehouse/chinook.sqlite # or one database, named "main" (url_env: DATABASE_URL for PostgreSQL)
  *   max_rows: 10000
  *   timeout_ms: 10000
  *   isolation: process              # or inline (faster; a runaway statement cannot be stopped)
@@ -25,6 +30,7 @@
  *     max_tokens: 1024
  *     max_calls: 8                  # tools agents: call limit
  *     module: agents/my-agent.js    # kind: module
+ *     golden: [golden/car_1.yml]    # only these golden files (default: all)
  *   my-agent:
  *     kind: command                 # any program, served a recording model endpoint
  *     command: [python3, agents/my_agent.py]
@@ -57,8 +63,12 @@ export interface ProjectConfig {
 export type MatchMode = 'exact' | 'relaxed' | 'spider';
 
 export interface WarehouseConfig {
-  /** Database name → absolute SQLite file. A single `path:` is the database `main`. */
-  readonly databases: ReadonlyMap<string, string>;
+  /**
+   * Database name → where it lives and on which engine (files absolute). A single `path:` or
+   * `url_env:` is the database `main`. Golden questions' `db` names may map to engines of
+   * different kinds.
+   */
+  readonly databases: ReadonlyMap<string, DatabaseConfig>;
   readonly maxRows: number;
   readonly timeoutMs: number;
   /** `process` (default): host processes that a time limit can kill; `inline`: in this process, faster, no enforceable time limit. */
@@ -73,6 +83,8 @@ export interface AgentConfig {
   readonly prompt: string;
   /** Absolute recording folder (holds manifest.yml and calls.jsonl). */
   readonly recording: string;
+  /** True when the YAML block has no `recording:` and the folder is the default `recordings/<name>` (hints say so). */
+  readonly recordingDefaulted?: boolean;
   readonly temperature: number;
   readonly topP: number;
   readonly maxTokens: number;
@@ -80,6 +92,12 @@ export interface AgentConfig {
   readonly maxCalls: number;
   /** Absolute module path for `kind: module`. */
   readonly module?: string;
+  /**
+   * The golden files this agent answers (absolute, a subset of the project's `golden:`), when
+   * its YAML block sets `golden:`; undefined: every golden question. For recordings that cover
+   * part of the golden set, e.g. published samples for some of the databases.
+   */
+  readonly golden?: readonly string[];
   /** `kind: command`: the program and its arguments (argv, no shell), run in the config's folder. */
   readonly command?: readonly string[];
   /** `kind: command`: folder the command runs in (the config's folder). */

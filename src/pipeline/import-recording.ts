@@ -8,6 +8,7 @@ import type { RecordedCall } from '../recording/types.js';
 import { DataError } from '../util/errors.js';
 import { TOOL_NAME } from '../version.js';
 import type { Project } from './project.js';
+import { selectQuestions } from './replay.js';
 
 /** One published answer to import: the reply the model gave for a question under a seed. */
 export interface ImportItem {
@@ -94,7 +95,9 @@ export async function importRecording(project: Project, agentName: string, items
   const existing = options.append ? await Recording.open(config.recording) : undefined;
   const recorded = existing?.seedsByQuestion() ?? new Map<string, Set<number>>();
   existing?.close();
-  const byId = new Map(project.golden.map((q) => [q.id, q]));
+  // An agent with `golden:` answers only those files' questions: items for others are skipped.
+  const answered = selectQuestions(project, { agent: agentName });
+  const byId = new Map(answered.map((q) => [q.id, q]));
   const checked: { item: ImportItem; request: RecordedCall['request'] }[] = [];
   let skipped = 0;
   for (const item of items) {
@@ -167,7 +170,7 @@ export async function importRecording(project: Project, agentName: string, items
     recording: relative(project.config.root, config.recording),
     written: checked.length,
     skipped,
-    uncovered: project.golden.filter((q) => !covered.has(q.id)).map((q) => q.id),
+    uncovered: answered.filter((q) => !covered.has(q.id)).map((q) => q.id),
     seeds,
   };
 }

@@ -1,13 +1,12 @@
 import type { Agent } from '../agent/types.js';
-import { pathToFileURL } from 'node:url';
 import { createAgent } from '../agent/registry.js';
 import { loadConfig } from '../config/load.js';
 import type { ProjectConfig } from '../config/types.js';
 import { loadGoldenQuestions } from '../golden/load.js';
 import type { GoldenQuestion } from '../golden/types.js';
 import { ConfigError } from '../util/errors.js';
-import { openWarehouse, type Warehouse } from '../warehouse/index.js';
-import type { SqlEngine } from '../warehouse/types.js';
+import { openWarehouse, type Migration, type Warehouse } from '../warehouse/index.js';
+import type { DatabaseConfig, SqlDialect, SqlEngine } from '../warehouse/types.js';
 
 /** A loaded project: config, golden questions, an open warehouse, agents built on demand. */
 export interface Project {
@@ -19,7 +18,8 @@ export interface Project {
   /**
    * The URL a `command` agent gets for a question's database (`REPLAYGATE_DB`): for SQLite a
    * read-only `file:` URI (`file:///…/db.sqlite?mode=ro`) of the file in use (a migrated copy
-   * under `check --migration`).
+   * under `check --migration`), for DuckDB the file in use, for PostgreSQL the URL of its
+   * `url_env` (`Warehouse.databaseUrl`).
    */
   databaseUrl(question: GoldenQuestion): string;
   /** @throws ConfigError naming the agent and the known ones when it is not in the config. */
@@ -30,8 +30,14 @@ export interface Project {
 export interface OpenProjectOptions {
   /** SQLite driver: `auto` (better-sqlite3 when it loads, else node:sqlite). */
   readonly driver?: 'auto' | 'better-sqlite3' | 'node:sqlite';
-  /** Use these database files instead of the config's (e.g. a migrated copy). */
-  readonly databases?: ReadonlyMap<string, string>;
+  /** Use these databases instead of the config's (a SQLite file path, or any engine's settings). */
+  readonly databases?: ReadonlyMap<string, DatabaseConfig | string>;
+  /**
+   * Apply this migration before anything runs (`check --migration`): to a temporary copy of
+   * each embedded database file, or inside a PostgreSQL transaction that is always rolled
+   * back; `close()` discards it. `databases`: only these (default: every database).
+   */
+  readonly migration?: { readonly migration: Migration; readonly databases?: readonly string[] };
   /** Override `warehouse.isolation` (e.g. for benchmarks). */
   readonly isolation?: 'process' | 'inline';
 }
@@ -52,6 +58,8 @@ export async function openProject(configFile: string, options: OpenProjectOption
   warehouse.warm(); // host start-up overlaps loading the golden questions
   let golden: GoldenQuestion[];
   try {
+    // Throws DataError naming the migration file and line; the warehouse is closed (copies removed, transaction rolled back).
+    if (options.migration) await warehouse.migrate(options.migration.migration, options.migration.databases);
     golden = await loadGoldenQuestions(config.goldenFiles, new Set(databases.keys()));
   } catch (error) {
     await warehouse.close();
@@ -66,12 +74,7 @@ export async function openProject(configFile: string, options: OpenProjectOption
     }
     return db;
   };
-  const databaseUrl = (question: GoldenQuestion): string => {
-    const db = databaseOf(question);
-    const file = databases.get(db);
-    if (file === undefined) throw new ConfigError(`unknown database "${db}"; the warehouse has: ${[...databases.keys()].join(', ')}`, question.source);
-    return sqliteReadOnlyUri(file);
-  };
+  const databaseUrl = (question: GoldenQuestion): string => warehouse.databaseUrl(databaseOf(question));
   return {
     config,
     golden,
@@ -87,7 +90,7 @@ export async function openProject(configFile: string, options: OpenProjectOption
         if (!cfg) {
           throw new ConfigError(`no agent '${name}' in ${config.file} (known: ${[...config.agents.keys()].join(', ') || 'none'})`);
         }
-        agent = createAgent(cfg, config.semanticFiles, databaseUrl);
+        agent = createAgent(cfg, config.semanticFiles, databaseUrl, (db) => (db === undefined ? semanticDialect(databases) : databaseDialect(databases, db)));
         agents.set(name, agent);
       }
       return agent;
@@ -100,11 +103,20 @@ export async function openProject(configFile: string, options: OpenProjectOption
   };
 }
 
+export { sqliteReadOnlyUri } from '../warehouse/index.js';
+
+/** The dialect of one database of the warehouse (SQLite when it is a file or unknown). */
+export function databaseDialect(databases: ReadonlyMap<string, DatabaseConfig | string>, name: string): SqlDialect {
+  const db = databases.get(name);
+  return db === undefined || typeof db === 'string' ? 'sqlite' : db.engine;
+}
+
 /**
- * A read-only SQLite URI for a database file, as SQLite's `sqlite3_open_v2` (and Python's
- * `sqlite3.connect(url, uri=True)`) read it.
- * @example sqliteReadOnlyUri('/repo/warehouse/chinook.sqlite') // 'file:///repo/warehouse/chinook.sqlite?mode=ro'
+ * The dialect of the database a semantic layer describes: the only database, or the one named
+ * `main` (as `replaygate check` runs the metrics); SQLite when neither exists.
+ * @example semanticDialect(new Map([['main', { engine: 'postgres', urlEnv: 'DATABASE_URL' }]])) // 'postgres'
  */
-export function sqliteReadOnlyUri(file: string): string {
-  return `${pathToFileURL(file).href}?mode=ro`;
+export function semanticDialect(databases: ReadonlyMap<string, DatabaseConfig | string>): SqlDialect {
+  const only = databases.size === 1 ? [...databases.values()][0] : databases.get('main');
+  return only === undefined || typeof only === 'string' ? 'sqlite' : only.engine;
 }

@@ -1,4 +1,5 @@
 import type { Agent, AgentEnd, AgentRunResult } from '../agent/types.js';
+import { recordingHint } from '../config/load.js';
 import type { GoldenQuestion, Split } from '../golden/types.js';
 import { matchResults, resultDigest, spiderExecutableSql } from '../matching/index.js';
 import { MissingRecording } from '../recording/missing-recording.js';
@@ -53,17 +54,21 @@ export interface ReplayOptions {
  * Opens an agent's recording, saying which agent and what to do when there is none.
  * @throws DataError naming the folder when it has no manifest, or the recording is corrupt.
  */
-export async function openRecording(dir: string, root: string, agent: string): Promise<Recording> {
+export async function openRecording(dir: string, root: string, agent: string, hint = "or fix its 'recording:' path"): Promise<Recording> {
   if (!(await hasManifest(dir))) {
     throw new DataError(
-      `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`replaygate record --agent ${agent}\` or import one with \`replaygate import\`, or fix its 'recording:' path`,
+      `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`replaygate record --agent ${agent}\` or import one with \`replaygate import\`, ${hint}`,
     );
   }
   return Recording.open(dir);
 }
 
-/** Questions selected by split and ids, in golden order. */
-export function selectQuestions(project: Project, options: Pick<ReplayOptions, 'questions' | 'split'>): GoldenQuestion[] {
+/**
+ * Questions selected by split and ids, in golden order; with `agent`, only those of the golden
+ * files the agent answers (its `golden:`), which may leave none.
+ * @throws DataError for unknown ids, or when split and ids select no question of the project.
+ */
+export function selectQuestions(project: Project, options: Pick<ReplayOptions, 'questions' | 'split'> & { readonly agent?: string }): GoldenQuestion[] {
   if (options.questions) {
     const known = new Set(project.golden.map((q) => q.id));
     const unknown = [...options.questions].filter((id) => !known.has(id));
@@ -79,7 +84,15 @@ export function selectQuestions(project: Project, options: Pick<ReplayOptions, '
         : `no golden question is in split '${options.split}'${options.questions ? ' among the ids given' : ''}`,
     );
   }
-  return selected;
+  const scope = options.agent === undefined ? undefined : project.config.agents.get(options.agent)?.golden;
+  if (scope === undefined) return selected;
+  const files = new Set(scope);
+  return selected.filter((q) => files.has(goldenFileOf(q)));
+}
+
+/** The golden file a question was loaded from (its `source` without `:line`). */
+function goldenFileOf(question: GoldenQuestion): string {
+  return question.source.replace(/:\d+(?::\d+)?$/, '');
 }
 
 /**
@@ -92,7 +105,7 @@ export function selectQuestions(project: Project, options: Pick<ReplayOptions, '
 export async function replayAgent(project: Project, agentName: string, options: ReplayOptions = {}): Promise<RunRecord[]> {
   const agent = await project.agent(agentName);
   const agentConfig = project.config.agents.get(agentName);
-  const questions = selectQuestions(project, options);
+  const questions = selectQuestions(project, { ...options, agent: agentName });
   const seeds = options.seeds ?? project.config.seeds;
   const match = options.match ?? project.config.match;
   const golden = options.goldenResults ?? new GoldenResults(match, project.config.warehouse);
@@ -103,7 +116,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
   let model = options.model;
   if (!model) {
     if (!agentConfig) throw new DataError(`no agent '${agentName}'`);
-    recording = await openRecording(agentConfig.recording, project.config.root, agentName);
+    recording = await openRecording(agentConfig.recording, project.config.root, agentName, recordingHint(agentConfig, project.config.file));
     model = new ReplayClient(recording, agentName);
   }
   // A golden question whose SQL fails is the golden set's fault: never charge it to an agent.

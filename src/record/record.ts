@@ -65,6 +65,12 @@ export interface RecordSummary {
   readonly failures: readonly CallNotRecorded[];
   /** Set when the session was interrupted through `signal`. */
   readonly interrupted: boolean;
+  /**
+   * Splits left out by default: the test split once it has been recorded (it is held out and
+   * recorded once, after tuning), with the number of its questions whose calls changed and how
+   * often it was recorded. Their calls are not sent and not counted as failures.
+   */
+  readonly skippedSplits: readonly { readonly split: Split; readonly questions: number; readonly recorded: number }[];
   /** Per split, the manifest's recording count after this session. */
   readonly recordedSplits: Readonly<Record<string, number>>;
   /** True when the session created the recording although it holds no call (the agent made no model call). */
@@ -141,9 +147,11 @@ export async function recordAgent(project: Project, agentName: string, options: 
   await project.agent(agentName);
   const config = project.config.agents.get(agentName);
   if (!config) throw new ConfigError(`no agent '${agentName}'`);
-  const questions = selectQuestions(project, options);
+  const questions = selectQuestions(project, { ...options, agent: agentName });
   if (questions.length === 0) {
-    throw new ConfigError(`no golden questions selected${options.split ? ` in split '${options.split}'` : ''}; check --split and --questions`);
+    throw new ConfigError(
+      `no golden questions selected${options.split ? ` in split '${options.split}'` : ''}${config.golden ? ` among agent '${agentName}''s golden files ('agents.${agentName}.golden')` : ''}; check --split and --questions`,
+    );
   }
   const seeds = options.seeds ?? project.config.seeds;
   const dir = config.recording;
@@ -252,16 +260,24 @@ export async function recordAgent(project: Project, agentName: string, options: 
     const kept = client.stats.sent > 0 ? ` ${client.stats.sent} call(s) recorded before the error are kept; run the same command again to continue.` : ' Nothing was written.';
     throw new EndpointError(`${client.fatal.message}.${kept}`, true, client.fatal.status);
   }
+  // Without --split or --questions, the test split's refused re-recordings are what the chapter
+  // asks for (record it once, when tuning ends), not failures: they are reported as skipped.
+  const heldOut = options.split === undefined && options.questions === undefined && !(options.allowRerecordTest ?? false);
+  const refusedTest = heldOut ? client.failures.filter((f) => !f.retryable) : [];
+  const failures = client.failures.filter((f) => !refusedTest.includes(f));
+  const skippedSplits: RecordSummary['skippedSplits'] =
+    refusedTest.length === 0 ? [] : [{ split: 'test', questions: new Set(refusedTest.map((f) => f.site.questionId)).size, recorded: before['test'] ?? 0 }];
   return {
     recording: where,
     endpoint: options.live.endpoint,
     runs,
-    stats: { ...client.stats },
+    stats: { ...client.stats, failed: client.stats.failed - refusedTest.length },
     httpErrors: options.live.stats.errors,
-    failures: client.failures,
+    failures,
     interrupted,
     recordedSplits: latest?.recorded_splits ?? {},
     createdEmpty,
+    skippedSplits,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { SqlDialect } from '../warehouse/types.js';
 import { SemanticQueryError } from './errors.js';
 import { quoteIdentifier } from './expression.js';
 import { availableDimensions, joinPath } from './graph.js';
@@ -20,13 +21,26 @@ import {
 export const MAX_METRIC_QUERY_LIMIT = 100_000;
 
 /**
- * SQLite expression of a time dimension at a grain, via `strftime`. Labels are sortable strings:
- * day `2025-03-07`, month `2025-03`, quarter `2025-Q1`, year `2025` (MetricFlow instead returns
- * the first date of the period; see docs/semantic-layer.md).
+ * The expression of a time dimension at a grain, in `dialect`. Labels are the same sortable
+ * strings on every engine: day `2025-03-07`, month `2025-03`, quarter `2025-Q1`, year `2025`
+ * (MetricFlow instead returns the first date of the period; see docs/semantic-layer.md).
+ * SQLite: `strftime`; DuckDB: `strftime` over a TIMESTAMP cast and `quarter()`; PostgreSQL:
+ * `to_char` over a timestamp cast. A text column holding ISO dates works on all three.
  * @example timeGrainSql('Invoice.InvoiceDate', 'quarter')
  *   // "strftime('%Y', Invoice.InvoiceDate) || '-Q' || ((CAST(strftime('%m', Invoice.InvoiceDate) AS INTEGER) + 2) / 3)"
+ * @example timeGrainSql('invoice.invoicedate', 'month', 'postgres') // "to_char(CAST(invoice.invoicedate AS timestamp), 'YYYY-MM')"
  */
-export function timeGrainSql(expr: string, grain: TimeGrain): string {
+export function timeGrainSql(expr: string, grain: TimeGrain, dialect: SqlDialect = 'sqlite'): string {
+  if (dialect === 'postgres') {
+    const t = `CAST(${expr} AS timestamp)`;
+    const format = { day: 'YYYY-MM-DD', month: 'YYYY-MM', quarter: 'YYYY-"Q"Q', year: 'YYYY' }[grain];
+    return `to_char(${t}, '${format}')`;
+  }
+  if (dialect === 'duckdb') {
+    const t = `CAST(${expr} AS TIMESTAMP)`;
+    if (grain === 'quarter') return `strftime(${t}, '%Y') || '-Q' || CAST(quarter(${t}) AS VARCHAR)`;
+    return `strftime(${t}, '${{ day: '%Y-%m-%d', month: '%Y-%m', year: '%Y' }[grain]}')`;
+  }
   switch (grain) {
     case 'day':
       return `strftime('%Y-%m-%d', ${expr})`;
@@ -48,8 +62,29 @@ interface ResolvedDimension {
   readonly sql: string;
 }
 
+/** How a dialect writes the few things the compiler emits differently. */
+interface DialectSyntax {
+  /** Null-safe equality, so NULL groups meet when metric groups are joined. */
+  readonly nullSafeEquals: string;
+  readonly true: string;
+  readonly false: string;
+  /** Case-insensitive LIKE (SQLite's LIKE is, for ASCII; elsewhere ILIKE). */
+  readonly like: string;
+  /** Suffixes that make NULLs sort as SQLite sorts them (first ascending, last descending). */
+  readonly nullsAscending: string;
+  readonly nullsDescending: string;
+}
+
+const SYNTAX: Readonly<Record<SqlDialect, DialectSyntax>> = {
+  sqlite: { nullSafeEquals: 'IS', true: '1', false: '0', like: 'LIKE', nullsAscending: '', nullsDescending: '' },
+  duckdb: { nullSafeEquals: 'IS NOT DISTINCT FROM', true: 'TRUE', false: 'FALSE', like: 'ILIKE', nullsAscending: ' NULLS FIRST', nullsDescending: ' NULLS LAST' },
+  postgres: { nullSafeEquals: 'IS NOT DISTINCT FROM', true: 'TRUE', false: 'FALSE', like: 'ILIKE', nullsAscending: ' NULLS FIRST', nullsDescending: ' NULLS LAST' },
+};
+
 /**
- * Compiles a metric query to one SQLite statement.
+ * Compiles a metric query to one statement in `dialect` (default: the layer's own, else SQLite).
+ * Every dialect gives the same rows: the same time-grain labels, NULLs sorted as SQLite sorts
+ * them, `like` case-insensitive, booleans compared as TRUE/FALSE where the engine has them.
  *
  * Output columns: the `group_by` references as written, then the metrics, named as written.
  * Metrics that share a base table, default filters and `metric_time` are computed in one
@@ -64,7 +99,8 @@ interface ResolvedDimension {
  * @example compileMetricQuery(layer, { metrics: ['revenue'], group_by: ['invoice_date__year'] }).sql
  *   // "SELECT strftime('%Y', Invoice.InvoiceDate) AS invoice_date__year, SUM(...) AS revenue FROM InvoiceLine LEFT JOIN Invoice ON ... GROUP BY 1 ORDER BY 1"
  */
-export function compileMetricQuery(layer: SemanticLayer, query: MetricQuery): CompiledQuery {
+export function compileMetricQuery(layer: SemanticLayer, query: MetricQuery, dialect: SqlDialect = layer.dialect ?? 'sqlite'): CompiledQuery {
+  const syntax = SYNTAX[dialect];
   const metrics = resolveMetrics(layer, query.metrics);
   const groupBy = query.group_by ?? [];
   const filters = query.filters ?? [];
@@ -92,8 +128,8 @@ export function compileMetricQuery(layer: SemanticLayer, query: MetricQuery): Co
   // Resolve every reference for every metric first, so that all errors are about the query as a whole.
   const perMetric = metrics.map((metric) => ({
     metric,
-    dims: groupBy.map((ref) => resolveDimension(layer, metric, ref, 'group_by')),
-    filters: filters.map((f) => ({ filter: f, dim: resolveDimension(layer, metric, f.dimension, 'filters') })),
+    dims: groupBy.map((ref) => resolveDimension(layer, metric, ref, 'group_by', dialect)),
+    filters: filters.map((f) => ({ filter: f, dim: resolveDimension(layer, metric, f.dimension, 'filters', dialect) })),
   }));
 
   // Group metrics that can share one SELECT.
@@ -106,12 +142,12 @@ export function compileMetricQuery(layer: SemanticLayer, query: MetricQuery): Co
   const dimNames = groupBy.map(quoteAlias);
   const order =
     orderBy.length > 0
-      ? orderBy.map((o) => `${quoteAlias(o.name)}${o.descending ? ' DESC' : ''}`)
-      : dimNames;
+      ? orderBy.map((o) => `${quoteAlias(o.name)}${o.descending ? ` DESC${syntax.nullsDescending}` : syntax.nullsAscending}`)
+      : dimNames.map((d) => `${d}${syntax.nullsAscending}`);
   const tail = `${order.length > 0 ? ` ORDER BY ${order.join(', ')}` : ''}${query.limit !== undefined ? ` LIMIT ${query.limit}` : ''}`;
   const columns = [...groupBy, ...metrics.map((m) => m.name)];
 
-  const selects = [...groups.values()].map((entries) => groupSelect(layer, entries));
+  const selects = [...groups.values()].map((entries) => groupSelect(layer, entries, syntax));
   if (selects.length === 1) return { sql: `${selects[0]}${tail}`, columns };
 
   const ctes = selects.map((s, i) => `g${i} AS (${s})`);
@@ -125,7 +161,7 @@ export function compileMetricQuery(layer: SemanticLayer, query: MetricQuery): Co
   }
   const keys = selects.map((_, i) => `SELECT ${dimNames.join(', ')} FROM g${i}`).join(' UNION ');
   const joins = selects
-    .map((_, i) => `LEFT JOIN g${i} ON ${dimNames.map((d) => `g${i}.${d} IS k.${d}`).join(' AND ')}`)
+    .map((_, i) => `LEFT JOIN g${i} ON ${dimNames.map((d) => `g${i}.${d} ${syntax.nullSafeEquals} k.${d}`).join(' AND ')}`)
     .join(' ');
   const sql = `WITH ${ctes.join(', ')}, k AS (${keys}) SELECT ${dimNames.map((d) => `k.${d} AS ${d}`).join(', ')}, ${metricColumns.join(', ')} FROM k ${joins}${tail}`;
   return { sql, columns };
@@ -138,6 +174,7 @@ function quoteAlias(name: string): string {
 function groupSelect(
   layer: SemanticLayer,
   entries: readonly { metric: MetricDefinition; dims: ResolvedDimension[]; filters: { filter: MetricFilter; dim: ResolvedDimension }[] }[],
+  syntax: DialectSyntax,
 ): string {
   const first = entries[0];
   if (!first) throw new Error('empty metric group');
@@ -152,7 +189,7 @@ function groupSelect(
       return ` LEFT JOIN ${target} ON ${quoteIdentifier(j.from)}.${quoteIdentifier(j.fromColumn)} = ${quoteIdentifier(j.alias)}.${quoteIdentifier(j.toColumn)}`;
     })
     .join('');
-  const where = [...first.metric.filters.map((f) => `(${f})`), ...first.filters.map((f) => filterSql(f.filter, f.dim))];
+  const where = [...first.metric.filters.map((f) => `(${f})`), ...first.filters.map((f) => filterSql(f.filter, f.dim, syntax))];
   const select = [
     ...first.dims.map((d) => `${d.sql} AS ${quoteAlias(d.name)}`),
     ...entries.map((e) => `${e.metric.sql} AS ${quoteAlias(e.metric.name)}`),
@@ -176,7 +213,7 @@ function resolveMetrics(layer: SemanticLayer, names: readonly string[]): MetricD
   });
 }
 
-function resolveDimension(layer: SemanticLayer, metric: MetricDefinition, ref: string, field: string): ResolvedDimension {
+function resolveDimension(layer: SemanticLayer, metric: MetricDefinition, ref: string, field: string, dialect: SqlDialect): ResolvedDimension {
   const split = ref.lastIndexOf('__');
   const base = split > 0 ? ref.slice(0, split) : ref;
   const grainText = split > 0 ? ref.slice(split + 2) : undefined;
@@ -214,13 +251,13 @@ function resolveDimension(layer: SemanticLayer, metric: MetricDefinition, ref: s
   } else if (dimension.type === 'time') {
     grain = dimension.defaultGrain;
   }
-  const sql = grain === undefined ? dimension.expr : timeGrainSql(dimension.expr, grain);
+  const sql = grain === undefined ? dimension.expr : timeGrainSql(dimension.expr, grain, dialect);
   return { name: ref, dimension, grain, sql };
 }
 
-function literal(value: FilterValue, time: boolean): string {
+function literal(value: FilterValue, time: boolean, syntax: DialectSyntax): string {
   if (value === null) return 'NULL';
-  if (typeof value === 'boolean') return value ? '1' : '0';
+  if (typeof value === 'boolean') return value ? syntax.true : syntax.false;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new SemanticQueryError('bad_query', `filter value ${value} is not a finite number`);
     // Time grains are strings ('2025', '2025-03'); compare a number written for a year as text.
@@ -229,14 +266,14 @@ function literal(value: FilterValue, time: boolean): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
-function filterSql(filter: MetricFilter, dim: ResolvedDimension): string {
+function filterSql(filter: MetricFilter, dim: ResolvedDimension, syntax: DialectSyntax): string {
   const time = dim.grain !== undefined;
   const { op, value } = filter;
   if (op === 'in' || op === 'not in') {
     if (!Array.isArray(value) || value.length === 0) {
       throw new SemanticQueryError('bad_query', `filter on '${filter.dimension}' with op '${op}' needs a non-empty list of values`);
     }
-    return `${dim.sql} ${op.toUpperCase()} (${(value as FilterValue[]).map((v) => literal(v, time)).join(', ')})`;
+    return `${dim.sql} ${op.toUpperCase()} (${(value as FilterValue[]).map((v) => literal(v, time, syntax)).join(', ')})`;
   }
   if (Array.isArray(value)) throw new SemanticQueryError('bad_query', `filter on '${filter.dimension}' with op '${op}' needs a single value, not a list (use 'in' for a list)`);
   const v = value as FilterValue;
@@ -247,9 +284,9 @@ function filterSql(filter: MetricFilter, dim: ResolvedDimension): string {
   }
   if (op === 'like') {
     if (typeof v !== 'string') throw new SemanticQueryError('bad_query', `filter on '${filter.dimension}': 'like' needs a string pattern`);
-    return `${dim.sql} LIKE ${literal(v, time)}`;
+    return `${dim.sql} ${syntax.like} ${literal(v, time, syntax)}`;
   }
-  return `${dim.sql} ${op} ${literal(v, time)}`;
+  return `${dim.sql} ${op} ${literal(v, time, syntax)}`;
 }
 
 /**

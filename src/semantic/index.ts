@@ -13,7 +13,7 @@ export type {
 } from './types.js';
 export { AGGREGATIONS, FILTER_OPERATORS, TIME_GRAINS } from './types.js';
 export { SemanticQueryError, type SemanticQueryErrorCode } from './errors.js';
-export { METRIC_TIME, loadSemanticLayer, parseSemanticFiles, parseSemanticYaml, validateAgainstWarehouse, type SemanticProblem, type ParsedSemanticFile } from './load.js';
+export { METRIC_TIME, loadSemanticLayer, parseSemanticFiles, parseSemanticLayers, semanticLayerFor, parseSemanticYaml, validateAgainstWarehouse, type SemanticProblem, type ParsedSemanticFile } from './load.js';
 export { compileMetricQuery, parseMetricQuery, timeGrainSql, MAX_METRIC_QUERY_LIMIT } from './compile.js';
 export { renderCatalogue } from './catalogue.js';
 export { availableDimensions, joinPath } from './graph.js';

@@ -1,7 +1,7 @@
 import { DataError } from '../util/errors.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
-import type { SqlEngine, TableInfo } from '../warehouse/types.js';
-import { isPlainIdentifier, parseExpression, quoteIdentifier, type ColumnRef } from './expression.js';
+import type { SqlDialect, SqlEngine, TableInfo } from '../warehouse/types.js';
+import { loadExpressionGrammar, parseExpression, quoteIdentifier, withExpressionDialect, type ColumnRef } from './expression.js';
 import { joinPath } from './graph.js';
 import {
   AGGREGATIONS,
@@ -17,16 +17,20 @@ import {
 /** The reserved dimension name that stands for each metric's own time dimension. */
 export const METRIC_TIME = 'metric_time';
 
-const TOP_KEYS = new Set(['joins', 'dimensions', 'metrics']);
+const TOP_KEYS = new Set(['database', 'joins', 'dimensions', 'metrics']);
 const JOIN_KEYS = new Set(['from', 'to', 'as', 'on']);
 const DIMENSION_KEYS = new Set(['name', 'description', 'table', 'expr', 'type', 'grains', 'default_grain']);
 const METRIC_KEYS = new Set(['name', 'description', 'table', 'expr', 'agg', 'filters', 'time_dimension']);
 const NAME = /^[a-z][a-z0-9_]*$/;
+/** A bare column name in `expr:` (qualified with its table on load, quoted when it is a keyword). */
+const IDENTIFIER_LIKE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 type Path = readonly (string | number)[];
 
 /** The definitions parsed from one file, before names are merged across files. */
 export interface ParsedSemanticFile {
+  /** The `database:` the file's definitions run on; undefined: the project's only database, or `main`. */
+  readonly database?: string;
   readonly joins: JoinDefinition[];
   readonly dimensions: DimensionDefinition[];
   readonly metrics: MetricDefinition[];
@@ -47,16 +51,67 @@ export interface ParsedSemanticFile {
  * ```
  *
  * @param files absolute paths, merged in the given order.
+ * @param dialect the SQL dialect of the database the layer describes: its expressions are
+ *   parsed with that dialect's grammar and compiled for it (default `sqlite`).
  * @throws DataError naming `file:line` for malformed YAML, an unknown or mistyped key, a
  *   duplicate metric/dimension/join alias (naming the first place too), an expression that
  *   does not parse, an unqualified column in a compound expression, or a broken reference.
  * @example (await parseSemanticFiles(['/repo/semantic/metrics.yml'])).metrics.get('revenue')?.sql
  *   // 'SUM(InvoiceLine.UnitPrice * InvoiceLine.Quantity)'
  */
-export async function parseSemanticFiles(files: readonly string[]): Promise<SemanticLayer> {
+export async function parseSemanticFiles(files: readonly string[], dialect: SqlDialect = 'sqlite'): Promise<SemanticLayer> {
+  await loadExpressionGrammar(dialect);
   const parsed: ParsedSemanticFile[] = [];
-  for (const file of files) parsed.push(parseSemanticYaml(await loadYamlFile(file)));
-  return mergeLayers(parsed, files);
+  for (const file of files) {
+    const yaml = await loadYamlFile(file);
+    parsed.push(withExpressionDialect(dialect, () => parseSemanticYaml(yaml)));
+  }
+  const layer = withExpressionDialect(dialect, () => mergeLayers(parsed, files));
+  return dialect === 'sqlite' ? layer : { ...layer, dialect };
+}
+
+/**
+ * Loads semantic layer files as one layer per database: a file with a top-level
+ * `database: <name>` holds that database's metrics, dimensions and joins (a warehouse of
+ * several databases, e.g. a benchmark's); files without it form the layer of the project's
+ * only database, or of the one named `main`. Names are unique within a database's layer, so
+ * two databases may each have a metric `revenue`. Checks as {@link parseSemanticFiles}, per layer,
+ * each layer's expressions parsed in the dialect of its database (`dialectOf`, default SQLite).
+ * @returns layers in the order their database first appears in `files`; `database` is
+ *   undefined on the layer of the files without `database:`.
+ * @throws DataError as {@link parseSemanticFiles}.
+ * @example (await parseSemanticLayers(['/repo/semantic/car_1.yml', '/repo/semantic/pets_1.yml'])).map((l) => l.database) // ['car_1', 'pets_1']
+ */
+export async function parseSemanticLayers(
+  files: readonly string[],
+  dialectOf: (database: string | undefined) => SqlDialect = () => 'sqlite',
+): Promise<SemanticLayer[]> {
+  const groups = new Map<string | undefined, { parsed: ParsedSemanticFile[]; files: string[]; dialect: SqlDialect }>();
+  for (const file of files) {
+    const yaml = await loadYamlFile(file);
+    // The file's database decides the grammar its expressions are parsed with.
+    const named = (yaml.value as { database?: unknown } | null)?.database;
+    const dialect = dialectOf(typeof named === 'string' ? named.trim() : undefined);
+    await loadExpressionGrammar(dialect);
+    const parsed = withExpressionDialect(dialect, () => parseSemanticYaml(yaml));
+    const group = groups.get(parsed.database) ?? { parsed: [], files: [], dialect };
+    group.parsed.push(parsed);
+    group.files.push(file);
+    groups.set(parsed.database, group);
+  }
+  return [...groups].map(([database, g]) => {
+    const layer = withExpressionDialect(g.dialect, () => mergeLayers(g.parsed, g.files));
+    return { ...layer, ...(g.dialect === 'sqlite' ? {} : { dialect: g.dialect }), ...(database !== undefined ? { database } : {}) };
+  });
+}
+
+/**
+ * The layer a question on `db` uses: the layer of that database, else the layer of the files
+ * without `database:` (which belongs to the only database, or `main`), else none.
+ * @example semanticLayerFor(layers, 'car_1')?.database // 'car_1'
+ */
+export function semanticLayerFor(layers: readonly SemanticLayer[], db: string | undefined): SemanticLayer | undefined {
+  return layers.find((l) => l.database !== undefined && l.database === db) ?? layers.find((l) => l.database === undefined);
 }
 
 /**
@@ -66,7 +121,7 @@ export async function parseSemanticFiles(files: readonly string[]): Promise<Sema
  *   first unknown table or column.
  */
 export async function loadSemanticLayer(files: readonly string[], engine: SqlEngine): Promise<SemanticLayer> {
-  const layer = await parseSemanticFiles(files);
+  const layer = await parseSemanticFiles(files, engine.dialect);
   const problems = validateAgainstWarehouse(layer, await engine.listTables());
   const first = problems[0];
   if (first) {
@@ -92,6 +147,10 @@ export interface SemanticProblem {
  * @example validateAgainstWarehouse(layer, tables) // [{ where: 'semantic/metrics.yml:40', definition: 'revenue', message: "metric 'revenue': table 'InvoiceLine' has no column 'UnitPrice' ..." }]
  */
 export function validateAgainstWarehouse(layer: SemanticLayer, tables: readonly TableInfo[]): SemanticProblem[] {
+  return withExpressionDialect(layer.dialect ?? 'sqlite', () => problemsOf(layer, tables));
+}
+
+function problemsOf(layer: SemanticLayer, tables: readonly TableInfo[]): SemanticProblem[] {
   const byName = new Map(tables.map((t) => [t.name.toLowerCase(), t]));
   const tableNames = tables.map((t) => t.name).join(', ');
   const problems: SemanticProblem[] = [];
@@ -146,15 +205,20 @@ export function validateAgainstWarehouse(layer: SemanticLayer, tables: readonly 
 /** Parses one loaded YAML document of the semantic layer. @throws DataError as {@link parseSemanticFiles}. */
 export function parseSemanticYaml(yaml: LoadedYaml): ParsedSemanticFile {
   const root = yaml.value;
-  const out: ParsedSemanticFile = { joins: [], dimensions: [], metrics: [] };
-  if (root === null || root === undefined) return out;
+  const empty: ParsedSemanticFile = { joins: [], dimensions: [], metrics: [] };
+  if (root === null || root === undefined) return empty;
   if (typeof root !== 'object' || Array.isArray(root)) {
     throw new DataError("a semantic layer file must be a mapping with 'metrics', 'dimensions' and/or 'joins' lists", yaml.file);
   }
   const top = root as Record<string, unknown>;
   for (const key of Object.keys(top)) {
-    if (!TOP_KEYS.has(key)) throw new DataError(`unknown key '${key}' (known: joins, dimensions, metrics)`, yaml.where([key]));
+    if (!TOP_KEYS.has(key)) throw new DataError(`unknown key '${key}' (known: database, joins, dimensions, metrics)`, yaml.where([key]));
   }
+  const database = top['database'];
+  if (database !== undefined && (typeof database !== 'string' || database.trim() === '')) {
+    throw new DataError(`'database' must name one of the warehouse's databases, got ${JSON.stringify(database)}`, yaml.where(['database']));
+  }
+  const out: ParsedSemanticFile = { ...empty, ...(typeof database === 'string' ? { database: database.trim() } : {}) };
   const list = (key: string): Record<string, unknown>[] => {
     const v = top[key];
     if (v === undefined || v === null) return [];
@@ -200,7 +264,7 @@ function parseJoin(yaml: LoadedYaml, item: Record<string, unknown>, path: Path):
   const from = text('from', true) as string;
   const to = text('to', true) as string;
   const alias = text('as', false) ?? to;
-  if (!isPlainIdentifier(alias)) throw new DataError(`join alias '${alias}' must be a plain identifier (letters, digits, _)`, at('as'));
+  if (!IDENTIFIER_LIKE.test(alias)) throw new DataError(`join alias '${alias}' must be a plain identifier (letters, digits, _)`, at('as'));
   const on = item['on'];
   let fromColumn: string | undefined;
   let toColumn: string | undefined;
@@ -263,7 +327,7 @@ function parseMetric(yaml: LoadedYaml, item: Record<string, unknown>, path: Path
   const name = text('name', true) as string;
   checkName(name, at('name'), 'metric');
   const table = text('table', true) as string;
-  if (!isPlainIdentifier(table)) throw new DataError(`metric '${name}': 'table' must be a plain table name`, at('table'));
+  if (!IDENTIFIER_LIKE.test(table)) throw new DataError(`metric '${name}': 'table' must be a plain table name`, at('table'));
   const rawExpr = item['expr'];
   const exprText = typeof rawExpr === 'number' ? String(rawExpr) : (text('expr', true) as string);
   const aggValue = item['agg'];
@@ -315,7 +379,7 @@ function aggregate(agg: Aggregation | undefined, expr: string): string {
  * with `table` itself, because compiled queries join tables in which a bare name may be ambiguous.
  */
 function qualifiedExpression(expr: string, table: string, where: string, what: string): string {
-  if (isPlainIdentifier(expr)) return `${quoteIdentifier(table)}.${expr}`;
+  if (IDENTIFIER_LIKE.test(expr)) return `${quoteIdentifier(table)}.${quoteIdentifier(expr)}`;
   const parsed = parseExpression(expr, table, 'column');
   if (!parsed.ok) throw new DataError(`${what}: expression ${JSON.stringify(expr)} ${parsed.message}`, where);
   checkQualifiers(parsed.columns, expr, table, where, what);

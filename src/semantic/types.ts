@@ -1,3 +1,5 @@
+import type { SqlDialect } from '../warehouse/types.js';
+
 /**
  * The semantic layer: named metrics over a base table, dimensions they can be grouped and
  * filtered by, and the many-to-one joins that connect them (docs/semantic-layer.md).
@@ -75,6 +77,13 @@ export interface SemanticLayer {
   readonly joins: ReadonlyMap<string, JoinDefinition>;
   /** The files it was loaded from. */
   readonly files: readonly string[];
+  /**
+   * The database it runs on (its files' `database:`); undefined: the project's only database,
+   * or the one named `main`.
+   */
+  readonly database?: string;
+  /** The dialect its expressions are written in and compiled for (absent: `sqlite`). */
+  readonly dialect?: SqlDialect;
 }
 
 /** Comparison of a metric query filter; `in` / `not in` take a list of values. */

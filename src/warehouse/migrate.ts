@@ -1,79 +1,64 @@
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+/**
+ * What every engine's migration shares: reading the migration, and the error that names the
+ * migration file and line. Each engine applies it its own way (docs/warehouse.md, "Migrations"):
+ * SQLite and DuckDB to a temporary copy of the file, PostgreSQL inside a transaction that is
+ * always rolled back.
+ */
+import { readFile } from 'node:fs/promises';
 import { ConfigError, DataError } from '../util/errors.js';
-import { assertDatabaseFile, isSqliteError, loadDriver, type DriverChoice } from './drivers.js';
-import { splitStatements } from './sql-text.js';
+import { splitStatements, type ScriptStatement } from './sql-text.js';
+import { checkMigrationStatement } from './statement-policy.js';
+import { DIALECT_NAMES, SqlRefusedError, SqlTimeoutError, type SqlDialect } from './types.js';
 
 /** DDL to apply: a migration file, or text with a label that names it in messages. */
 export type Migration = { readonly file: string } | { readonly text: string; readonly label: string };
 
-/** Migrated copies of the databases and the function that deletes them. */
-export interface MigratedCopy {
-  /** Database name → migrated copy in a temporary folder (same names as the input map). */
-  readonly databases: ReadonlyMap<string, string>;
-  /** Deletes the temporary folder; call it once the copies are no longer open. */
-  cleanup(): Promise<void>;
+/** A migration's text and the label (file) that names it in messages. */
+export interface LoadedMigration {
+  readonly label: string;
+  readonly text: string;
 }
 
 /**
- * Copies every database file in `databases` to a new temporary folder and applies the
- * migration's statements, in order, to each copy over a writable connection. The original
- * files are only read. Pass a map with just the databases the migration is meant for.
- *
+ * Reads a migration.
  * @throws {ConfigError} the migration file cannot be read.
- * @throws {DataError} a statement fails (syntax error, unknown table, ...): names the migration
- *   file and line, the database and the statement; the temporary folder is removed first.
- * @example const copy = await migratedCopy(new Map([['main', 'chinook.sqlite']]), { file: 'rename.sql' });
- *   // copy.databases.get('main') === '/tmp/replaygate-migrated-XXXXXX/0-chinook.sqlite'
  */
-export async function migratedCopy(
-  databases: ReadonlyMap<string, string>,
-  migration: Migration,
-  options: { readonly driver?: DriverChoice } = {},
-): Promise<MigratedCopy> {
-  const [label, text] =
-    'file' in migration ? [migration.file, await readMigration(migration.file)] : [migration.label, migration.text];
-  const statements = splitStatements(text);
-  const driver = loadDriver(options.driver ?? 'auto');
-  const folder = await mkdtemp(join(tmpdir(), 'replaygate-migrated-'));
-  const cleanup = (): Promise<void> => rm(folder, { recursive: true, force: true });
-  const copies = new Map<string, string>();
+export async function loadMigration(migration: Migration): Promise<LoadedMigration> {
+  if (!('file' in migration)) return { label: migration.label, text: migration.text };
   try {
-    for (const [name, original] of databases) {
-      assertDatabaseFile(name, original);
-      const copy = join(folder, `${copies.size}-${basename(original)}`);
-      await copyFile(original, copy);
-      copies.set(name, copy);
-      const connection = driver.open(copy, true);
-      try {
-        for (const statement of statements) {
-          try {
-            connection.exec(statement.text);
-          } catch (error) {
-            if (!isSqliteError(error)) throw error;
-            throw new DataError(
-              `migration statement failed on database "${name}": ${error.message}\n  ${statement.text}\n` +
-                'Fix the statement in the migration file; the original database was not changed.',
-              `${label}:${statement.line}`,
-            );
-          }
-        }
-      } finally {
-        connection.close();
-      }
-    }
+    return { label: migration.file, text: await readFile(migration.file, 'utf8') };
   } catch (error) {
-    await cleanup();
-    throw error;
+    throw new ConfigError(`cannot read the migration file: ${(error as Error).message}`, migration.file);
   }
-  return { databases: copies, cleanup };
 }
 
-async function readMigration(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`cannot read the migration file: ${(error as Error).message}`, file);
+/**
+ * The error for a migration statement that was refused, failed or ran out of time, at
+ * `<migration file>:<line>`, naming the database, what happened and the statement.
+ */
+export function migrationStatementError(database: string, dialect: SqlDialect, label: string, statement: ScriptStatement, error: Error): DataError {
+  const what =
+    error instanceof SqlRefusedError
+      ? `migration statement refused on database "${database}" (${DIALECT_NAMES[dialect]}): ${error.message}`
+      : error instanceof SqlTimeoutError
+        ? `migration statement stopped on database "${database}" after the ${error.timeoutMs} ms time limit (warehouse.timeout_ms)`
+        : `migration statement failed on database "${database}": ${error.message}`;
+  return new DataError(`${what}\n  ${statement.text}\nFix the statement in the migration file; the original database was not changed.`, `${label}:${statement.line}`);
+}
+
+/**
+ * The migration's statements in `dialect`, each checked against the allow-list of DDL/DML
+ * kinds before any of them runs (an allow-list: a statement kind nobody listed is refused).
+ * @throws {DataError} at `<migration>:<line>` for the first refused statement, naming `databases`.
+ */
+export function checkedStatements(migration: LoadedMigration, dialect: SqlDialect, databases: Iterable<string>): ScriptStatement[] {
+  const statements = splitStatements(migration.text, dialect);
+  for (const statement of statements) {
+    try {
+      checkMigrationStatement(statement.text, dialect);
+    } catch (error) {
+      throw migrationStatementError([...databases].join(', '), dialect, migration.label, statement, error as Error);
+    }
   }
+  return statements;
 }

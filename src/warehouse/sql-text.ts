@@ -1,122 +1,156 @@
 /**
- * A small SQLite tokenizer and the text-level rules built on it: the one-read-only-statement
- * check, the legacy double-quoted-literal rewrite and the statement splitter for migrations.
- * It knows only what these rules need (strings, quoted identifiers, comments, words, `;`);
- * SQLite itself still parses every statement.
+ * A small SQL tokenizer that knows each dialect's strings, quoted identifiers and comments,
+ * and the text-level helpers built on it: the statement splitter for migrations, function
+ * calls, bind parameters, identifier quoting and the legacy double-quoted-literal rewrite.
+ * It knows only what these rules need; every engine still parses every statement itself.
+ * The read-only and migration rules that use it are in `statement-policy.ts`.
  */
-import { SqlRefusedError } from './types.js';
+import type { SqlDialect } from './types.js';
 
-type TokenKind = 'word' | 'string' | 'double-quoted' | 'identifier' | 'semicolon' | 'punct';
+export type TokenKind = 'word' | 'string' | 'double-quoted' | 'identifier' | 'semicolon' | 'punct';
 
-interface Token {
+export interface Token {
   readonly kind: TokenKind;
   /** Offsets into the SQL text: `sql.slice(start, end)` is the token as written. */
   readonly start: number;
   readonly end: number;
+  /** Parenthesis depth at the token (0 at top level; a `(` has the depth outside it). */
+  readonly depth: number;
 }
 
 const WORD_CHAR = /[\p{L}\p{N}_$]/u;
-const READ_KEYWORDS = new Set(['SELECT', 'WITH', 'VALUES']);
+const DOLLAR_TAG = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/u;
 
-/** Tokens of `sql`, skipping whitespace and comments; an unterminated quote or comment runs to the end. */
-function tokenize(sql: string): Token[] {
+/**
+ * Tokens of `sql` in `dialect`, skipping whitespace and comments; an unterminated quote or
+ * comment runs to the end.
+ * - SQLite: `'…'` with `''`, `"…"`, `` `…` ``, `[…]`; `/* … *\/` comments do not nest.
+ * - PostgreSQL and DuckDB (DuckDB uses PostgreSQL's grammar): `'…'`, `E'…'` with backslash
+ *   escapes, `$tag$…$tag$` dollar quoting, `"…"` and `U&"…"` identifiers; block comments nest;
+ *   `[` is punctuation (arrays, DuckDB lists).
+ */
+export function tokenize(sql: string, dialect: SqlDialect = 'sqlite'): Token[] {
+  const pg = dialect !== 'sqlite';
   const tokens: Token[] = [];
-  const closingQuote = (start: number, quote: string): number => {
+  let depth = 0;
+  const closingQuote = (start: number, quote: string, backslash = false): number => {
     let i = start + 1;
     for (;;) {
-      const next = sql.indexOf(quote, i);
+      const next = backslash ? nextQuoteOrBackslash(sql, i, quote) : sql.indexOf(quote, i);
       if (next < 0) return sql.length;
+      if (backslash && sql[next] === '\\') {
+        i = next + 2;
+        continue;
+      }
       // A doubled quote is an escaped quote, except inside [...] which has no escape.
       if (quote !== ']' && sql[next + 1] === quote) i = next + 2;
       else return next + 1;
     }
+  };
+  const blockCommentEnd = (start: number): number => {
+    if (!pg) {
+      const close = sql.indexOf('*/', start + 2);
+      return close < 0 ? sql.length : close + 2;
+    }
+    let nesting = 0;
+    let i = start;
+    while (i < sql.length) {
+      if (sql.startsWith('/*', i)) {
+        nesting++;
+        i += 2;
+      } else if (sql.startsWith('*/', i)) {
+        nesting--;
+        i += 2;
+        if (nesting === 0) return i;
+      } else i++;
+    }
+    return sql.length;
   };
   let i = 0;
   while (i < sql.length) {
     const c = sql[i] as string;
     if (/\s/.test(c)) {
       i++;
-    } else if (sql.startsWith('--', i)) {
+      continue;
+    }
+    if (sql.startsWith('--', i)) {
       const eol = sql.indexOf('\n', i);
       i = eol < 0 ? sql.length : eol + 1;
-    } else if (sql.startsWith('/*', i)) {
-      const close = sql.indexOf('*/', i + 2);
-      i = close < 0 ? sql.length : close + 2;
-    } else {
-      let end: number;
-      let kind: TokenKind;
-      if (c === "'") [kind, end] = ['string', closingQuote(i, "'")];
-      else if (c === '"') [kind, end] = ['double-quoted', closingQuote(i, '"')];
-      else if (c === '`') [kind, end] = ['identifier', closingQuote(i, '`')];
-      else if (c === '[') [kind, end] = ['identifier', closingQuote(i, ']')];
-      else if (c === ';') [kind, end] = ['semicolon', i + 1];
-      else if (WORD_CHAR.test(c)) {
-        end = i + 1;
-        while (end < sql.length && WORD_CHAR.test(sql[end] as string)) end++;
-        kind = 'word';
-      } else [kind, end] = ['punct', i + 1];
-      tokens.push({ kind, start: i, end });
-      i = end;
+      continue;
     }
+    if (sql.startsWith('/*', i)) {
+      i = blockCommentEnd(i);
+      continue;
+    }
+    let end: number;
+    let kind: TokenKind;
+    const previous = sql[i - 1];
+    const afterWord = previous !== undefined && WORD_CHAR.test(previous);
+    if (c === "'") [kind, end] = ['string', closingQuote(i, "'")];
+    else if (c === '"') [kind, end] = ['double-quoted', closingQuote(i, '"')];
+    else if (pg && (c === 'E' || c === 'e') && sql[i + 1] === "'" && !afterWord) [kind, end] = ['string', closingQuote(i + 1, "'", true)];
+    else if (pg && (c === 'U' || c === 'u') && sql[i + 1] === '&' && (sql[i + 2] === '"' || sql[i + 2] === "'") && !afterWord) {
+      const quote = sql[i + 2] as string;
+      [kind, end] = [quote === '"' ? 'identifier' : 'string', closingQuote(i + 2, quote)];
+    } else if (pg && c === '$' && !afterWord && DOLLAR_TAG.test(sql.slice(i, i + 66))) {
+      const tag = (DOLLAR_TAG.exec(sql.slice(i, i + 66)) as RegExpExecArray)[0];
+      const close = sql.indexOf(tag, i + tag.length);
+      [kind, end] = ['string', close < 0 ? sql.length : close + tag.length];
+    } else if (!pg && c === '`') [kind, end] = ['identifier', closingQuote(i, '`')];
+    else if (!pg && c === '[') [kind, end] = ['identifier', closingQuote(i, ']')];
+    else if (c === ';') [kind, end] = ['semicolon', i + 1];
+    else if (WORD_CHAR.test(c)) {
+      end = i + 1;
+      while (end < sql.length && WORD_CHAR.test(sql[end] as string)) end++;
+      kind = 'word';
+    } else [kind, end] = ['punct', i + 1];
+    if (kind === 'punct' && c === ')') depth = Math.max(0, depth - 1);
+    tokens.push({ kind, start: i, end, depth });
+    if (kind === 'punct' && c === '(') depth++;
+    i = end;
   }
   return tokens;
 }
 
+function nextQuoteOrBackslash(sql: string, from: number, quote: string): number {
+  for (let i = from; i < sql.length; i++) if (sql[i] === quote || sql[i] === '\\') return i;
+  return -1;
+}
+
+/** The text of a word token upper-cased, or undefined for other tokens. */
+export function keyword(sql: string, token: Token | undefined): string | undefined {
+  return token?.kind === 'word' ? sql.slice(token.start, token.end).toUpperCase() : undefined;
+}
+
 /**
- * Refuses anything but one statement that starts with SELECT, WITH or VALUES (after comments,
- * whitespace and opening parentheses). Trailing `;` and comments are allowed. This is the first
- * of three read-only layers; the driver's own check (`stmt.readonly` or an authorizer) and a
- * read-only connection are the others, so `WITH … INSERT` is refused there.
- *
- * @throws {SqlRefusedError} empty text, another first keyword, or a second statement.
- * @example checkSingleReadStatement('SELECT 1; DROP TABLE singer') // throws SqlRefusedError
+ * Names of the functions a statement calls: every word or quoted identifier directly followed
+ * by `(`, lower-cased (`pg_catalog.Set_Config(` gives `set_config`). A `U&"…"` escaped
+ * identifier is reported as `u&` (its spelling cannot be compared).
+ * @example functionCalls("SELECT count(*), pg_catalog.set_config('a', 'b', true)", 'postgres') // ['count', 'set_config']
  */
-export function checkSingleReadStatement(sql: string): void {
-  checkTokens(sql, tokenize(sql));
+export function functionCalls(sql: string, dialect: SqlDialect, tokens: readonly Token[] = tokenize(sql, dialect)): string[] {
+  const names: string[] = [];
+  for (let k = 0; k + 1 < tokens.length; k++) {
+    const t = tokens[k] as Token;
+    const next = tokens[k + 1] as Token;
+    if (next.kind !== 'punct' || sql[next.start] !== '(') continue;
+    if (t.kind === 'word') names.push(sql.slice(t.start, t.end).toLowerCase());
+    else if (t.kind === 'double-quoted') names.push(sql.slice(t.start + 1, t.end - 1).replaceAll('""', '"').toLowerCase());
+    else if (t.kind === 'identifier' && dialect !== 'sqlite') names.push('u&');
+    else if (t.kind === 'identifier') names.push(sql.slice(t.start + 1, t.end - 1).toLowerCase());
+  }
+  return names;
 }
 
 /**
- * {@link checkSingleReadStatement} and {@link findBindParameter} from one pass of the tokenizer
- * (the warehouse's hot path).
- * @throws {SqlRefusedError} as checkSingleReadStatement.
- */
-export function checkReadStatement(sql: string): { readonly bindParameter: string | undefined } {
-  const tokens = tokenize(sql);
-  checkTokens(sql, tokens);
-  return { bindParameter: bindParameterIn(sql, tokens) };
-}
-
-function checkTokens(sql: string, tokens: readonly Token[]): void {
-  const first = tokens.find((t) => !(t.kind === 'punct' && sql[t.start] === '('));
-  if (first === undefined || first.kind === 'semicolon') {
-    throw new SqlRefusedError('the statement is empty', sql);
-  }
-  const keyword = sql.slice(first.start, first.end).toUpperCase();
-  if (first.kind !== 'word' || !READ_KEYWORDS.has(keyword)) {
-    throw new SqlRefusedError(
-      `only one read-only statement (SELECT, WITH or VALUES) may run; this one starts with ${keyword}`,
-      sql,
-    );
-  }
-  const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
-  if (semicolon >= 0 && tokens.slice(semicolon).some((t) => t.kind !== 'semicolon')) {
-    throw new SqlRefusedError('only one statement may run per call; the text holds more than one', sql);
-  }
-}
-
-/**
- * The first bind parameter of a statement — `?`, `?NNN`, `:name`, `@name` or `$name` outside
- * strings and comments — or undefined. The warehouse refuses such statements after SQLite has
- * prepared them (so syntax errors keep SQLite's wording): a recorded answer has no values to
- * bind, and the drivers disagree (better-sqlite3 throws, node:sqlite binds NULL).
+ * The first bind parameter of a statement outside strings and comments, or undefined. Which
+ * spellings are parameters depends on the dialect: SQLite `?`, `?NNN`, `:name`, `@name`,
+ * `$name`; DuckDB `?`, `$1`, `$name`; PostgreSQL `$1` (`?` is a jsonb operator there and
+ * `::` a cast). A recorded answer has no values to bind, so engines refuse such statements.
  * @example findBindParameter('SELECT * FROM t WHERE a = :name') // ':name'
  */
-export function findBindParameter(sql: string): string | undefined {
-  return bindParameterIn(sql, tokenize(sql));
-}
-
-function bindParameterIn(sql: string, tokens: readonly Token[]): string | undefined {
-  const i = tokens.findIndex((t, k) => isParameter(sql, t, tokens[k + 1]));
+export function findBindParameter(sql: string, dialect: SqlDialect = 'sqlite', tokens: readonly Token[] = tokenize(sql, dialect)): string | undefined {
+  const i = tokens.findIndex((t, k) => isParameter(sql, t, tokens[k + 1], dialect));
   const token = tokens[i];
   if (token === undefined) return undefined;
   const next = tokens[i + 1];
@@ -124,18 +158,41 @@ function bindParameterIn(sql: string, tokens: readonly Token[]): string | undefi
   return sql.slice(token.start, end);
 }
 
-/** Whether a token starts a bind parameter. */
-function isParameter(sql: string, token: Token, next: Token | undefined): boolean {
+/** Whether a token starts a bind parameter in `dialect`. */
+function isParameter(sql: string, token: Token, next: Token | undefined, dialect: SqlDialect): boolean {
   const c = sql[token.start];
-  if (token.kind === 'word') return c === '$';
-  if (token.kind !== 'punct') return false;
+  if (token.kind === 'word') {
+    if (c !== '$') return false;
+    return dialect === 'postgres' ? /^\$\d+$/.test(sql.slice(token.start, token.end)) : true;
+  }
+  if (token.kind !== 'punct' || dialect === 'postgres') return false;
   if (c === '?') return true;
-  return (c === ':' || c === '@') && next?.kind === 'word' && next.start === token.end;
+  return dialect === 'sqlite' && (c === ':' || c === '@') && next?.kind === 'word' && next.start === token.end;
 }
 
-/** The text of `name` as a double-quoted SQL identifier (`"` doubled), e.g. `"a""b"`. */
+/** The text of `name` as a double-quoted SQL identifier (`"` doubled), e.g. `"a""b"`; the same in every dialect. */
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A table name as {@link qualifiedTableName} spells it, quoted: `"analytics"."fct_orders"`, or `"singer"`. */
+export function quoteTableName(table: { readonly name: string; readonly schema?: string }): string {
+  return table.schema === undefined ? quoteIdentifier(table.name) : `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
+}
+
+/**
+ * The statement `distinctValues` runs on engines that list schemas: `table` as
+ * `qualifiedTableName` spells it is looked up in `tables` (exactly, then case-insensitively),
+ * so `analytics.fct_orders` is quoted as `"analytics"."fct_orders"`; an unknown name is quoted
+ * whole and left to the engine to reject.
+ * @example distinctValuesSql([{ name: 'fct_orders', schema: 'analytics' }], 'analytics.fct_orders', 'region')
+ *   // 'SELECT DISTINCT "region" FROM "analytics"."fct_orders" WHERE "region" IS NOT NULL'
+ */
+export function distinctValuesSql(tables: readonly { readonly name: string; readonly schema?: string }[], table: string, column: string): string {
+  const spelled = (t: { readonly name: string; readonly schema?: string }): string => (t.schema === undefined ? t.name : `${t.schema}.${t.name}`);
+  const info = tables.find((t) => spelled(t) === table) ?? tables.find((t) => spelled(t).toLowerCase() === table.toLowerCase());
+  const c = quoteIdentifier(column);
+  return `SELECT DISTINCT ${c} FROM ${info === undefined ? quoteIdentifier(table) : quoteTableName(info)} WHERE ${c} IS NOT NULL`;
 }
 
 /**
@@ -144,7 +201,7 @@ export function quoteIdentifier(name: string): string {
  * `no such column: "X" - should this be a string literal in single-quotes?`. Given that message,
  * returns the SQL with every double-quoted token spelling `X` (and not qualified by a `.`)
  * rewritten as the single-quoted literal `'X'`, or `undefined` when the message is another
- * error or no such token exists.
+ * error or no such token exists. SQLite only: no other dialect has the legacy rule.
  *
  * @example legacyStringLiteralRewrite('SELECT 1 WHERE c = "France"',
  *   'no such column: "France" - should this be a string literal in single-quotes?')
@@ -173,13 +230,14 @@ export interface ScriptStatement {
 }
 
 /**
- * Splits a SQL script (a migration) into statements at `;`, keeping the `;` inside
- * `CREATE [TEMP] TRIGGER … BEGIN …; END` bodies. Empty statements are dropped.
+ * Splits a SQL script (a migration) into statements at `;` outside strings, quoted names and
+ * comments of `dialect`, keeping the `;` inside SQLite's `CREATE [TEMP] TRIGGER … BEGIN …; END`
+ * bodies (PostgreSQL and DuckDB bodies are dollar-quoted strings). Empty statements are dropped.
  *
  * @example splitStatements('ALTER TABLE a RENAME TO b;\nCREATE INDEX i ON b(x);')
  *   // [{ text: 'ALTER TABLE a RENAME TO b', line: 1 }, { text: 'CREATE INDEX i ON b(x)', line: 2 }]
  */
-export function splitStatements(script: string): ScriptStatement[] {
+export function splitStatements(script: string, dialect: SqlDialect = 'sqlite'): ScriptStatement[] {
   const statements: ScriptStatement[] = [];
   let words: string[] = [];
   let first: Token | undefined;
@@ -191,10 +249,10 @@ export function splitStatements(script: string): ScriptStatement[] {
     }
     [words, first, last] = [[], undefined, undefined];
   };
-  for (const t of tokenize(script)) {
+  for (const t of tokenize(script, dialect)) {
     if (t.kind === 'semicolon') {
       const head = words.slice(0, 3).join(' ');
-      const inTrigger = /^CREATE (TEMP |TEMPORARY )?TRIGGER/.test(head) && words.at(-1) !== 'END';
+      const inTrigger = dialect === 'sqlite' && /^CREATE (TEMP |TEMPORARY )?TRIGGER/.test(head) && words.at(-1) !== 'END';
       if (!inTrigger) {
         flush();
         continue;

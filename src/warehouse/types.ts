@@ -1,10 +1,60 @@
 /**
- * The warehouse boundary. Everything that runs SQL goes through {@link SqlEngine}, so an
- * engine for a networked warehouse (Postgres, DuckDB, ...) fits behind the same narrow,
- * asynchronous interface as the embedded SQLite adapters.
+ * The warehouse boundary. Everything that runs SQL goes through {@link SqlEngine}: the
+ * embedded SQLite adapters, DuckDB and PostgreSQL sit behind the same narrow, asynchronous
+ * interface, and each declares its {@link SqlDialect}.
  */
 
-/** One cell as returned by an engine: `bigint` only for integers outside ±(2^53 − 1). */
+/**
+ * The SQL dialect of an engine: what the statement rules, the semantic-layer compiler, the
+ * confidence checks' parser and the prompts' schema text write and read.
+ */
+export type SqlDialect = 'sqlite' | 'duckdb' | 'postgres';
+
+/** Every dialect, in the order docs list them. */
+export const SQL_DIALECTS: readonly SqlDialect[] = ['sqlite', 'duckdb', 'postgres'];
+
+/** The dialect's name as people write it (prompts, tool descriptions, messages). */
+export const DIALECT_NAMES: Readonly<Record<SqlDialect, string>> = { sqlite: 'SQLite', duckdb: 'DuckDB', postgres: 'PostgreSQL' };
+
+/**
+ * Where one database of the warehouse lives (`warehouse:` in replaygate.yml, paths absolute).
+ * - `sqlite` / `duckdb`: a database file, opened read-only.
+ * - `postgres`: a server; `urlEnv` names the environment variable holding the connection URL
+ *   (never the URL itself, so it is never in a config, report or recording);
+ *   `migrationUrlEnv` the one `check --migration` uses (a role that may run the migration's
+ *   DDL inside a transaction that is always rolled back; default `urlEnv`); `maxConnections`
+ *   the pool's connection limit.
+ */
+/** `declaredAt`: where the config declares a file database (`warehouse.path in replaygate.yml:6`), named in errors. */
+export type DatabaseConfig =
+  | { readonly engine: 'sqlite'; readonly file: string; readonly declaredAt?: string }
+  | { readonly engine: 'duckdb'; readonly file: string; readonly declaredAt?: string }
+  | { readonly engine: 'postgres'; readonly urlEnv: string; readonly migrationUrlEnv?: string; readonly maxConnections?: number };
+
+/** The engine kinds a database can be (`warehouse.engine`). */
+export type EngineKind = DatabaseConfig['engine'];
+
+/** Engine kinds, in the order docs list them. */
+export const ENGINE_KINDS: readonly EngineKind[] = ['sqlite', 'duckdb', 'postgres'];
+
+/**
+ * A short, credential-free description of where a database lives, for reports and messages:
+ * the file for embedded engines, `postgres ($DATABASE_URL)` for a server.
+ * @example databaseLabel({ engine: 'postgres', urlEnv: 'DATABASE_URL' }) // 'postgres ($DATABASE_URL)'
+ */
+export function databaseLabel(config: DatabaseConfig): string {
+  return config.engine === 'postgres' ? `postgres ($${config.urlEnv})` : config.file;
+}
+
+/**
+ * One cell as returned by an engine, the same kinds on every engine:
+ * - `number`: integers within ±(2^53 − 1), floats, booleans (1 and 0, as SQLite has them), and
+ *   DECIMAL/NUMERIC values whose double prints back as the same decimal;
+ * - `bigint`: integers outside ±(2^53 − 1) (BIGINT, HUGEINT, int8, integral NUMERIC);
+ * - `string`: text, other DECIMAL/NUMERIC values as their exact decimal text, and every other
+ *   type (dates, timestamps, intervals, lists, JSON …) as the engine writes it as text;
+ * - `Uint8Array`: BLOB / bytea; `null`: NULL.
+ */
 export type Cell = string | number | bigint | null | Uint8Array;
 
 /**
@@ -36,9 +86,25 @@ export interface ColumnInfo {
 }
 
 export interface TableInfo {
+  /** The table's (or view's) own name, unqualified. */
   readonly name: string;
+  /**
+   * Its schema when that is not the engine's default one (`analytics` for
+   * `analytics.fct_orders`); absent for the default schema (`main`, `public`) and in SQLite.
+   * SQL names the table as {@link qualifiedTableName} spells it.
+   */
+  readonly schema?: string;
   readonly columns: readonly ColumnInfo[];
+  /** `refTable` is qualified (`analytics.dim_customer`) when the referenced table is outside the default schema. */
   readonly foreignKeys: readonly { readonly column: string; readonly refTable: string; readonly refColumn: string }[];
+}
+
+/**
+ * The name SQL uses for a table: `schema.name` outside the default schema, else `name`.
+ * @example qualifiedTableName({ name: 'fct_orders', schema: 'analytics', columns: [], foreignKeys: [] }) // 'analytics.fct_orders'
+ */
+export function qualifiedTableName(table: Pick<TableInfo, 'name' | 'schema'>): string {
+  return table.schema === undefined ? table.name : `${table.schema}.${table.name}`;
 }
 
 /**
@@ -48,15 +114,19 @@ export interface TableInfo {
  * (bigint beyond 2^53); stop a statement after `timeoutMs` ({@link SqlTimeoutError}) and stay usable.
  */
 export interface SqlEngine {
-  /** Short engine name for reports, e.g. `better-sqlite3` or `node:sqlite`. */
+  /** Short engine name for reports: `better-sqlite3`, `node:sqlite`, `duckdb` or `postgres`. */
   readonly engineName: string;
-  /** SQL dialect, used by the semantic compiler and the SQL parser. */
-  readonly dialect: 'sqlite';
-  /** A label for messages: the database file or connection name. */
+  /** SQL dialect: statement rules, the semantic compiler, the SQL parser and prompts use it. */
+  readonly dialect: SqlDialect;
+  /** A label for messages: the database name (never a connection URL). */
   readonly label: string;
   query(sql: string, options?: QueryOptions): Promise<QueryResult>;
+  /** User tables and views (system catalogues left out), each with columns and foreign keys. */
   listTables(): Promise<readonly TableInfo[]>;
-  /** Distinct non-NULL values of `table.column`, at most `limit` (default 100,000). */
+  /**
+   * Distinct non-NULL values of `table.column`, at most `limit` (default 100,000). `table` is
+   * a name as {@link qualifiedTableName} spells it.
+   */
   distinctValues(table: string, column: string, limit?: number): Promise<readonly Cell[]>;
   close(): Promise<void>;
 }
@@ -69,7 +139,11 @@ export class SqlError extends Error {
   }
 }
 
-/** The statement is not a single read-only query (write, ATTACH, PRAGMA, two statements...). */
+/**
+ * The statement is refused before it runs, or by the engine's own read-only judgement: not a
+ * single read-only query (write, ATTACH, PRAGMA, COPY, a file-reading or lock-taking function,
+ * two statements ...), or a migration statement of a kind a migration may not run.
+ */
 export class SqlRefusedError extends SqlError {
   override readonly name = 'SqlRefusedError';
 }

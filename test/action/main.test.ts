@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { getOctokit } from '@actions/github';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BaseLoadError } from '../../src/action/base-side.js';
+import { BaseLoadError } from '../../src/base-side/index.js';
 import { OUTPUT_NAMES, run, type ActionDeps } from '../../src/action/main.js';
 import type { GateRunRequest, GateRunResult } from '../../src/action/types.js';
 import { DataError } from '../../src/util/errors.js';

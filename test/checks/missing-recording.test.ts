@@ -34,15 +34,17 @@ describe('replaygate check: configured agents without a recording', () => {
     const r = await cli(project.dir, 'check', '--json', 'check.json');
     expect(r.err).toBe('');
     expect(r.code).toBe(1);
-    expect(r.out).toContain("  agent newrec: no recording at recordings/newrec (manifest.yml missing); record it, import one, or fix its 'recording:' path");
+    expect(r.out).toContain("  agent newrec: no recording at recordings/newrec (manifest.yml missing); record it (replaygate record -a newrec), import one, or fix agents.newrec.recording in replaygate.yml");
+    // Agent b has no `recording:`: the hint says where the default folder is instead of naming a key it does not have.
+    expect(r.out).toContain('or set agents.b.recording in replaygate.yml (without it, the recording is looked for in recordings/b)');
     expect(r.out).toMatch(/ {2}agent b: no recording at recordings\/b \(manifest\.yml missing\)/);
     expect(r.out).toContain('replays: 0 of 1 recorded runs do not replay (MissingRecording)');
     expect(r.out.trimEnd().split('\n').at(-1)).toBe('schema checks: FAIL (replays)');
     const json = JSON.parse(readFileSync(join(project.dir, 'check.json'), 'utf8')) as CheckReportJson;
     expect(json).toMatchObject({ schemaVersion: 1, kind: 'check', passed: false });
     expect(json.replays.missingRecordings).toEqual([
-      { agent: 'b', folder: join(project.dir, 'recordings/b'), problem: 'manifest.yml missing' },
-      { agent: 'newrec', folder: join(project.dir, 'recordings/newrec'), problem: 'manifest.yml missing' },
+      { agent: 'b', folder: join(project.dir, 'recordings/b'), problem: 'manifest.yml missing', hint: expect.any(String) },
+      { agent: 'newrec', folder: join(project.dir, 'recordings/newrec'), problem: 'manifest.yml missing', hint: expect.any(String) },
     ]);
   });
 

@@ -66,9 +66,23 @@ describe('rename scenario on Chinook', () => {
     expect(report.replays.failures.every((f) => f.detail.startsWith('MissingRecording:'))).toBe(true);
     expect(out).toContain('golden SQL: 8 of 32 fail');
     expect(out).toContain('metrics: 1 of 5 fail (11 of 46 metric queries)');
-    expect(out).toContain('  revenue  fails alone and by 10 dimension queries: no such column: InvoiceLine.UnitPrice  (semantic/metrics.yml:63)');
     expect(out).toContain('replays: 15 of 38 recorded runs do not replay (MissingRecording)');
-    expect(out).toMatch(/tools-metrics-first {2}chq-030 {2}seed 0 {2}call 1: \+messages\[3\]\.content: "\{\\"error\\":\\"SQL error: no such column: il\.UnitPrice\\"\}"/);
+    // One rename, one group: every golden question, metric query and run it breaks, collapsed.
+    expect(report.causes).toHaveLength(1);
+    expect(out).toContain(
+      [
+        '1 cause:',
+        '- column UnitPrice no longer exists (no such column: UnitPrice, il.UnitPrice, InvoiceLine.UnitPrice)',
+        '    golden SQL (8): chq-001, 002, 006, 007, 019, 020, 027, 034  (golden/chinook.yml)',
+        '    metrics (1): revenue alone and by 10 dimensions (semantic/metrics.yml:63)',
+        '    replays (15 runs): tools-metrics-first (15 questions, seed 0): chq-001, 002, 006, 007, 008, 009, 010, 013, 019, 020, … (15 in all)',
+      ].join('\n'),
+    );
+    expect(out).not.toMatch(/^  tools-metrics-first  /m);
+    // --details lists every failure, one line each (chq-030's own SQL among them).
+    const details = await cli(dir, 'check', '--migration', 'migrations/rename-unit-price.sql', '--details');
+    expect(details.out).toMatch(/tools-metrics-first {2}chq-030 {2}seed 0 {2}call 1: \+messages\[3\]\.content: "\{\\"error\\":\\"SQL error: no such column: il\.UnitPrice\\"\}"/);
+    expect(details.out).toContain('  revenue by billing_country  no such column: InvoiceLine.UnitPrice  (semantic/metrics.yml:63)');
   });
 
   it('after the one-line fix in metrics.yml, metrics pass and every run that depends only on metrics replays again', async () => {

@@ -123,7 +123,7 @@ describe.skipIf(!present)('the judge on the Chinook example (constructed judge r
     expect(other.stderr).toContain('--label-policy exact: the runs in score.json were scored with match: relaxed');
     mkdirSync(OUTPUTS, { recursive: true });
     writeFileSync(join(OUTPUTS, 'judge-chinook-calibration.md'), readFileSync(join(dir, 'cal.md'), 'utf8'));
-    console.log(r.stdout);
+    writeFileSync(join(OUTPUTS, 'judge-chinook-calibration.txt'), r.stdout);
   });
 
   it('pairs replays both orders: one position-biased pair, the rest consistent for the longer reason', async () => {
@@ -134,7 +134,7 @@ describe.skipIf(!present)('the judge on the Chinook example (constructed judge r
     expect(t.pairs).toBeGreaterThanOrEqual(2);
     expect(t).toMatchObject({ firstPositionBoth: 1, secondPositionBoth: 0, sameVerdict: t.pairs - 1, baseWins: t.pairs - 1, candidateWins: 0, longerWon: t.pairs - 1, unparsed: 0 });
     writeFileSync(join(OUTPUTS, 'judge-chinook-pairs.md'), readFileSync(join(dir, 'pairs.md'), 'utf8'));
-    console.log(r.stdout);
+    writeFileSync(join(OUTPUTS, 'judge-chinook-pairs.txt'), r.stdout);
     // --append adds the judge section to another Markdown file (e.g. the gate's), as information only
     writeFileSync(join(dir, 'gate.md'), '## Gate: ✅ pass\n');
     const appended = await cli(['judge', 'pairs', '--base-runs', 'score.json', '--base', agent, '--candidate-runs', 'candidate.json', '--candidate', 'declining', '--markdown', 'gate.md', '--append'], dir);

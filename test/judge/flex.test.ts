@@ -56,10 +56,14 @@ describe.skipIf(!present)('FLEX: GPT-4o and execution match against three expert
       [`# FLEX: 200 BIRD dev answers; ${split} with split experts (mean exactly 1/2) left out`, '', renderCalibrationMarkdown(judge, 10), renderCalibrationMarkdown(ex, 10)].join('\n'),
     );
     const r = (x: number | null): string => (x === null ? 'null' : x.toFixed(3));
-    console.log('flex judge', judge.overall.cases, judge.overall.referenceCorrect, judge.overall.judgeCorrect, r(judge.overall.observed), r(judge.overall.kappa.value), r(judge.overall.pi.value), r(judge.overall.kappaRange.low), r(judge.overall.kappaRange.high), judge.overall.wrongCalledCorrect, judge.overall.rightCalledIncorrect);
-    for (const a of judge.byAgent) console.log('  ', a.agent, a.cases, a.referenceCorrect, a.judgeCorrect, r(a.observed), r(a.kappa.value), r(a.pi.value));
-    console.log('flex ex', ex.overall.cases, r(ex.overall.observed), r(ex.overall.kappa.value), r(ex.overall.pi.value), ex.overall.wrongCalledCorrect, ex.overall.rightCalledIncorrect);
-    console.log('split', split, 'text disagrees', textDisagrees);
+    // The figures docs/judge.md quotes, for a reviewer (test/__outputs__/judge-flex.txt), not the test log.
+    const figures = [
+      ['flex judge', judge.overall.cases, judge.overall.referenceCorrect, judge.overall.judgeCorrect, r(judge.overall.observed), r(judge.overall.kappa.value), r(judge.overall.pi.value), r(judge.overall.kappaRange.low), r(judge.overall.kappaRange.high), judge.overall.wrongCalledCorrect, judge.overall.rightCalledIncorrect],
+      ...judge.byAgent.map((a) => ['  ', a.agent, a.cases, a.referenceCorrect, a.judgeCorrect, r(a.observed), r(a.kappa.value), r(a.pi.value)]),
+      ['flex ex', ex.overall.cases, r(ex.overall.observed), r(ex.overall.kappa.value), r(ex.overall.pi.value), ex.overall.wrongCalledCorrect, ex.overall.rightCalledIncorrect],
+      ['split', split, 'text disagrees', textDisagrees],
+    ];
+    writeFileSync(join(HERE, '..', '__outputs__', 'judge-flex.txt'), `${figures.map((f) => f.join(' ')).join('\n')}\n`);
     expect(textDisagrees).toBe(0);
     expect(split).toBe(8);
     expect([judge.overall.cases, judge.overall.referenceCorrect, judge.overall.judgeCorrect, judge.overall.wrongCalledCorrect, judge.overall.rightCalledIncorrect]).toEqual([192, 100, 100, 4, 4]);

@@ -4,8 +4,10 @@
  * the judge's calls are recorded live with `replaygate judge calibrate --record`, then the
  * calibration is replayed offline and must give the same report without a single request.
  */
-import { readFileSync, writeFileSync, appendFileSync, existsSync } from 'node:fs';
+import { readFileSync, writeFileSync, appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+
+const OUTPUTS = join(import.meta.dirname, '..', '__outputs__');
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JudgeCalibrationJson } from '../../src/cli/commands/judge.js';
 import { parseGradeVerdict } from '../../src/judge/parse-verdict.js';
@@ -83,7 +85,8 @@ describe('the judge on a recording made by replaygate record against the loopbac
     expect(o.judgeCorrect).toBe(sent.filter((v) => v.label === 'correct').length);
     expect(o.unparsed).toBe(0);
     expect(b.report.byAgent.map((x) => x.agent).sort()).toEqual(['sql', 'tools']);
-    console.log(offline.stdout);
+    mkdirSync(OUTPUTS, { recursive: true });
+    writeFileSync(join(OUTPUTS, 'judge-record-loopback.txt'), offline.stdout);
   });
 
   it('an edited judge prompt replays as MissingRecording (exit 1) until recorded again', async () => {

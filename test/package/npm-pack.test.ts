@@ -39,10 +39,13 @@ describe('the npm package', () => {
     const [result] = JSON.parse(out) as PackResult[];
     tarball = join(work, result?.filename ?? '');
     files = (result?.files ?? []).map((f) => f.path).sort();
-    for (const needed of ['bin/replaygate.js', 'build/cli/index.js', 'build/warehouse/sqlite-host.js', 'package.json', 'LICENSE', 'NOTICE.md', 'README.md', 'prompts/judge-answer.md', 'prompts/judge-pair.md']) {
+    // warehouse/spider/concert_singer.sqlite: the example database `replaygate init` copies into a new project.
+    for (const needed of ['bin/replaygate.js', 'build/cli/index.js', 'build/warehouse/sqlite/sqlite-host.js', 'package.json', 'LICENSE', 'NOTICE.md', 'README.md', 'prompts/judge-answer.md', 'prompts/judge-pair.md', 'warehouse/spider/concert_singer.sqlite']) {
       expect(files, needed).toContain(needed);
     }
-    const unwanted = files.filter((f) => /^(test|examples|recordings|golden|warehouse|tools|dist|src|scripts|bench|docs|\.github|\.ci|build\/action)\//.test(f) || /\.test\.|\.tsbuildinfo$|replaygate\.yml$/.test(f));
+    const unwanted = files.filter(
+      (f) => f !== 'warehouse/spider/concert_singer.sqlite' && (/^(test|examples|recordings|golden|warehouse|tools|dist|src|scripts|bench|docs|\.github|\.ci|build\/action)\//.test(f) || /\.test\.|\.tsbuildinfo$|replaygate\.yml$/.test(f)),
+    );
     expect(unwanted).toEqual([]);
   });
 
@@ -65,10 +68,17 @@ describe('the npm package', () => {
     expect(help.stdout).toMatch(/^Usage: replaygate/m);
     expect(help.stdout).toContain('score');
     const project = join(work, 'project');
-    for (const path of ['replaygate.yml', 'golden', 'prompts', 'recordings', 'warehouse']) cpSync(join(ROOT, path), join(project, path), { recursive: true });
+    for (const path of ['replaygate.yml', 'golden', 'semantic', 'prompts', 'recordings', 'warehouse']) cpSync(join(ROOT, path), join(project, path), { recursive: true });
     const score = spawnSync(bin, ['score', '--no-progress'], { cwd: project, encoding: 'utf8', env, timeout: 300_000 });
     expect(score.status, `${score.stdout}\n${score.stderr}`).toBe(0);
     expect(score.stdout).toMatch(/gpt4-zero-shot\s+din-sql-gpt4\s+dail-sql-gpt4/);
     expect(score.stdout).toMatch(/^correct\s+222 of 287\s+250 of 287\s+242 of 287/m);
+    // `replaygate init` from the installed package: its example database is in the package.
+    const fresh = join(work, 'fresh');
+    mkdirSync(fresh, { recursive: true });
+    const init = spawnSync(bin, ['init'], { cwd: fresh, encoding: 'utf8', env });
+    expect(init.status, init.stderr).toBe(0);
+    const check = spawnSync(bin, ['check'], { cwd: fresh, encoding: 'utf8', env });
+    expect(check.stdout).toContain('golden SQL: 0 of 1 fail');
   }, 1_200_000);
 });

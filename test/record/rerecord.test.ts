@@ -43,12 +43,14 @@ describe('record after an edit sends only the changed calls', () => {
     expect(score.code).toBe(0);
   });
 
-  it('a one-line prompt edit re-records every dev call, refuses the already-recorded test split, then records it with --allow-rerecord-test', async () => {
+  it('a one-line prompt edit re-records every dev call and leaves out the already-recorded test split, saying so; --allow-rerecord-test records it', async () => {
     const before = server.requests.length;
     project.write('prompts/sql.md', project.read('prompts/sql.md').replace('Answer with one SQLite SELECT', 'Answer with exactly one SQLite SELECT'));
     const dev = await cli(['record', '--agent', 'sql', '--seeds', '5', '--no-progress'], project.root, { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-test-prompt-edit' });
-    expect(dev.code).toBe(1);
-    expect(dev.stderr).toContain('--allow-rerecord-test');
+    expect(dev.code, dev.stderr).toBe(0);
+    expect(dev.stderr).toBe('');
+    expect(dev.stdout).toContain('test split: not recorded (1 question). It is held out: it was recorded 1× before');
+    expect(dev.stdout).toContain('For the final number: replaygate record -a sql --split test --allow-rerecord-test');
     const devSent = server.requests.slice(before);
     expect(devSent).toHaveLength(15);
     expect(devSent.every((r) => r.question !== QUESTIONS.students)).toBe(true);
@@ -56,6 +58,11 @@ describe('record after an edit sends only the changed calls', () => {
 
     const stillMissing = await cli(['score', '--agent', 'sql', '--no-progress'], project.root);
     expect(stillMissing.code).toBe(1);
+    expect((await cli(['score', '--agent', 'sql', '--split', 'dev', '--no-progress'], project.root)).code).toBe(0);
+    // Asked for explicitly without the flag, the test split is still refused, with the flag named.
+    const refused = await cli(['record', '-a', 'sql', '--split', 'test', '--seeds', '5', '--no-progress'], project.root, { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-test-prompt-edit' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('--allow-rerecord-test');
 
     const mid = server.requests.length;
     const test = await cli(['record', '-a', 'sql', '--split', 'test', '--seeds', '5', '--allow-rerecord-test', '--no-progress'], project.root, {

@@ -94,7 +94,7 @@ describe('semantic layer files', () => {
 
   it('refuses unknown keys, bad types, reserved and malformed names', async () => {
     expect((await parseError({ 'k.yml': `${BASE}    unit: usd\n` })).message).toMatch(/k\.yml:14: unknown key 'unit' in a metric/);
-    expect((await parseError({ 't.yml': 'metric: []\n' })).message).toMatch(/t\.yml:1: unknown key 'metric' \(known: joins, dimensions, metrics\)/);
+    expect((await parseError({ 't.yml': 'metric: []\n' })).message).toMatch(/t\.yml:1: unknown key 'metric' \(known: database, joins, dimensions, metrics\)/);
     expect((await parseError({ 'a.yml': BASE.replace('agg: sum', 'agg: total') })).message).toMatch(/'agg' must be one of sum, count, count_distinct, avg, min, max/);
     expect((await parseError({ 'n.yml': BASE.replace('name: revenue', 'name: Revenue') })).message).toMatch(/must be lower_snake_case/);
     expect((await parseError({ 'u.yml': BASE.replace('name: revenue', 'name: net__revenue') })).message).toMatch(/must not contain '__'/);

@@ -1,11 +1,13 @@
 import { describe, expect, it, test } from 'vitest';
+import { checkReadStatement } from '../../src/warehouse/statement-policy.js';
 import {
-  checkSingleReadStatement,
   findBindParameter,
   legacyStringLiteralRewrite,
   quoteIdentifier,
   splitStatements,
 } from '../../src/warehouse/sql-text.js';
+
+const checkSingleReadStatement = (sql: string): void => void checkReadStatement(sql, 'sqlite');
 
 const DQS_HINT = (name: string): string => `no such column: "${name}" - should this be a string literal in single-quotes?`;
 

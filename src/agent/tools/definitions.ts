@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../../model/types.js';
+import { DIALECT_NAMES, type SqlDialect } from '../../warehouse/types.js';
 
 /** Names of the built-in tools of the `tools` agent. */
 export type BuiltInToolName = 'run_sql' | 'list_metrics' | 'query_metric' | 'decline' | 'ask_back';
@@ -91,3 +92,25 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     },
   },
 ];
+
+/**
+ * The tool definitions for an engine of `dialect`: `run_sql` names the dialect the model must
+ * write ("Run one read-only PostgreSQL query …"); everything else is the same. For SQLite they
+ * are exactly {@link TOOL_DEFINITIONS}, so SQLite recordings keep their keys.
+ * @example toolDefinitions('duckdb')[0]?.function.description // 'Run one read-only DuckDB query against the warehouse and return its result (columns and rows).'
+ */
+export function toolDefinitions(dialect: SqlDialect): readonly ToolDefinition[] {
+  if (dialect === 'sqlite') return TOOL_DEFINITIONS;
+  let cached = BY_DIALECT.get(dialect);
+  if (cached === undefined) {
+    cached = TOOL_DEFINITIONS.map((tool) =>
+      tool.function.name === 'run_sql'
+        ? { ...tool, function: { ...tool.function, description: (tool.function.description ?? '').replace('SQLite', DIALECT_NAMES[dialect]) } }
+        : tool,
+    );
+    BY_DIALECT.set(dialect, cached);
+  }
+  return cached;
+}
+
+const BY_DIALECT = new Map<SqlDialect, readonly ToolDefinition[]>();

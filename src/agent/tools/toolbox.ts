@@ -105,7 +105,7 @@ export async function queryMetricTool(env: ToolEnvironment, args: unknown): Prom
   }
   let sql: string;
   try {
-    sql = compileMetricQuery(env.semantic, parseMetricQuery(args)).sql;
+    sql = compileMetricQuery(env.semantic, parseMetricQuery(args), env.engine.dialect).sql;
   } catch (error) {
     if (!(error instanceof SemanticQueryError)) throw error;
     return { kind: 'observation', output: toolError(error.message), error: error.message };

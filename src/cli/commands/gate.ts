@@ -26,9 +26,12 @@ import { ConfigError, DataError } from '../../util/errors.js';
 import { EXIT, type CliContext } from '../context.js';
 import { parseSeeds, parseWhole, questionsOption, sideOption, sideRunsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
+import { gateBaseRef } from './gate-base-ref.js';
 
 interface GateOptions {
   config: string;
+  baseRef?: string;
+  agent?: string[];
   base?: string;
   candidate?: string;
   baseRuns?: string;
@@ -117,6 +120,8 @@ export function registerGate(program: Command, ctx: CliContext): void {
         'exit 0 pass, 1 fail, 2 usage or input error.',
     )
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
+    .option('--base-ref <ref>', 'base = the project at this git branch, tag or SHA (config, prompts, semantic layer, golden files, recordings); candidate = the working tree')
+    .option('-a, --agent <names...>', 'with --base-ref: gate only these agents (default: every agent both configs define)')
     .addOption(sideOption('base'))
     .addOption(sideOption('candidate'))
     .addOption(sideRunsOption('base'))
@@ -132,6 +137,9 @@ export function registerGate(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       '\nExamples:\n' +
+        '  replaygate gate --base-ref main                                     # your edits (working tree) against main, as the Action gates a PR\n' +
+        '  replaygate gate --base-ref main -a din-sql-gpt4 --seeds 5\n' +
+        '  replaygate gate --base llama3-sampling --candidate llama3-smc --seeds 10   # two agents of this config\n' +
         '  replaygate gate --base gpt4-zero-shot --candidate din-sql-gpt4 --json out/gate.json --markdown out/gate.md\n' +
         '  replaygate gate --base-runs base.json --candidate-runs pr.json      # runs scored elsewhere (e.g. CI shards)\n' +
         '\nGate rules (replaygate.yml, all optional):\n' +
@@ -141,7 +149,17 @@ export function registerGate(program: Command, ctx: CliContext): void {
         '         fail_on_agent_failure: true, ignore_ambiguous_golden: false}',
     )
     .action(async (opts: GateOptions) => {
-      if (opts.baseRuns === undefined && opts.base === undefined) throw new ConfigError('name the base: --base <agent> or --base-runs <file>');
+      if (opts.baseRef !== undefined) {
+        const clash = (['base', 'candidate', 'baseRuns', 'candidateRuns', 'determinism'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
+        if (clash !== undefined) {
+          const flag = { base: '--base', candidate: '--candidate', baseRuns: '--base-runs', candidateRuns: '--candidate-runs', determinism: '--determinism' }[clash];
+          throw new ConfigError(`--base-ref compares each agent with itself at that ref; ${flag} cannot be combined with it (name agents with --agent)`);
+        }
+        await gateBaseRef(ctx, { ...opts, baseRef: opts.baseRef });
+        return;
+      }
+      if (opts.agent !== undefined) throw new ConfigError('--agent selects agents for --base-ref; without it, name the sides with --base and --candidate');
+      if (opts.baseRuns === undefined && opts.base === undefined) throw new ConfigError('name the base: --base <agent>, --base-runs <file>, or --base-ref <git ref> (the project at that commit)');
       if (opts.candidateRuns === undefined && opts.candidate === undefined) {
         throw new ConfigError('name the candidate: --candidate <agent> or --candidate-runs <file>');
       }
@@ -157,7 +175,7 @@ export function registerGate(program: Command, ctx: CliContext): void {
         const progress = progressFor(ctx, opts.progress);
         const replay = async (agent: string): Promise<RunRecord[]> => {
           if (!project || !golden || !seeds) throw new Error('replay needs a project');
-          const total = selectQuestions(project, selection).length * seeds.length;
+          const total = selectQuestions(project, { ...selection, agent }).length * seeds.length;
           progress.start(total, agent);
           try {
             return await replayAgent(project, agent, { ...selection, seeds, goldenResults: golden, concurrency: opts.concurrency, onRun: (_r, done) => progress.tick(done) });

@@ -34,6 +34,7 @@ export function registerImportCandidates(program: Command, ctx: CliContext): voi
     .option('--source <text>', 'provenance written to the manifest')
     .option('--force', 'replace an existing recording')
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
+    .addHelpText('after', '\nExamples:\n  replaygate import candidates outputs/llm/gpt-4o_k=5.json -a verisql-candidates --source "VeriSQL candidates (MIT)"')
     .action(async (file: string, opts: CandidatesOptions) => {
       const path = resolve(ctx.cwd, file);
       const { questions, skipped } = await readCandidateFile(path);

@@ -32,6 +32,12 @@ export function registerImportGenparse(program: Command, ctx: CliContext): void 
     .option('--source <text>', 'provenance written to the manifest')
     .option('--force', 'replace an existing recording')
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  replaygate import genparse llama-3-sampling-n10-1000.jsonl -a llama3-sampling\n' +
+        '  replaygate gate --base llama3-sampling --candidate llama3-smc --seeds 10   # then gate on all 10 samples',
+    )
     .action(async (file: string, opts: GenparseOptions) => {
       const path = resolve(ctx.cwd, file);
       const questions = await readGenparseSamples(path);

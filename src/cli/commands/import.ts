@@ -26,7 +26,14 @@ interface PredictionsOptions {
 export function registerImport(program: Command, ctx: CliContext): void {
   const command = program
     .command('import')
-    .description('Import published data: predictions as a recording, or Spider questions as golden YAML.');
+    .description('Import published data: predictions as a recording, or Spider questions as golden YAML.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  replaygate import spider-golden ../spider -o golden/spider --databases concert_singer,pets_1\n' +
+        '  replaygate import predictions DIN-SQL.csv -f din-sql-csv -a din-sql-gpt4\n' +
+        '  replaygate import genparse llama-3-sampling-n10-1000.jsonl -a llama3-sampling   # 10 samples → 10 seeds',
+    );
 
   command
     .command('predictions <file>')
@@ -40,7 +47,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .option('--append', 'add to an existing recording, e.g. the same questions under another --seed')
     .option('--no-check-questions', 'do not compare question text in the file with the golden questions')
     .option('-c, --config <file>', 'project config', 'replaygate.yml')
-    .addHelpText('after', '\nExample:\n  replaygate import predictions DIN-SQL.csv -f din-sql-csv -a din-sql-gpt4 --source "DIN-SQL GPT-4 (MIT)"')
+    .addHelpText('after', '\nExamples:\n  replaygate import predictions DIN-SQL.csv -f din-sql-csv -a din-sql-gpt4 --source "DIN-SQL GPT-4 (MIT)"\n  replaygate import predictions run2.txt -a qwen --seed 1 --append   # a second run of the same prompt as seed 1')
     .action(async (file: string, opts: PredictionsOptions) => {
       const path = resolve(ctx.cwd, file);
       const predictions = await readPredictions(path, opts.format);
@@ -75,6 +82,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .requiredOption('-o, --out <dir>', 'folder for the golden files')
     .option('--databases <names>', 'only these databases (comma-separated)')
     .option('--force', 'overwrite golden files that exist (hand edits in them are lost)')
+    .addHelpText('after', '\nExamples:\n  replaygate import spider-golden ../spider -o golden/spider --databases car_1,concert_singer')
     .action(async (dir: string, opts: { out: string; databases?: string; force?: boolean }) => {
       const root = resolve(ctx.cwd, dir);
       const items = await readSpiderDev(join(root, 'dev.json'), join(root, 'dev_gold.sql'));

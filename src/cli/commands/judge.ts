@@ -200,7 +200,14 @@ async function readRunsOfAgents(file: string, agents: readonly string[] | undefi
 export function registerJudge(program: Command, ctx: CliContext): void {
   const command = program
     .command('judge')
-    .description('A model as judge, only where results cannot be compared: judge decline reasons in both orders (pairs) and calibrate the judge against execution-match labels (calibrate). Judge calls are replayed from the judge recording; results are information, never a gate rule.');
+    .description('A model as judge, only where results cannot be compared: judge decline reasons in both orders (pairs) and calibrate the judge against execution-match labels (calibrate). Judge calls are replayed from the judge recording; results are information, never a gate rule.')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  replaygate judge pairs --base metrics-first --candidate declining --markdown out/judge-pairs.md\n' +
+        '  replaygate judge calibrate -a din-sql-gpt4 --markdown out/judge-calibration.md\n' +
+        '  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal',
+    );
 
   const pairsCommand = command.command('pairs');
   pairsCommand
@@ -215,7 +222,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     .option('--json <file>', 'write the pairwise report as JSON (with schemaVersion) here')
     .option('--markdown <file>', 'write the pairwise report as Markdown here')
     .option('--no-progress', 'no progress bar')
-    .addHelpText('after', '\nExample:\n  replaygate judge pairs --base metrics-first --candidate declining --markdown out/judge-pairs.md')
+    .addHelpText('after', '\nExamples:\n  replaygate judge pairs --base metrics-first --candidate declining --markdown out/judge-pairs.md\n  replaygate judge pairs --base-runs base.json --candidate-runs pr.json --markdown out/gate.md --append   # the judge section under the gate report')
     .action(async (opts: PairsOptions) => {
       if (opts.base === undefined && opts.baseRuns === undefined) throw new ConfigError('name the base: --base <agent> or --base-runs <file>');
       if (opts.candidate === undefined && opts.candidateRuns === undefined) throw new ConfigError('name the candidate: --candidate <agent> or --candidate-runs <file>');
@@ -356,7 +363,7 @@ export function registerJudge(program: Command, ctx: CliContext): void {
     .option('--databases <names>', 'only items on these databases (comma-separated)', parseIdList)
     .option('--force', 'replace an existing recording')
     .option('-c, --config <file>', 'project config whose agents -a is checked against (skipped when the file does not exist)', 'replaygate.yml')
-    .addHelpText('after', '\nExample:\n  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal')
+    .addHelpText('after', '\nExamples:\n  replaygate judge import GPT4Turbo_judge_DIN_formal.json -a din-sql-gpt4 -o recordings/judge-din-formal')
     .action(async (file: string, opts: ImportOptions) => {
       await checkJudgedAgent(ctx, opts);
       const out = resolve(ctx.cwd, opts.out);

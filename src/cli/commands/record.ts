@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import type { Command } from 'commander';
 import { openProject } from '../../pipeline/project.js';
-import { selectQuestions } from '../../pipeline/replay.js';
 import { LiveModelClient, DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../record/live-client.js';
 import { recordAgent } from '../../record/record.js';
 import { Redactor, urlSecrets } from '../../record/redact.js';
@@ -45,7 +44,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
     .addOption(questionsOption())
     .option('--seeds <seeds>', "seed count (5 → 0..4) or list (0,2; one seed: 7,); default: the config's seeds", parseSeeds)
     .option('--force', 'send every selected call again, even when recorded (the new call replaces the old line)')
-    .option('--allow-rerecord-test', 're-record calls of the test split although it was recorded before')
+    .option('--allow-rerecord-test', 're-record calls of the test split although it was recorded before (without --split or --questions, a test split recorded before is left out)')
     .option('--concurrency <n>', 'requests in flight at once', parseWhole(1, 64), DEFAULT_CONCURRENCY)
     .option('--max-retries <n>', 'retries per call on 429, 5xx, network errors and malformed replies', parseWhole(0, 20), DEFAULT_MAX_RETRIES)
     .option('--timeout-ms <ms>', 'time limit of one HTTP attempt', parseWhole(1_000, 3_600_000), DEFAULT_REQUEST_TIMEOUT_MS)
@@ -57,6 +56,8 @@ export function registerRecord(program: Command, ctx: CliContext): void {
       '\nExamples:\n' +
         '  OPENAI_API_KEY=… replaygate record -a gpt4-zero-shot --split dev --seeds 5\n' +
         '  OPENAI_BASE_URL=http://127.0.0.1:8000/v1 replaygate record -a local-sql   # vLLM, llama.cpp, Ollama, LM Studio\n' +
+        '  replaygate record -a local-sql                      # after a prompt edit: only the changed calls; a test split recorded before is left out\n' +
+        '  replaygate record -a local-sql --split test --allow-rerecord-test   # the held-out test split, once, for the final number\n' +
         '  OPENAI_API_KEY=… replaygate record -a my-agent --seeds 5   # kind: command: the program talks to replaygate\'s endpoint, which records through\n' +
         '\nExit codes: 0 every selected call is recorded, 1 some calls could not be recorded (run again to retry them), 2 usage, config or endpoint error.',
     )
@@ -98,7 +99,6 @@ export function registerRecord(program: Command, ctx: CliContext): void {
         const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
         const seeds = opts.seeds ?? project.config.seeds;
         await project.agent(opts.agent);
-        progress.start(selectQuestions(project, selection).length * seeds.length, opts.agent);
         const summary = await recordAgent(project, opts.agent, {
           ...selection,
           live,
@@ -108,8 +108,11 @@ export function registerRecord(program: Command, ctx: CliContext): void {
           concurrency: opts.concurrency,
           signal: controller.signal,
           logger: new ConsoleLogger({ write: err }),
-          onRun: (done, _total, stats, http) =>
-            progress.tick(done, `${stats.sent} sent · ${stats.reused} reused · ${stats.promptTokens + stats.completionTokens} tokens · ${http.errors} errors`),
+          onRun: (done, total, stats, http) => {
+            // Started on the first run: only then is the selection known (a held-out test split is left out).
+            if (done === 1) progress.start(total, opts.agent);
+            progress.tick(done, `${stats.sent} sent · ${stats.reused} reused · ${stats.promptTokens + stats.completionTokens} tokens · ${http.errors} errors`);
+          },
         });
         progress.stop();
         const { stats } = summary;
@@ -123,6 +126,13 @@ export function registerRecord(program: Command, ctx: CliContext): void {
             (summary.createdEmpty ? `the agent made no model call: created ${summary.recording} with no calls, so that score and gate replay it\n` : '') +
             erroredRuns(summary.runs),
         );
+        for (const skipped of summary.skippedSplits) {
+          out(
+            `${skipped.split} split: not recorded (${skipped.questions} question${skipped.questions === 1 ? '' : 's'}). It is held out: it was recorded ${skipped.recorded}× before, ` +
+              'and is recorded once more only for a final number, when tuning ends (re-recording it after every prompt edit makes it optimistic). ' +
+              `Until then score and gate the dev split (--split dev). For the final number: replaygate record -a ${opts.agent} --split ${skipped.split} --allow-rerecord-test\n`,
+          );
+        }
         if (summary.interrupted) {
           err(`interrupted: ${stats.sent} call(s) recorded; run the same command again to record the rest\n`);
           ctx.exitCode = EXIT.fail;

@@ -8,7 +8,7 @@ import { describeAgent } from '../../pipeline/describe.js';
 import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { buildScoreReport, reportJson } from '../../report/score-report.js';
 import { scoreMarkdown } from '../../report/score-markdown.js';
-import { scorecardText } from '../../report/scorecard-table.js';
+import { scoreText } from '../../report/score-text.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { TOOL_NAME } from '../../version.js';
 import { EXIT, type CliContext } from '../context.js';
@@ -58,7 +58,7 @@ export function registerScore(program: Command, ctx: CliContext): void {
         const runs: RunRecord[] = [];
         const summaries = [];
         for (const name of agents) {
-          progress.start(questions.length * seeds.length, name);
+          progress.start(selectQuestions(scoped, { ...selection, agent: name }).length * seeds.length, name);
           const agentRuns = await replayAgent(scoped, name, {
             ...selection,
             seeds,
@@ -80,12 +80,7 @@ export function registerScore(program: Command, ctx: CliContext): void {
           ambiguousGolden,
           runs,
         });
-        ctx.stdout(`${scorecardText(report.scorecards)}\n`);
-        if (ambiguousGolden.length) {
-          const ids = ambiguousGolden.map((a) => a.id).sort();
-          const shown = ids.length > 12 ? `${ids.slice(0, 12).join(', ')}, … (${ids.length} in all; the JSON report lists them)` : ids.join(', ');
-          ctx.stdout(`\n${ids.length} golden question(s) whose LIMIT cuts through ties (their golden result is ambiguous): ${shown}\n`);
-        }
+        ctx.stdout(scoreText(report));
         if (opts.json) await writeOutput(ctx, opts.json, reportJson(report));
         if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
         const missing = runs.filter((r) => r.outcome === 'missing_recording');

@@ -1,0 +1,119 @@
+import { compareRuns, gateResult, loadGateRules, type GateResult, type GateRules } from '../gate/index.js';
+import type { Split } from '../golden/types.js';
+import { goldenAmbiguities } from '../pipeline/ambiguity.js';
+import { GoldenResults } from '../pipeline/golden-results.js';
+import type { Project } from '../pipeline/project.js';
+import { replayAgent } from '../pipeline/replay.js';
+import type { RunRecord } from '../scoring/types.js';
+import { ConfigError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { onBase } from './base-load-error.js';
+
+/** Options of {@link gateAgainstBase}. */
+export interface GateSidesOptions {
+  /** Agents to gate (default: every head agent that the base also defines, in head config order). */
+  readonly agents?: readonly string[];
+  /** Seeds replayed on both sides (default: each side's own config `seeds`). */
+  readonly seeds?: readonly number[];
+  readonly split?: Split;
+  readonly questions?: ReadonlySet<string>;
+  /** Runs in flight at once per agent (default 8). */
+  readonly concurrency?: number;
+  /** Groups each replay in the log (`Replay base: <agent>`) with a one-line count. */
+  readonly logger?: Logger;
+  /** Golden results of the head to use (and fill), e.g. to read them again afterwards; default: new ones. */
+  readonly headGoldenResults?: GoldenResults;
+  /** Called after each run with what is being replayed (`base gpt4`, `head gpt4`) and the counts so far. */
+  readonly onRun?: (label: string, done: number, total: number) => void;
+}
+
+/** One agent gated base → head. */
+export interface AgentGate {
+  readonly agent: string;
+  readonly gate: GateResult;
+  readonly baseRuns: readonly RunRecord[];
+  readonly headRuns: readonly RunRecord[];
+}
+
+/** What {@link gateAgainstBase} decided. */
+export interface SidesGate {
+  /** `fail` when any agent's gate fails. */
+  readonly verdict: 'pass' | 'fail';
+  /** The base's gate rules (a change cannot loosen its own gate). */
+  readonly rules: GateRules;
+  /** One result per gated agent, in order. */
+  readonly results: readonly AgentGate[];
+  /** Head agents the base does not define (not gated: nothing to compare). */
+  readonly newAgents: readonly string[];
+}
+
+/**
+ * The base-versus-head gate shared by the Action and `replaygate gate --base-ref`: replays
+ * every agent that both configurations define, each side from its own tree (config, prompts,
+ * semantic layer, golden questions, warehouse, recordings), compares them question by
+ * question, checks the compared golden questions for ambiguity (on the head's golden SQL) and
+ * applies the **base's** gate rules, so that a change cannot loosen its own gate.
+ * @throws BaseLoadError wrapping the user error raised while reading the base's gate rules or
+ *   replaying its recordings.
+ * @throws ConfigError when the two configurations share no agent, or a named agent is
+ *   missing on either side (listing what each side defines).
+ * @throws DataError from `compareRuns` (no question in common, different golden sets).
+ * @example (await gateAgainstBase(base, head)).results[0]?.gate.verdict // 'pass'
+ */
+export async function gateAgainstBase(base: Project, head: Project, options: GateSidesOptions = {}): Promise<SidesGate> {
+  const headAgents = [...head.config.agents.keys()];
+  const baseAgents = [...base.config.agents.keys()];
+  const listed = (names: readonly string[]): string => names.join(', ') || 'none';
+  const newAgents = headAgents.filter((a) => !base.config.agents.has(a));
+  let gated: string[];
+  if (options.agents !== undefined) {
+    gated = [...options.agents];
+    for (const agent of gated) {
+      if (!head.config.agents.has(agent)) throw new ConfigError(`no agent '${agent}' in ${head.config.file} (known: ${listed(headAgents)})`);
+      if (!base.config.agents.has(agent)) {
+        throw new ConfigError(`agent '${agent}' is not defined in the base's config (base: ${listed(baseAgents)}): there is nothing to compare it with`);
+      }
+    }
+  } else {
+    gated = headAgents.filter((a) => base.config.agents.has(a));
+    if (gated.length === 0) {
+      throw new ConfigError(
+        `no agent of ${head.config.file} is defined in the base's config (head: ${listed(headAgents)}; base: ${listed(baseAgents)}). ` +
+          'The gate compares agents of the same name; score a renamed or new agent instead.',
+      );
+    }
+  }
+  const rules = await onBase(() => loadGateRules(base.config.gate, base.config.file));
+  const selection = {
+    ...(options.seeds !== undefined ? { seeds: options.seeds } : {}),
+    ...(options.split !== undefined ? { split: options.split } : {}),
+    ...(options.questions !== undefined ? { questions: options.questions } : {}),
+  };
+  const baseGolden = new GoldenResults(base.config.match, base.config.warehouse);
+  const headGolden = options.headGoldenResults ?? new GoldenResults(head.config.match, head.config.warehouse);
+  const replay = async (project: Project, golden: GoldenResults, agent: string, side: 'base' | 'head'): Promise<RunRecord[]> => {
+    const run = async (): Promise<RunRecord[]> => {
+      const runs = await replayAgent(project, agent, {
+        ...selection,
+        goldenResults: golden,
+        concurrency: options.concurrency ?? 8,
+        onRun: (_r, done, total) => options.onRun?.(`${side} ${agent}`, done, total),
+      });
+      options.logger?.info(
+        `${runs.length} runs, ${runs.filter((x) => x.outcome === 'correct').length} correct, ${runs.filter((x) => x.outcome === 'missing_recording').length} missing recordings`,
+      );
+      return runs;
+    };
+    return options.logger ? options.logger.group(`Replay ${side}: ${agent}`, run) : run();
+  };
+  const results: AgentGate[] = [];
+  for (const agent of gated) {
+    const baseRuns = await onBase(() => replay(base, baseGolden, agent, 'base'));
+    const headRuns = await replay(head, headGolden, agent, 'head');
+    const comparison = compareRuns(baseRuns, headRuns, rules, options.seeds !== undefined ? { seeds: options.seeds } : {});
+    const compared = new Set(comparison.questions.map((q) => q.questionId));
+    const ambiguous = await goldenAmbiguities(head, head.golden.filter((q) => compared.has(q.id)));
+    results.push({ agent, gate: gateResult(comparison, rules, { checked: true, ambiguous }), baseRuns, headRuns });
+  }
+  return { verdict: results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail', rules, results, newAgents };
+}

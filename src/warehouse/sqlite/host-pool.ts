@@ -1,0 +1,284 @@
+/**
+ * Statements run in forked host processes because neither driver can interrupt a running
+ * statement (better-sqlite3 is built without the progress callback, and `Worker.terminate()`
+ * does not stop native code). Killing the process is the one reliable stop. Each host answers
+ * requests in order, so the parent keeps a FIFO per host and one timer, for the head.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DataError } from '../../util/errors.js';
+import { wrongEngineHint } from '../files.js';
+import { addSignalCleanup } from '../temp-folders.js';
+import type { DriverName } from './drivers.js';
+import type { ReadOptions } from './read.js';
+import { SqlError, SqlRefusedError, SqlTimeoutError, type QueryResult } from '../types.js';
+
+/** One statement sent to a host. */
+export interface HostRequest extends ReadOptions {
+  readonly id: number;
+  readonly file: string;
+  readonly sql: string;
+  /** A migration statement for a migrated copy: run on a writable connection (checked by the parent first). */
+  readonly write?: true;
+  /** With `write`: close the writable connection afterwards (the last statement of a migration). */
+  readonly closeAfter?: true;
+}
+
+/** Why a host could not answer a request: the statement's fault, an unopenable file, or a bug. */
+export interface HostFailure {
+  readonly kind: 'refused' | 'sql' | 'open' | 'bug';
+  readonly message: string;
+  readonly stack: string;
+}
+
+/** A host's message: ready after loading its driver, then one reply per request, in order. */
+export type HostReply =
+  | { readonly ready: true }
+  | { readonly id: number; readonly result: QueryResult }
+  | { readonly id: number; readonly error: HostFailure };
+
+interface Pending {
+  readonly request: HostRequest;
+  readonly timeoutMs: number;
+  readonly resolve: (result: QueryResult) => void;
+  readonly reject: (error: Error) => void;
+}
+
+let hostScript: string | undefined;
+
+// Hosts alive in this process. A host busy in native code cannot notice that its parent has
+// gone, so they are killed when this process exits (even by `process.exit()` mid-statement).
+const liveHosts = new Set<ChildProcess>();
+const killLiveHosts = (): void => liveHosts.forEach((child) => child.kill('SIGKILL'));
+// A signal during a migration (temp-folders.ts handles it then) must not leave a busy host behind.
+addSignalCleanup(killLiveHosts);
+
+/**
+ * Path of the host entry script: `sqlite-host.js` next to this module (tsc's `build/`, or a
+ * bundle that emits it as a second entry). When running from TypeScript source (vitest), the
+ * host is bundled once with esbuild into `node_modules/.cache/replaygate/`, named by content
+ * hash, where `better-sqlite3` still resolves.
+ *
+ * @throws {Error} neither the built script nor the source is next to this module (a bundling bug).
+ */
+function sqliteHostScript(): string {
+  if (hostScript !== undefined) return hostScript;
+  const built = fileURLToPath(new URL('./sqlite-host.js', import.meta.url));
+  const source = fileURLToPath(new URL('./sqlite-host.ts', import.meta.url));
+  if (existsSync(built)) hostScript = built;
+  else if (existsSync(source)) hostScript = bundleFromSource(source);
+  else throw new Error(`SQLite host script ${built} is missing: bundle src/warehouse/sqlite-host.ts as sqlite-host.js there`);
+  return hostScript;
+}
+
+function bundleFromSource(source: string): string {
+  const requireHere = createRequire(import.meta.url);
+  const esbuild = requireHere('esbuild') as typeof import('esbuild');
+  const { outputFiles } = esbuild.buildSync({
+    entryPoints: [source],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+  });
+  const text = outputFiles[0]?.text ?? '';
+  const cache = join(dirname(dirname(requireHere.resolve('esbuild/package.json'))), '.cache', 'replaygate');
+  const file = join(cache, `sqlite-host-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.mjs`);
+  if (!existsSync(file)) {
+    mkdirSync(cache, { recursive: true });
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, text);
+    renameSync(partial, file);
+  }
+  return file;
+}
+
+/**
+ * One host process and its in-flight requests. The head's deadline starts when the host is
+ * ready and the previous reply has arrived (or when the head was sent to an idle host); on
+ * expiry the host is killed, the head rejected, and the rest resent to a new host.
+ */
+class SqliteHost {
+  #child: ChildProcess | undefined;
+  #ready = false;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+  readonly #queue: Pending[] = [];
+
+  constructor(readonly driver: DriverName) {}
+
+  /** Statements sent and not yet answered. */
+  get pending(): number {
+    return this.#queue.length;
+  }
+
+  run(request: HostRequest, timeoutMs: number): Promise<QueryResult> {
+    if (this.#closed) return Promise.reject(new Error('the warehouse is closed'));
+    return new Promise((resolve, reject) => {
+      const child = this.#child ?? this.#spawn();
+      this.#queue.push({ request, timeoutMs, resolve, reject });
+      child.send(request);
+      if (this.#queue.length === 1) {
+        child.ref();
+        child.channel?.ref();
+        this.#armTimer();
+      }
+    });
+  }
+
+  /** Starts the host process now (unref'd), so its start-up overlaps the caller's other work. */
+  warm(): void {
+    if (this.#closed || this.#child !== undefined) return;
+    const child = this.#spawn();
+    child.unref();
+    child.channel?.unref();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const child = this.#stop();
+    for (const pending of this.#queue.splice(0)) {
+      pending.reject(new Error('the warehouse was closed before this statement finished'));
+    }
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      child.ref(); // an idle host is unref'd; wait for its exit all the same
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  }
+
+  #spawn(): ChildProcess {
+    const child = fork(sqliteHostScript(), [this.driver], {
+      serialization: 'advanced', // bigint and Uint8Array cells survive
+      execArgv: [],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.#child = child;
+    this.#ready = false;
+    if (liveHosts.size === 0) process.once('exit', killLiveHosts);
+    liveHosts.add(child);
+    child.once('exit', () => {
+      liveHosts.delete(child);
+      if (liveHosts.size === 0) process.off('exit', killLiveHosts);
+    });
+    const current = (): boolean => child === this.#child;
+    child.on('message', (reply: HostReply) => current() && this.#onReply(reply));
+    child.on('exit', (code, signal) => current() && this.#onCrash(`exited (${signal ?? `code ${code}`})`));
+    child.on('error', (error) => current() && this.#onCrash(`failed (${error.message})`));
+    return child;
+  }
+
+  #armTimer(): void {
+    clearTimeout(this.#timer);
+    const head = this.#queue[0];
+    if (head === undefined || !this.#ready) return;
+    this.#timer = setTimeout(() => {
+      this.#queue.shift();
+      this.#restart();
+      head.reject(new SqlTimeoutError(head.request.sql, head.timeoutMs));
+    }, head.timeoutMs);
+  }
+
+  #onReply(reply: HostReply): void {
+    if ('ready' in reply) {
+      this.#ready = true;
+    } else {
+      const head = this.#queue.shift();
+      if (head?.request.id !== reply.id) throw new Error(`SQLite host replied to ${reply.id} out of order`);
+      if ('result' in reply) head.resolve(reply.result);
+      else head.reject(toError(reply.error, head.request));
+      if (this.#queue.length === 0) {
+        this.#child?.unref();
+        this.#child?.channel?.unref();
+      }
+    }
+    this.#armTimer();
+  }
+
+  /** The host died on its own (e.g. out of memory): the head was running, the rest are resent. */
+  #onCrash(how: string): void {
+    const head = this.#queue.shift();
+    this.#restart();
+    head?.reject(new SqlError(`the SQLite host process ${how} while running this statement`, head.request.sql));
+  }
+
+  #restart(): void {
+    this.#stop();
+    if (this.#queue.length === 0) return;
+    const child = this.#spawn();
+    for (const pending of this.#queue) child.send(pending.request);
+  }
+
+  #stop(): ChildProcess | undefined {
+    clearTimeout(this.#timer);
+    const child = this.#child;
+    this.#child = undefined;
+    child?.kill('SIGKILL');
+    return child;
+  }
+}
+
+function toError(failure: HostFailure, request: HostRequest): Error {
+  switch (failure.kind) {
+    case 'refused':
+      return new SqlRefusedError(failure.message, request.sql);
+    case 'sql':
+      return new SqlError(failure.message, request.sql);
+    case 'open':
+      return new DataError(`cannot open the SQLite database: ${failure.message}.${wrongEngineHint(request.file, 'sqlite')}`, request.file);
+    case 'bug':
+      return Object.assign(new Error(failure.message), { stack: failure.stack });
+  }
+}
+
+/** Options of one statement sent through the pool. */
+export interface PoolQuery extends ReadOptions {
+  readonly timeoutMs: number;
+  readonly write?: true;
+  readonly closeAfter?: true;
+}
+
+/**
+ * A fixed set of lazily spawned hosts; each database file has a home host (stable hash) whose
+ * connection is reused, and a statement goes to a less busy host when its home host is busier.
+ * Any number of queries may be in flight.
+ */
+export class SqliteHostPool {
+  readonly #hosts: SqliteHost[];
+  #nextId = 1;
+
+  constructor(driver: DriverName, size: number) {
+    this.#hosts = Array.from({ length: size }, () => new SqliteHost(driver));
+  }
+
+  query(file: string, sql: string, options: PoolQuery): Promise<QueryResult> {
+    const { maxRows, legacyStringLiterals, timeoutMs, write, closeAfter } = options;
+    // The file's own host keeps its connection warm; a busier one hands over to the least busy
+    // host (which opens the file too), so replays that run one database at a time use every host.
+    // A migration's statements all go to the file's own host, in order.
+    const own = this.#hosts[fnv1a(file) % this.#hosts.length] as SqliteHost;
+    const idlest = this.#hosts.reduce((a, b) => (b.pending < a.pending ? b : a));
+    const host = write || own.pending <= idlest.pending + 1 ? own : idlest;
+    const flags = { ...(write ? { write } : {}), ...(closeAfter ? { closeAfter } : {}) };
+    return host.run({ id: this.#nextId++, file, sql, maxRows, legacyStringLiterals, ...flags }, timeoutMs);
+  }
+
+  /** Starts every host process now, so their start-up overlaps other work. */
+  warm(): void {
+    for (const host of this.#hosts) host.warm();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#hosts.map((host) => host.close()));
+  }
+}
+
+/** 32-bit FNV-1a hash of a string's UTF-16 code units. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}

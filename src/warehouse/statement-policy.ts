@@ -1,0 +1,213 @@
+/**
+ * What a statement may be, decided from its text before any engine sees it: the first of the
+ * layers every engine stacks (the engine's own statement types, a read-only connection or
+ * transaction, and configuration are the others; docs/warehouse.md lists them per engine).
+ *
+ * - {@link checkReadStatement}: one read-only query per call.
+ * - {@link checkMigrationStatement}: one statement of a migration, from an allow-list of DDL
+ *   and DML kinds (an allow-list, so a statement kind nobody thought of is refused).
+ */
+import { findBindParameter, functionCalls, keyword, tokenize, type Token } from './sql-text.js';
+import { DIALECT_NAMES, SqlRefusedError, type SqlDialect } from './types.js';
+
+/** First keywords of a read statement per dialect (after comments and opening parentheses). */
+const READ_KEYWORDS: Readonly<Record<SqlDialect, ReadonlySet<string>>> = {
+  sqlite: new Set(['SELECT', 'WITH', 'VALUES']),
+  duckdb: new Set(['SELECT', 'WITH', 'VALUES', 'FROM']),
+  postgres: new Set(['SELECT', 'WITH', 'VALUES', 'TABLE']),
+};
+
+/**
+ * PostgreSQL functions a statement may not call, read or migration: they read or write
+ * server files or run programs, change settings (`set_config` could lift the time limit), take
+ * advisory locks (allowed even in a read-only transaction), open other connections, signal
+ * other sessions, change server state, or run SQL given as a string (which would hide it from
+ * these rules). Exact names here; prefixes in {@link POSTGRES_REFUSED_PREFIXES}.
+ */
+export const POSTGRES_REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
+  // server files and programs
+  'pg_read_file', 'pg_read_binary_file', 'pg_stat_file', 'pg_current_logfile', 'pg_logdir_ls',
+  // settings
+  'set_config', 'pg_reload_conf', 'pg_rotate_logfile', 'pg_rotate_logfile_old',
+  // other sessions and the server
+  'pg_terminate_backend', 'pg_cancel_backend', 'pg_promote', 'pg_switch_wal', 'pg_create_restore_point',
+  'pg_backup_start', 'pg_backup_stop', 'pg_start_backup', 'pg_stop_backup', 'pg_log_backend_memory_contexts',
+  'pg_wal_replay_pause', 'pg_wal_replay_resume', 'pg_drop_replication_slot', 'pg_replication_slot_advance',
+  'pg_notify', 'pg_export_snapshot', 'pg_import_system_collations', 'pg_log_standby_snapshot',
+  // state changes (they also fail in a read-only transaction; refused with a clearer message)
+  'nextval', 'setval', 'txid_current', 'pg_current_xact_id', 'lowrite',
+  // SQL given as a string
+  'query_to_xml', 'query_to_xmlschema', 'query_to_xml_and_xmlschema', 'cursor_to_xml', 'cursor_to_xmlschema', 'ts_stat', 'ts_rewrite',
+]);
+
+/** Prefixes of refused PostgreSQL function names: advisory locks, large objects, directory listings, server-file writes (adminpack), dblink, postgres_fdw, replication. */
+export const POSTGRES_REFUSED_PREFIXES: readonly string[] = [
+  'pg_advisory', 'pg_try_advisory', 'lo_', 'pg_ls_', 'pg_file_', 'dblink', 'postgres_fdw', 'pg_stat_reset',
+  'pg_replication_origin', 'pg_logical_', 'pg_create_physical_replication_slot', 'pg_create_logical_replication_slot', 'pg_copy_',
+];
+
+/** SQLite functions a migration may not call (file access and native code in builds that have them). */
+const SQLITE_REFUSED_FUNCTIONS: ReadonlySet<string> = new Set(['load_extension', 'readfile', 'writefile', 'edit', 'fts3_tokenizer', 'zipfile', 'sqlar_compress', 'sqlar_uncompress']);
+
+/** Why a function is refused, or undefined when it may be called. */
+export function refusedFunction(name: string, dialect: SqlDialect): string | undefined {
+  if (dialect === 'postgres') {
+    if (name === 'u&') return 'a function named by a U&"…" escaped identifier';
+    if (POSTGRES_REFUSED_FUNCTIONS.has(name) || POSTGRES_REFUSED_PREFIXES.some((p) => name.startsWith(p))) return `the function ${name}()`;
+  }
+  if (dialect === 'sqlite' && SQLITE_REFUSED_FUNCTIONS.has(name)) return `the function ${name}()`;
+  return undefined;
+}
+
+/**
+ * Refuses anything but one read-only statement in `dialect`:
+ * - the first keyword (after comments, whitespace and `(`) is SELECT, WITH or VALUES (DuckDB
+ *   also FROM, PostgreSQL also TABLE); after the first top-level `;` only `;` and comments follow;
+ * - PostgreSQL and DuckDB: no `INTO` (SELECT INTO creates a table), no data-modifying WITH
+ *   (`AS (INSERT …` / `UPDATE` / `DELETE` / `MERGE`), no locking clause (`FOR UPDATE`,
+ *   `FOR SHARE`, `FOR NO KEY UPDATE`, `FOR KEY SHARE`);
+ * - PostgreSQL: no call of a function in {@link POSTGRES_REFUSED_FUNCTIONS} or with a prefix
+ *   in {@link POSTGRES_REFUSED_PREFIXES}.
+ * Returns the first bind parameter (the engines refuse it after their own parse, so a syntax
+ * error keeps the engine's wording).
+ *
+ * @throws {SqlRefusedError} naming what was refused.
+ * @example checkReadStatement('SELECT 1; DROP TABLE singer', 'sqlite') // throws SqlRefusedError
+ */
+export function checkReadStatement(sql: string, dialect: SqlDialect = 'sqlite'): { readonly bindParameter: string | undefined } {
+  const tokens = tokenize(sql, dialect);
+  const first = tokens.find((t) => !(t.kind === 'punct' && sql[t.start] === '('));
+  if (first === undefined || first.kind === 'semicolon') {
+    throw new SqlRefusedError('the statement is empty', sql);
+  }
+  const head = sql.slice(first.start, first.end).toUpperCase();
+  if (first.kind !== 'word' || !READ_KEYWORDS[dialect].has(head)) {
+    const allowed = [...READ_KEYWORDS[dialect]];
+    throw new SqlRefusedError(
+      `only one read-only statement (${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}) may run; this one starts with ${head}`,
+      sql,
+    );
+  }
+  const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
+  if (semicolon >= 0 && tokens.slice(semicolon).some((t) => t.kind !== 'semicolon')) {
+    throw new SqlRefusedError('only one statement may run per call; the text holds more than one', sql);
+  }
+  if (dialect !== 'sqlite') checkPostgresFamilyRead(sql, tokens, dialect);
+  return { bindParameter: findBindParameter(sql, dialect, tokens) };
+}
+
+const DATA_MODIFYING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
+function checkPostgresFamilyRead(sql: string, tokens: readonly Token[], dialect: SqlDialect): void {
+  for (let k = 0; k < tokens.length; k++) {
+    const word = keyword(sql, tokens[k]);
+    if (word === undefined) continue;
+    if (word === 'INTO') throw new SqlRefusedError('SELECT … INTO creates a table; only reads may run', sql);
+    const previous = tokens[k - 1];
+    if (DATA_MODIFYING.has(word) && previous?.kind === 'punct' && sql[previous.start] === '(') {
+      throw new SqlRefusedError(`a data-modifying WITH (${word} inside the query) changes the database; only reads may run`, sql);
+    }
+    if (word === 'FOR') {
+      const next = [keyword(sql, tokens[k + 1]), keyword(sql, tokens[k + 2]), keyword(sql, tokens[k + 3])];
+      const lock =
+        next[0] === 'UPDATE' || next[0] === 'SHARE'
+          ? next[0]
+          : next[0] === 'NO' && next[1] === 'KEY' && next[2] === 'UPDATE'
+            ? 'NO KEY UPDATE'
+            : next[0] === 'KEY' && next[1] === 'SHARE'
+              ? 'KEY SHARE'
+              : undefined;
+      if (lock !== undefined) throw new SqlRefusedError(`FOR ${lock} takes row locks; only plain reads may run`, sql);
+    }
+  }
+  for (const name of functionCalls(sql, dialect, tokens)) {
+    const refused = refusedFunction(name, dialect);
+    if (refused !== undefined) {
+      throw new SqlRefusedError(`${refused} is refused: it reads or writes outside the query's tables, takes locks, changes settings or reaches other sessions`, sql);
+    }
+  }
+}
+
+/** Statement kinds a migration may run, per dialect, as sequences of leading keywords. */
+const MIGRATION_KINDS: Readonly<Record<SqlDialect, readonly string[]>> = {
+  sqlite: [
+    'CREATE TABLE', 'CREATE TEMP TABLE', 'CREATE TEMPORARY TABLE', 'CREATE INDEX', 'CREATE UNIQUE INDEX', 'CREATE VIEW',
+    'CREATE TEMP VIEW', 'CREATE TEMPORARY VIEW', 'CREATE TRIGGER', 'CREATE TEMP TRIGGER', 'CREATE TEMPORARY TRIGGER',
+    'ALTER TABLE', 'DROP TABLE', 'DROP INDEX', 'DROP VIEW', 'DROP TRIGGER',
+    'INSERT', 'REPLACE', 'UPDATE', 'DELETE', 'WITH', 'ANALYZE', 'REINDEX', 'BEGIN', 'COMMIT', 'END', 'ROLLBACK', 'SAVEPOINT', 'RELEASE',
+  ],
+  duckdb: [
+    'CREATE TABLE', 'CREATE OR REPLACE TABLE', 'CREATE TEMP TABLE', 'CREATE TEMPORARY TABLE', 'CREATE INDEX', 'CREATE UNIQUE INDEX',
+    'CREATE VIEW', 'CREATE OR REPLACE VIEW', 'CREATE SCHEMA', 'CREATE SEQUENCE', 'CREATE TYPE', 'CREATE MACRO', 'CREATE OR REPLACE MACRO',
+    'ALTER TABLE', 'ALTER VIEW', 'DROP TABLE', 'DROP INDEX', 'DROP VIEW', 'DROP SCHEMA', 'DROP SEQUENCE', 'DROP TYPE', 'DROP MACRO',
+    'INSERT', 'UPDATE', 'DELETE', 'WITH', 'BEGIN', 'COMMIT', 'END', 'ROLLBACK',
+  ],
+  // No transaction control: the migration runs inside a transaction that must end in ROLLBACK.
+  postgres: [
+    'CREATE TABLE', 'CREATE TEMP TABLE', 'CREATE TEMPORARY TABLE', 'CREATE UNLOGGED TABLE', 'CREATE INDEX', 'CREATE UNIQUE INDEX',
+    'CREATE VIEW', 'CREATE OR REPLACE VIEW', 'CREATE MATERIALIZED VIEW', 'CREATE SCHEMA', 'CREATE SEQUENCE', 'CREATE TYPE', 'CREATE DOMAIN',
+    'ALTER TABLE', 'ALTER INDEX', 'ALTER VIEW', 'ALTER MATERIALIZED VIEW', 'ALTER SEQUENCE', 'ALTER TYPE', 'ALTER DOMAIN', 'ALTER SCHEMA',
+    'DROP TABLE', 'DROP INDEX', 'DROP VIEW', 'DROP MATERIALIZED VIEW', 'DROP SEQUENCE', 'DROP TYPE', 'DROP DOMAIN', 'DROP SCHEMA',
+    'REFRESH MATERIALIZED VIEW', 'COMMENT ON', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'TRUNCATE', 'WITH',
+  ],
+};
+
+/** Leading keywords that never start a migration statement, with the reason given to the user. */
+const MIGRATION_REASONS: Readonly<Record<string, string>> = {
+  ATTACH: 'ATTACH opens another database file',
+  DETACH: 'DETACH changes which databases the connection sees',
+  VACUUM: 'VACUUM (INTO) can write another file',
+  PRAGMA: 'PRAGMA changes connection or file settings',
+  COPY: 'COPY reads or writes files (or runs programs)',
+  EXPORT: 'EXPORT DATABASE writes files',
+  IMPORT: 'IMPORT DATABASE reads files',
+  INSTALL: 'INSTALL downloads an extension',
+  LOAD: 'LOAD loads native code',
+  SET: 'SET changes settings (the time limit among them)',
+  RESET: 'RESET changes settings',
+  CALL: 'CALL runs a procedure or table function',
+  DO: 'DO runs procedural code',
+  SELECT: 'a migration changes the schema or data; a SELECT is not a migration statement',
+};
+
+/**
+ * Refuses a migration statement that is not of an allowed DDL/DML kind for `dialect` (see
+ * docs/warehouse.md for the lists), or that calls a refused function (SQLite's
+ * `load_extension` and file functions; PostgreSQL's {@link POSTGRES_REFUSED_FUNCTIONS}).
+ * `ATTACH`, `VACUUM INTO`, `COPY`, `PRAGMA`, `SET`, `INSTALL`/`LOAD` and, on PostgreSQL,
+ * transaction control (which would commit the migration for real) are refused.
+ *
+ * @throws {SqlRefusedError} naming the statement kind and why it is refused.
+ * @example checkMigrationStatement("ATTACH 'w.sqlite' AS orig", 'sqlite') // throws: ATTACH opens another database file
+ */
+export function checkMigrationStatement(sql: string, dialect: SqlDialect): void {
+  const tokens = tokenize(sql, dialect);
+  const words: string[] = [];
+  for (const t of tokens.slice(0, 5)) {
+    const w = keyword(sql, t);
+    if (w === undefined) break;
+    words.push(w);
+  }
+  const head = words.join(' ');
+  const allowed = MIGRATION_KINDS[dialect].some((kind) => head === kind || head.startsWith(`${kind} `));
+  if (!allowed) {
+    const shown = words.slice(0, 3).join(' ') || sql.slice(0, 20);
+    const reason = MIGRATION_REASONS[words[0] ?? ''];
+    const what =
+      dialect === 'postgres' && ['BEGIN', 'COMMIT', 'END', 'ROLLBACK', 'SAVEPOINT', 'RELEASE', 'ABORT', 'START', 'PREPARE'].includes(words[0] ?? '')
+        ? 'transaction control would end the transaction the migration runs in (it is always rolled back)'
+        : (reason ?? `it is not one of the DDL/DML kinds a ${DIALECT_NAMES[dialect]} migration may run`);
+    throw new SqlRefusedError(`migration statement ${shown} is refused: ${what}`, sql);
+  }
+  const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
+  if (semicolon >= 0 && tokens.slice(semicolon).some((t) => t.kind !== 'semicolon')) {
+    throw new SqlRefusedError('a migration statement holds a second statement', sql);
+  }
+  for (const name of functionCalls(sql, dialect, tokens)) {
+    const refused = refusedFunction(name, dialect);
+    if (refused !== undefined) throw new SqlRefusedError(`migration statement calls ${refused}, which is refused`, sql);
+  }
+  if (dialect === 'sqlite' && /\bsqlite_dbpage\b/i.test(sql)) {
+    throw new SqlRefusedError('migration statement uses sqlite_dbpage, which writes raw pages', sql);
+  }
+}

@@ -1,0 +1,22 @@
+/** Every command's --help teaches by example (and exits 0). */
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/index.js';
+import { buildProgram } from '../../src/cli/program.js';
+
+function paths(command: Command, prefix: string[] = []): string[][] {
+  return command.commands.flatMap((c) => [[...prefix, c.name()], ...paths(c, [...prefix, c.name()])]);
+}
+
+const program = buildProgram({ stdout: () => {}, stderr: () => {}, isTTY: false, cwd: '.', env: {}, exitCode: 0 });
+
+describe('--help', () => {
+  for (const path of [[], ...paths(program)]) {
+    it(`replaygate ${path.join(' ')} --help has examples`, async () => {
+      let out = '';
+      const code = await main([...path, '--help'], { stdout: (s) => void (out += s), stderr: () => {}, isTTY: false, env: {} });
+      expect(code).toBe(0);
+      expect(out).toMatch(/\nExamples:\n {2}[^\n]*replaygate /);
+    });
+  }
+});

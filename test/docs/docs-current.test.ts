@@ -1,0 +1,72 @@
+/**
+ * The docs are true by construction: every marked output block and number of README.md,
+ * docs/*.md and the examples' READMEs is regenerated here from the real commands (the CLI from
+ * the sources under test), the heavy shared-data figures from docs/generated/values.json and the
+ * timings from bench/results/*.json, and compared with the committed text. When this fails, run
+ * `npm run docs` and commit what it changed.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { docFiles, firstDifference, generate, generateAll, inProcessRunner, type RunCli } from '../../scripts/docs/generate.mjs';
+import { main } from '../../src/cli/index.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+const run: RunCli = inProcessRunner(main);
+
+describe('generated docs', () => {
+  it('every generated block and number is current (npm run docs leaves git diff empty)', async () => {
+    const changed = await generateAll({ root: ROOT, run, check: true });
+    expect(changed.map((c) => `${c.file}: ${firstDifference(c.before, c.after)}`)).toEqual([]);
+  }, 300_000);
+
+  it('a deliberately stale number or block is caught', async () => {
+    // The README's own install-time sentence, with its number made stale, and a stale bench block.
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const line = /<!-- value: bench\.install\.numbers\.minutes -->[^<]*<!-- \/value -->/.exec(text)?.[0];
+    expect(line).toBeDefined();
+    const stale = `${line?.replace(/-->[^<]*<!--/, '-->999<!--')}\n\n<!-- docs: bench score -->\n\`\`\`text\nfloor 1 ms\n\`\`\`\n`;
+    const regenerated = await generate(stale, { root: ROOT, file: 'README.md', run });
+    expect(regenerated).not.toContain('-->999<!--');
+    expect(regenerated).not.toContain('floor 1 ms');
+    expect(firstDifference(stale, regenerated)).toMatch(/^line 1:/);
+  });
+
+  it('covers README.md, every docs/*.md and the examples', () => {
+    expect(docFiles(ROOT)).toEqual(expect.arrayContaining(['README.md', 'docs/checks.md', 'docs/action.md', 'examples/chinook/README.md']));
+  });
+});
+
+describe('the generator', () => {
+  const fake: RunCli = async (argv) => {
+    const out = argv[0] === 'fence' ? 'a\n```sql\nSELECT 1\n```\nb\n' : `ran ${argv.join(' ')}\n`;
+    return { code: 0, stdout: out, stderr: '', both: out };
+  };
+  const gen = (text: string): Promise<string> => generate(text, { root: ROOT, file: 'README.md', run: fake });
+
+  it('fills an empty block and leaves the text after it alone', async () => {
+    const text = 'x\n<!-- docs: replaygate score -->\n```text\n```\n\nafter\n\n```sh\nkeep\n```\n';
+    expect(await gen(text)).toBe('x\n<!-- docs: replaygate score -->\n```text\nran score\n```\n\nafter\n\n```sh\nkeep\n```\n');
+  });
+
+  it('gives output holding ``` a longer fence, and reads it back as one block', async () => {
+    const once = await gen('<!-- docs: replaygate fence -->\n```text\n```\ntail\n');
+    expect(once).toBe('<!-- docs: replaygate fence -->\n````text\na\n```sql\nSELECT 1\n```\nb\n````\ntail\n');
+    expect(await gen(once)).toBe(once);
+  });
+
+  it('leaves markers quoted in code alone and formats values', async () => {
+    const text = 'see `<!-- value: dist.total|int -->1<!-- /value -->` and\n    <!-- docs: replaygate x -->\n<!-- value: dist.total|int -->1<!-- /value -->\n';
+    const out = await gen(text);
+    expect(out.startsWith('see `<!-- value: dist.total|int -->1<!-- /value -->` and\n    <!-- docs: replaygate x -->\n')).toBe(true);
+    expect(out).toMatch(/\n<!-- value: dist\.total\|int -->\d{1,3}(,\d{3})+<!-- \/value -->\n$/);
+  });
+
+  it('refuses an unexpected exit code, naming the file and command', async () => {
+    const failing: RunCli = async () => ({ code: 1, stdout: '', stderr: 'boom', both: 'boom' });
+    await expect(generate('<!-- docs: replaygate score -->\n```text\n```\n', { root: ROOT, file: 'README.md', run: failing })).rejects.toThrow(
+      /README\.md: `replaygate score` \(in \.\) exited 1, expected 0/,
+    );
+  });
+});
