@@ -5,9 +5,11 @@ import type { GoldenQuestion } from '../golden/types.js';
 import { ModelEndpoint, type EndpointRun } from '../endpoint/model-endpoint.js';
 import { ReplayClient } from '../recording/replay-client.js';
 import { DEFAULT_IGNORED_FIELDS } from '../endpoint/wire-request.js';
+import { Redactor } from '../record/redact.js';
 import { ConfigError } from '../util/errors.js';
 import { SqlError, type QueryResult } from '../warehouse/types.js';
 import { parseCommandAnswer } from './command-answer.js';
+import { databaseEnvironment } from './command-database.js';
 import { failureCause } from './command-failure.js';
 import { MAX_STDOUT_BYTES, runProcess, type ProcessResult } from './command-process.js';
 import { COMMAND_AGENT_DEFAULTS } from '../config/command-agent.js';
@@ -96,11 +98,15 @@ export class CommandAgent implements Agent {
     const run = endpoint.open({ model: ctx.model, questionId: question.id, seed, ignoredFields: this.ignoredFields, ...(recording ? { recording } : {}) });
     let result: ProcessResult | undefined;
     let spawnError: NodeJS.ErrnoException | undefined;
+    const url = this.databaseUrl(question);
+    const database = databaseEnvironment(url);
+    // replaygate's own variable holding a PostgreSQL URL with its password (url_env) is not passed on as is.
+    const withheld = [...(ctx.withheld ?? []), ...(database.secrets.length > 0 ? [url] : [])];
     try {
       result = await runProcess({
         argv: this.command,
         cwd: this.cwd,
-        env: this.environment(run, question, seed, ctx.withheld ?? []),
+        env: this.environment(run, question, seed, withheld, database.env),
         stdin: `${JSON.stringify(questionInput(question))}\n`,
         timeoutMs: this.timeoutMs,
         marker: `${RUN_MARKER_VARIABLE}=${run.token}`,
@@ -123,7 +129,9 @@ export class CommandAgent implements Agent {
     }
     // Key order, not arrival order: a run's record is the same in every session even when its requests are parallel.
     const trace: TraceStep[] = run.calls.map((c) => ({ type: 'model_call', callIndex: c.callIndex, key: c.key, usage: c.usage, reply: c.reply }));
-    const proc = result!;
+    // A database password the program printed (a connection error quoting its URL) is kept nowhere.
+    const hide = new Redactor(database.secrets);
+    const proc: ProcessResult = database.secrets.length === 0 ? result! : { ...result!, stdout: hide.redact(result!.stdout), stderr: hide.redact(result!.stderr) };
     if (proc.stderr !== '') trace.push({ type: 'stderr', text: proc.stderr, droppedBytes: proc.stderrDropped });
     // The program itself failed (not its answer): the cause, the same for runs that failed alike, lets the gate see an agent that could not run.
     const fail = (error: string, exited = false): AgentRunResult => ({
@@ -171,9 +179,10 @@ export class CommandAgent implements Agent {
   /**
    * The program's environment: replaygate's own, less the OpenAI credentials and endpoints
    * ({@link HIDDEN_ENV}) and less every variable that holds a `withheld` value (the live key and
-   * upstream URL while recording, whatever variables hold them), plus the run's variables.
+   * upstream URL while recording, whatever variables hold them), plus the run's variables and
+   * its database's ({@link databaseEnvironment}: `REPLAYGATE_DB`, `REPLAYGATE_DB_ENGINE`, `PGPASSWORD`).
    */
-  private environment(run: EndpointRun, question: GoldenQuestion, seed: number, withheld: readonly string[]): NodeJS.ProcessEnv {
+  private environment(run: EndpointRun, question: GoldenQuestion, seed: number, withheld: readonly string[], database: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
     const secrets = withheld.filter((w) => w.length > 0);
     const holdsSecret = (value: string): boolean => secrets.some((w) => value === w || (w.length >= WITHHELD_INSIDE_CHARS && value.includes(w)));
     const env: NodeJS.ProcessEnv = {};
@@ -191,7 +200,7 @@ export class CommandAgent implements Agent {
       REPLAYGATE_QUESTION_ID: question.id,
       REPLAYGATE_QUESTION: question.question,
       REPLAYGATE_SEED: String(seed),
-      REPLAYGATE_DB: this.databaseUrl(question),
+      ...database,
       [RUN_MARKER_VARIABLE]: run.token,
     };
   }
@@ -229,6 +238,20 @@ function withStderr(error: string, proc: ProcessResult): string {
   return `${error}; standard error ends:\n${tail}`;
 }
 
+/** ` (did you mean python3?)` when a usual variant of the name (python → python3, nodejs → node) is on PATH, else ''. */
+function nearProgram(program: string, dirs: readonly string[], executable: (file: string) => boolean): string {
+  const variants = [`${program}3`, program.replace(/3$/, ''), program.replace(/^nodejs$/, 'node'), program.replace(/^node$/, 'nodejs'), program.toLowerCase()];
+  const near = variants.find((v) => v !== program && dirs.some((dir) => executable(join(dir, v))));
+  return near === undefined ? '' : ` (did you mean ${near}?)`;
+}
+
+/** The PATH folders, bounded for a message. */
+function shortPath(dirs: readonly string[]): string {
+  if (dirs.length === 0) return 'empty';
+  const shown = dirs.slice(0, 8).join(delimiter);
+  return dirs.length > 8 ? `${shown}${delimiter}… (${dirs.length} folders)` : shown;
+}
+
 /**
  * Checks that a command's program can be started: a path (with a slash) relative to the
  * config's folder, or a name found on PATH.
@@ -254,7 +277,9 @@ function findProgram(agent: string, program: string, cwd: string, where: string 
     throw new ConfigError(
       executableSomewhere
         ? `agent '${agent}': its command ${JSON.stringify(program)} is on PATH but not executable there; fix its permissions or give another program`
-        : `agent '${agent}': its command ${JSON.stringify(program)} was not found on PATH; install it or give a path (argv, no shell), e.g. [python3, agents/my_agent.py]`,
+        : `agent '${agent}': its command ${JSON.stringify(program)} was not found on PATH${nearProgram(program, dirs, executable)}; ` +
+          `install it, or give the program's path from the config's folder (argv, no shell), e.g. [python3, agents/my_agent.py] or [./agents/run.sh]` +
+          ` (PATH: ${shortPath(dirs)})`,
       where,
     );
   }

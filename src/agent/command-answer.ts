@@ -9,6 +9,12 @@ export const ANSWER_KEYS = ['sql', 'rows', 'columns', 'decline', 'ask_back', 'an
  */
 export const MAX_ANSWER_TEXT_CHARS = 32 * 1024;
 
+/**
+ * Characters of the answer line read at most: a longer one (rows by the million, a 15 MiB text)
+ * is an `error` saying how long it was, never parsed into a run record.
+ */
+export const MAX_ANSWER_LINE_CHARS = 4 * 1024 * 1024;
+
 /** A `command` agent's answer, read from the last line of its standard output. */
 export type CommandAnswer =
   | { readonly form: 'sql'; readonly sql: string; readonly text?: string }
@@ -25,7 +31,8 @@ const EXAMPLE = '{"sql": "SELECT …"}, {"columns": [...], "rows": [[...]]}, {"d
  * as `columns`, cells strings, numbers or null; booleans become 1 and 0), `decline` (a reason)
  * or `ask_back` (a question), and optionally `answer` (the written answer). A key whose value
  * is `null` counts as absent (Python's `None`: `{"sql": null, "decline": "…"}` is a decline).
- * Texts longer than {@link MAX_ANSWER_TEXT_CHARS} are cut. Lines before the last are the
+ * Texts longer than {@link MAX_ANSWER_TEXT_CHARS} are cut; an answer line longer than
+ * {@link MAX_ANSWER_LINE_CHARS} is refused. Lines before the last are the
  * program's own (logs, progress) and ignored.
  * @returns the answer, or a sentence saying what is wrong (the run becomes an `error` with it).
  * @example parseCommandAnswer('thinking…\n{"sql": "SELECT 1"}\n') // { form: 'sql', sql: 'SELECT 1' }
@@ -34,6 +41,12 @@ export function parseCommandAnswer(stdout: string): CommandAnswer | string {
   const trimmed = stdout.replace(/\s+$/, '');
   if (trimmed === '') return `printed nothing on standard output; expected one JSON object on its last line: ${EXAMPLE}`;
   const line = trimmed.slice(trimmed.lastIndexOf('\n') + 1).trim();
+  if (line.length > MAX_ANSWER_LINE_CHARS) {
+    return (
+      `the answer on the last line of standard output is ${mib(line.length)} (${line.length} characters), over the limit of ${mib(MAX_ANSWER_LINE_CHARS)}; ` +
+      `print {"sql": "…"} and let replaygate run it rather than the rows, and keep "answer" to the written answer`
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -103,6 +116,10 @@ function rowsAnswer(columns: unknown, rows: unknown, text: { text?: string }): C
 /** `text`, or its first {@link MAX_ANSWER_TEXT_CHARS} characters and how long it was. */
 function bounded(text: string): string {
   return text.length > MAX_ANSWER_TEXT_CHARS ? `${text.slice(0, MAX_ANSWER_TEXT_CHARS)}… (cut: ${text.length} characters)` : text;
+}
+
+function mib(chars: number): string {
+  return `${(chars / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 function typeOf(value: unknown): string {

@@ -1,4 +1,5 @@
 import type { GoldenQuestion } from '../golden/types.js';
+import type { RunRecord } from '../scoring/types.js';
 
 /** Characters of a failure cause kept. */
 const MAX_CAUSE_CHARS = 300;
@@ -44,4 +45,34 @@ function mask(line: string, question: GoldenQuestion): string {
     if (text.length >= 3) out = out.split(text).join(as);
   }
   return out.replace(/\b[0-9a-f]{16,}\b/gi, '…').replace(/\b\d{5,}\b/g, '…');
+}
+
+/** Errored runs shown in the text output, and lines / characters of each one's detail. */
+const SHOWN_ERRORS = 3;
+const ERROR_DETAIL_LINES = 12;
+const ERROR_DETAIL_CHARS = 1_500;
+
+/**
+ * Why the first errored runs errored (exit status, the end of standard error, …), bounded, for
+ * the text output of `record` and `score`; '' when none did.
+ * @example erroredRuns(runs) // "errored runs (the first 3 of 12):\n  q1 seed 0: exited with code 1; …"
+ */
+export function erroredRuns(runs: readonly RunRecord[]): string {
+  const errored = runs.filter((r) => r.outcome === 'error');
+  if (errored.length === 0) return '';
+  // One run per cause first (a second agent's, a second kind of failure), then the rest in order.
+  const agents = new Set(runs.map((r) => r.agent)).size;
+  const causeOf = (r: RunRecord): string => `${r.agent}\0${r.failure ?? (r.detail ?? '').split('\n')[0]}`;
+  const seen = new Set<string>();
+  const first = errored.filter((r) => !seen.has(causeOf(r)) && seen.add(causeOf(r)) !== undefined);
+  const picked = [...first, ...errored.filter((r) => !first.includes(r))].slice(0, SHOWN_ERRORS);
+  const shown = picked.map((r) => {
+    let detail = (r.detail ?? 'no detail').trim();
+    const lines = detail.split('\n');
+    if (lines.length > ERROR_DETAIL_LINES) detail = [...lines.slice(0, ERROR_DETAIL_LINES), `… (${lines.length - ERROR_DETAIL_LINES} more lines)`].join('\n');
+    if (detail.length > ERROR_DETAIL_CHARS) detail = `${detail.slice(0, ERROR_DETAIL_CHARS)}… (cut at ${ERROR_DETAIL_CHARS} characters)`;
+    return `  ${agents > 1 ? `${r.agent}: ` : ''}${r.questionId} seed ${r.seed}: ${detail.replace(/\n/g, '\n    ')}`;
+  });
+  const more = errored.length > SHOWN_ERRORS ? ` (${SHOWN_ERRORS} of ${errored.length}, one per cause first)` : '';
+  return `errored runs${more}:\n${shown.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
 import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { checkIgnoredFields, DEFAULT_IGNORED_FIELDS } from '../endpoint/wire-request.js';
 import { ConfigError } from '../util/errors.js';
 
@@ -83,6 +83,7 @@ export function parseCommandAgent(
   }
   const argv = command as string[];
   checkProgramPath(name, argv[0]!, root, at('command'));
+  checkArgumentPaths(name, argv, root, at('command'));
   const whole = (key: string, fallback: number, min: number, max: number): number => {
     const v = a[key] ?? fallback;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
@@ -95,6 +96,9 @@ export function parseCommandAgent(
   const ignoreFields = checkIgnoredFields(ignore, at('ignore_fields'));
   let prompt: string | undefined;
   if (a['prompt'] === undefined) prompt = defaultPromptFile(name, argv, root, at('command'));
+  else if (typeof a['prompt'] === 'string' && !insideProject(root, resolve(root, a['prompt']))) {
+    throw new ConfigError(`agent '${name}': 'prompt' ${JSON.stringify(a['prompt'])} is outside the project (${resolve(root, a['prompt'])}); name a file in the project`, at('prompt'));
+  }
   return {
     settings: {
       command: argv,
@@ -116,6 +120,13 @@ export function parseCommandAgent(
 function checkProgramPath(agent: string, program: string, root: string, where: string): void {
   if (!program.includes('/') && !isAbsolute(program)) return;
   const file = resolve(root, program);
+  if (!insideProject(root, file)) {
+    const base = program.slice(program.lastIndexOf('/') + 1);
+    throw new ConfigError(
+      `agent '${agent}': the command's program ${JSON.stringify(program)} is outside the project (${file}); name an interpreter by its name on PATH (e.g. [${base || 'python3'}, …]) or put the program in the project`,
+      where,
+    );
+  }
   if (!existsSync(file)) throw new ConfigError(`agent '${agent}': the command's program ${JSON.stringify(program)} was not found (looked for ${file})`, where);
   if (!statSync(file).isFile()) throw new ConfigError(`agent '${agent}': the command's program ${JSON.stringify(program)} is not a file (${file})`, where);
   try {
@@ -129,6 +140,31 @@ function checkProgramPath(agent: string, program: string, root: string, where: s
 }
 
 /**
+ * Every argument that is a path (absolute, `./…`, `../…`, or naming an existing file or folder
+ * from the config's folder) must stay inside the project (symbolic links resolved): an agent
+ * reads its own source and data, not files elsewhere on the machine.
+ * @throws ConfigError naming the argument and where it points.
+ */
+function checkArgumentPaths(agent: string, argv: readonly string[], root: string, where: string): void {
+  for (const word of argv.slice(1)) {
+    const value = /^--?[\w-]+=/.test(word) ? word.slice(word.indexOf('=') + 1) : word;
+    const pathLike = isAbsolute(value) || /^\.\.?(\/|$)/.test(value) || (value !== '' && !value.startsWith('-') && existsSync(resolve(root, value)));
+    if (pathLike && !insideProject(root, resolve(root, value))) {
+      throw new ConfigError(
+        `agent '${agent}': the command's argument ${JSON.stringify(word)} names a path outside the project (${resolve(root, value)}); the agent's files must be in the project`,
+        where,
+      );
+    }
+  }
+}
+
+/** True when `file` (symbolic links resolved) is the project's folder `root` or inside it. */
+function insideProject(root: string, file: string): boolean {
+  const rel = relative(realPath(root), realPath(file));
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
  * The file hashed into the manifest when `prompt:` is not given: the first of the command's
  * words that names a regular file inside the project (symbolic links resolved), so that a
  * recording's manifest never names a file outside it.
@@ -136,11 +172,7 @@ function checkProgramPath(agent: string, program: string, root: string, where: s
  *   asking for `prompt:` when no argument is a file in the project.
  */
 function defaultPromptFile(agent: string, argv: readonly string[], root: string, where: string): string {
-  const top = realPath(root);
-  const inside = (file: string): boolean => {
-    const rel = relative(top, realPath(file));
-    return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
-  };
+  const inside = (file: string): boolean => insideProject(root, file) && realPath(file) !== realPath(root);
   let outside: string | undefined;
   for (const word of argv) {
     const file = resolve(root, word);
@@ -156,11 +188,14 @@ function defaultPromptFile(agent: string, argv: readonly string[], root: string,
   throw new ConfigError(`agent '${agent}': ${why}; add 'prompt:' naming the agent's source or prompt file in the project (its hash goes into the recording's manifest)`, where);
 }
 
+/** `path` with symbolic links resolved; for a path that does not exist, its nearest existing folder's. */
 function realPath(path: string): string {
+  const full = resolve(path);
   try {
-    return realpathSync(path);
+    return realpathSync(full);
   } catch {
-    return resolve(path);
+    const parent = dirname(full);
+    return parent === full ? full : join(realPath(parent), basename(full));
   }
 }
 

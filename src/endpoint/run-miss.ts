@@ -20,7 +20,8 @@ const MAX_CALLS = 10_000;
  * order in which the agent's requests arrived (parallel requests have none): the request's
  * endpoint and occurrence, and the **most similar** request recorded for the run's question and
  * seed — fewest differing lines, among the requests to the same endpoint when there are any,
- * the nearest occurrence then the lowest call index on a tie — whose call index it takes:
+ * then fewest differing characters, the nearest occurrence, the lowest call index — whose call
+ * index it takes:
  *
  * ```text
  * MissingRecording: recording 'my-agent' has no reply for question 'chq-003', seed 0: POST /v1/chat/completions (key sha256:…).
@@ -44,11 +45,12 @@ export class WireMissingRecording extends MissingRecording {
     }
     const sameEndpoint = recorded.filter((r) => (r.request as Partial<WireRequest> | null)?.endpoint === request.endpoint);
     const pool = sameEndpoint.length > 0 ? sameEndpoint : recorded;
-    let best: { diff: string; rank: [number, number, number]; callIndex: number; where: string } | undefined;
+    let best: { diff: string; rank: [number, number, number, number]; callIndex: number; where: string } | undefined;
+    const sent = canonicalJson(request);
     for (const candidate of pool) {
       const diff = requestDiff(candidate.request, request);
       const occurrence = (candidate.request as Partial<WireRequest>).occurrence;
-      const rank: [number, number, number] = [changedLines(diff), Math.abs((typeof occurrence === 'number' ? occurrence : 0) - request.occurrence), candidate.callIndex];
+      const rank: [number, number, number, number] = [changedLines(diff), changedChars(canonicalJson(candidate.request), sent), Math.abs((typeof occurrence === 'number' ? occurrence : 0) - request.occurrence), candidate.callIndex];
       if (best === undefined || before(rank, best.rank)) best = { diff, rank, callIndex: candidate.callIndex, where: candidate.where };
     }
     const site: CallSite = { questionId, seed, callIndex: best?.callIndex ?? 0 };
@@ -81,6 +83,16 @@ export function decidingMiss(misses: readonly RunMiss[]): MissingRecording | und
 function before(a: readonly number[], b: readonly number[]): boolean {
   for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return a[i]! < b[i]!;
   return false;
+}
+
+/** Characters between the common prefix and the common suffix of two texts (the longer side): a cheap edit distance. */
+function changedChars(a: string, b: string): number {
+  let start = 0;
+  const max = Math.min(a.length, b.length);
+  while (start < max && a[start] === b[start]) start += 1;
+  let end = 0;
+  while (end < max - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end += 1;
+  return Math.max(a.length, b.length) - start - end;
 }
 
 /** Lines a {@link requestDiff} adds or removes (its "… N more diff lines" counted). */

@@ -189,6 +189,15 @@ export class LiveModelClient implements ModelClient {
         }
         // A reply that echoes the key (an error text, a debugging proxy) must not put it in the recording.
         completion = this.redactor.redactSecretsIn(completion);
+        // A number JSON reads as ±Infinity (1e999) cannot be recorded exactly: that call fails, saying where.
+        const inexact = nonFiniteAt(completion);
+        if (inexact !== undefined) {
+          this.stats.errors += 1;
+          throw new EndpointError(
+            this.redact(`${this.endpoint}: the reply holds a number too large to record exactly (${inexact}); the call was not recorded`),
+            false,
+          );
+        }
         const wired = route ? wireReplyOf(route, completion) : undefined;
         const reply = wired === undefined ? replyOf(completion) : typeof wired === 'string' ? wired : wired.reply;
         if (typeof reply === 'string') {
@@ -303,6 +312,27 @@ export function replyOf(completion: unknown): ChatReply | string {
     });
   }
   return toolCalls.length > 0 ? { content, tool_calls: toolCalls } : { content };
+}
+
+/**
+ * Where the first number in `value` that is not finite is (JSON's 1e999 reads as Infinity), or undefined.
+ * @example nonFiniteAt({ choices: [{ logprob: Infinity }] }) // 'reply.choices[0].logprob read as Infinity'
+ */
+export function nonFiniteAt(value: unknown, path = 'reply'): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : `${path} read as ${value}`;
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const found = nonFiniteAt(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, v] of Object.entries(value)) {
+    const found = nonFiniteAt(v, /^[A-Za-z_]\w*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function originOf(baseUrl: string): string {

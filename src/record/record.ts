@@ -245,9 +245,9 @@ export async function recordAgent(project: Project, agentName: string, options: 
     existing?.close();
     if (writer !== undefined) await saveManifest();
   }
-  // An agent that needed no model call still gets its recording (a manifest and no calls), so that replay opens it.
+  // An agent that needed no model call (none sent, none failed) still gets its recording (a manifest and no calls), so that replay opens it.
   let createdEmpty = false;
-  if (writer === undefined && prev === undefined && !client.fatal && !interrupted && !existsSync(callsFile)) {
+  if (writer === undefined && prev === undefined && !client.fatal && !interrupted && client.failures.length === 0 && !existsSync(callsFile)) {
     await saveManifest();
     RecordingWriter.open(dir, 'append').close();
     createdEmpty = true;

@@ -13,7 +13,7 @@ import { startFakeModelServer, type FakeModelServer } from './fake-model-server.
 
 const BEHAVIOURS = [
   'silent', 'invalid-json', 'wrong-shape', 'flood', 'hang', 'exit3', 'unknown-path', 'not-json-body', 'bad-token', 'n2', 'catch-missing', 'answer', 'env',
-  'big-number', 'proto', 'dup-key', 'bad-utf8', 'query', 'setsid', 'env-custom', 'models-404', 'parallel', 'crash', 'echo',
+  'big-number', 'proto', 'dup-key', 'bad-utf8', 'query', 'setsid', 'env-custom', 'models-404', 'parallel', 'crash', 'echo', 'huge-reply',
 ] as const;
 
 const agents = BEHAVIOURS.map(
@@ -269,6 +269,18 @@ describe('secrets', () => {
   });
 });
 
+describe('numbers', () => {
+  it('an upstream reply holding 1e999 is not recorded: that call fails with a clear error naming where, nothing crashes, the key stays out', async () => {
+    const key = 'sk-test-huge-0123456789abcdef';
+    const recorded = await cli(['record', '-a', 'huge-reply', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: key });
+    expect(recorded.code).toBe(1);
+    expect(recorded.stderr).toMatch(/the reply holds a number too large to record exactly \(reply\.choices\[0\]\.logprobs\.content\[0\]\.logprob read as Infinity\); the call was not recorded/);
+    expect(recorded.stderr).not.toMatch(/internal_error|stops with this error|at .*\.js:\d+/);
+    expect(`${recorded.stdout}${recorded.stderr}`).not.toContain(key);
+    expect(readFileSync(project.path('recordings/huge-reply/calls.jsonl'), 'utf8')).toBe('');
+  });
+});
+
 describe('record', () => {
   it('an agent that makes no model call: record creates its recording (no calls) and says so; score then replays it', async () => {
     const recorded = await cli(['record', '-a', 'no-calls', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-no-calls-0000' });
@@ -282,7 +294,7 @@ describe('record', () => {
   it('prints why the first runs errored (exit status, the end of standard error), bounded', async () => {
     const recorded = await cli(['record', '-a', 'crash', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-crash-0000' });
     expect(recorded.code, recorded.stderr).toBe(0);
-    expect(recorded.stdout).toMatch(/outcomes: error 5\nrecorded splits: [^\n]*\n(the agent made no model call[^\n]*\n)?errored runs \(the first 3 of 5\):\n  chq-003 seed 0: exited with code 1; standard error ends:\n    Traceback/);
+    expect(recorded.stdout).toMatch(/outcomes: error 5\nrecorded splits: [^\n]*\n(the agent made no model call[^\n]*\n)?errored runs \(3 of 5, one per cause first\):\n  chq-003 seed 0: exited with code 1; standard error ends:\n    Traceback/);
     expect(recorded.stdout).toMatch(/    ModuleNotFoundError: No module named 'helper'\n  chq-004 seed 0: /);
     expect(recorded.stdout.match(/^  chq-\d+ seed 0: /gm)).toHaveLength(3);
   });

@@ -6,7 +6,7 @@
  * calls the tools the request offers (list_tables, then get_table_doc for the tables of the
  * answer, then run_query with the answer), and then writes the answer as a fenced SQL block
  * (or "DECLINE: …"). It counts every request, can be told to fail the next ones, and never
- * streams (replaygate asks upstreams for whole replies). Two models behave otherwise: `echo-auth`
+ * streams (replaygate asks upstreams for whole replies). Some models behave otherwise: `huge-number` answers with a logprob written 1e999; `echo-auth`
  * answers with the request's Authorization header in its text and body (a debugging proxy that
  * echoes the key); `rich` answers with every field a chat completion may carry (reasoning text,
  * annotations, audio, logprobs, vendor fields at every level), for the streaming tests.
@@ -115,7 +115,7 @@ export function richCompletion(id: number): Json {
 
 function chatCompletion(body: Json, candidates: Candidates, id: number, authorization: string): Json {
   if (body['model'] === 'rich') return richCompletion(id);
-  if (body['model'] === 'echo-auth') {
+  if (body['model'] === 'echo-auth' || body['model'] === 'huge-number') {
     return {
       id: `chatcmpl-echo-${id}`, object: 'chat.completion', created: 1_700_000_000, model: 'echo-auth', debug: { authorization },
       choices: [{ index: 0, message: { role: 'assistant', content: `you sent ${authorization}` }, logprobs: null, finish_reason: 'stop' }],
@@ -236,6 +236,8 @@ export async function startFakeModelServer(candidates: Candidates): Promise<Fake
       return send(res, 404, { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error' } });
     }
     requests.push({ method, path, body, status: 200 });
+    // `huge-number` answers with a number JSON reads as Infinity (1e999), as a broken proxy might.
+    if (body['model'] === 'huge-number') return send(res, 200, reply, {}, (text) => text.replace('"logprobs":null', '"logprobs":{"content":[{"token":"x","logprob":1e999}]}'));
     send(res, 200, reply);
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -257,8 +259,8 @@ export async function startFakeModelServer(candidates: Candidates): Promise<Fake
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, edit: (text: string) => string = (t) => t): void {
+  const text = edit(JSON.stringify(body));
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_ANSWER_TEXT_CHARS, parseCommandAnswer } from '../../src/agent/command-answer.js';
+import { MAX_ANSWER_LINE_CHARS, MAX_ANSWER_TEXT_CHARS, parseCommandAnswer } from '../../src/agent/command-answer.js';
 import { questionInput } from '../../src/agent/command-agent.js';
 import { loadConfig } from '../../src/config/load.js';
 import { chatCompletionEvents, deltas } from '../../src/endpoint/sse.js';
@@ -42,13 +42,26 @@ describe('parseCommandAnswer', () => {
     expect(parseCommandAnswer('{"sql": null, "decline": "no such data", "answer": null}')).toEqual({ form: 'decline', reason: 'no such data' });
     expect(parseCommandAnswer('{"sql": "SELECT 1", "answer": null, "rows": null, "columns": null, "ask_back": null}')).toEqual({ form: 'sql', sql: 'SELECT 1' });
   });
-  it('texts are bounded: a 15 MiB answer is cut, saying how long it was', () => {
-    const answer = parseCommandAnswer(JSON.stringify({ decline: 'r'.repeat(100_000), answer: 'x'.repeat(15 * 1024 * 1024) }));
+  it('texts are bounded: a long text is cut, saying how long it was', () => {
+    const answer = parseCommandAnswer(JSON.stringify({ decline: 'r'.repeat(100_000), answer: 'x'.repeat(1024 * 1024) }));
     expect(answer).toMatchObject({ form: 'decline' });
     const { reason, text } = answer as { reason: string; text: string };
     expect(text.length).toBeLessThan(MAX_ANSWER_TEXT_CHARS + 100);
-    expect(text).toMatch(/… \(cut: 15728640 characters\)$/);
+    expect(text).toMatch(/… \(cut: 1048576 characters\)$/);
     expect(reason).toMatch(/… \(cut: 100000 characters\)$/);
+  });
+  it('a 15 MiB answer (text, rows or SQL) is refused with a clear error saying how long it was, never parsed', () => {
+    for (const answer of [
+      { decline: 'no', answer: 'x'.repeat(15 * 1024 * 1024) },
+      { columns: ['a'], rows: Array(300_000).fill(['x'.repeat(14)]) },
+      { sql: `SELECT ${'1+'.repeat(8 * 1024 * 1024)}1` },
+    ]) {
+      const line = JSON.stringify(answer);
+      expect(line.length).toBeGreaterThan(MAX_ANSWER_LINE_CHARS);
+      const out = parseCommandAnswer(`log\n${line}\n`);
+      expect(typeof out).toBe('string');
+      expect(out).toMatch(/^the answer on the last line of standard output is \d+\.\d MiB \(\d+ characters\), over the limit of 4\.0 MiB; print \{"sql"/);
+    }
   });
 });
 
@@ -135,6 +148,8 @@ describe('kind: command in replaygate.yml', () => {
       kind: 'command', command: ['python3', 'agent.py'], cwd: true, timeoutMs: 5000, concurrency: 2, ignoreFields: ['user', 'safety_identifier'], prompt: 'agent.py', model: '',
     });
     expect(await load('    kind: command\n    command: [python3, agent.py]\n')).toMatchObject({ timeoutMs: 60000, concurrency: 4, ignoreFields: DEFAULT_IGNORED_FIELDS });
+    // Paths inside the project, flags and inline code are fine.
+    expect(await load('    kind: command\n    command: [python3, -u, ./agent.py, --db=db.sqlite, -c, "print(1/2)", .]\n')).toMatchObject({ command: ['python3', '-u', './agent.py', '--db=db.sqlite', '-c', 'print(1/2)', '.'], prompt: 'agent.py' });
     expect(await load(`    kind: command\n    command: [python3, agent.py]\n    ignore_fields: [${IGNORABLE_FIELDS.join(', ')}]\n`)).toMatchObject({ ignoreFields: IGNORABLE_FIELDS });
   });
   it.each<[string, RegExp]>([
@@ -163,7 +178,14 @@ describe('kind: command in replaygate.yml', () => {
     ['    kind: command\n    command: [python3, agents/nope.py]\n', /replaygate\.yml:7: agent 'a': the command's argument "agents\/nope\.py" is not a file/],
     ['    kind: command\n    command: [python3, nope.py]\n', /the command's argument "nope\.py" is not a file/],
     // The default prompt file is a file inside the project, never one outside it.
-    ['    kind: command\n    command: [cat, ../../../../../../../../etc/hostname]\n', /the command's file "\.\.\/.*etc\/hostname" is outside the project; add 'prompt:'/],
+    // Nothing the command names may point outside the project: program, arguments, prompt file.
+    ['    kind: command\n    command: [cat, ../../../../../../../../etc/hostname]\n', /replaygate\.yml:7: agent 'a': the command's argument "\.\.\/.*etc\/hostname" names a path outside the project \(\/etc\/hostname\)/],
+    ['    kind: command\n    command: [python3, agent.py, /etc/passwd]\n', /the command's argument "\/etc\/passwd" names a path outside the project/],
+    ['    kind: command\n    command: [python3, agent.py, --db=/etc/passwd]\n', /the command's argument "--db=\/etc\/passwd" names a path outside the project/],
+    ['    kind: command\n    command: [python3, agent.py, ../other.py]\n', /the command's argument "\.\.\/other\.py" names a path outside the project/],
+    ['    kind: command\n    command: [/usr/bin/python3, agent.py]\n', /replaygate\.yml:7: agent 'a': the command's program "\/usr\/bin\/python3" is outside the project \(\/usr\/bin\/python3\); name an interpreter by its name on PATH \(e\.g\. \[python3, …\]\)/],
+    ['    kind: command\n    command: [../../bin/agent]\n', /the command's program "\.\.\/\.\.\/bin\/agent" is outside the project/],
+    ['    kind: command\n    command: [python3, agent.py]\n    prompt: /etc/hostname\n', /replaygate\.yml:\d+: agent 'a': 'prompt' "\/etc\/hostname" is outside the project/],
     ['    kind: command\n    command: [python3, agent.py]\n    timeout_ms: 0\n', /'timeout_ms' must be a whole number from 100/],
     ['    kind: command\n    command: [python3, -c, "print(1)"]\n', /none of the command's arguments is a file in the project; add 'prompt:'/],
     ['    kind: sql\n    model: m\n    prompt: agent.py\n    command: [python3, agent.py]\n', /'command' is only for kind: command/],

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { erroredRuns } from '../../agent/command-failure.js';
 import { loadConfig } from '../../config/load.js';
 import type { Command } from 'commander';
 import { openProject } from '../../pipeline/project.js';
@@ -156,26 +157,6 @@ export function registerRecord(program: Command, ctx: CliContext): void {
         await project.close();
       }
     });
-}
-
-/** Errored runs shown in the text output, and lines / characters of each one's detail. */
-const SHOWN_ERRORS = 3;
-const ERROR_DETAIL_LINES = 12;
-const ERROR_DETAIL_CHARS = 1_500;
-
-/** Why the first errored runs errored (exit status, the end of standard error, …), bounded; '' when none did. */
-export function erroredRuns(runs: readonly RunRecord[]): string {
-  const errored = runs.filter((r) => r.outcome === 'error');
-  if (errored.length === 0) return '';
-  const shown = errored.slice(0, SHOWN_ERRORS).map((r) => {
-    let detail = (r.detail ?? 'no detail').trim();
-    const lines = detail.split('\n');
-    if (lines.length > ERROR_DETAIL_LINES) detail = [...lines.slice(0, ERROR_DETAIL_LINES), `… (${lines.length - ERROR_DETAIL_LINES} more lines)`].join('\n');
-    if (detail.length > ERROR_DETAIL_CHARS) detail = `${detail.slice(0, ERROR_DETAIL_CHARS)}… (cut at ${ERROR_DETAIL_CHARS} characters)`;
-    return `  ${r.questionId} seed ${r.seed}: ${detail.replace(/\n/g, '\n    ')}`;
-  });
-  const more = errored.length > SHOWN_ERRORS ? ` (the first ${SHOWN_ERRORS} of ${errored.length})` : '';
-  return `errored runs${more}:\n${shown.join('\n')}\n`;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
