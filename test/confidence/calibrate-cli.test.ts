@@ -21,11 +21,11 @@ async function cli(args: string[], cwd: string): Promise<{ code: number; stdout:
 let dir: string;
 /** The bundled example (six Spider databases, three published systems) with absolute paths, plus `extra`. */
 function config(extra = ''): string {
-  const text = readFileSync(join(REPO, 'replaygate.yml'), 'utf8')
-    .replace(/: (warehouse\/spider\/\S+)/g, (_m, p: string) => `: ${join(REPO, p)}`)
-    .replace('golden: golden/spider', `golden: ${join(REPO, 'golden/spider')}`)
-    .replace(/prompt: (prompts\/\S+)/g, (_m, p: string) => `prompt: ${join(REPO, p)}`)
-    .replace(/recording: (recordings\/\S+)/g, (_m, p: string) => `recording: ${join(REPO, p)}`);
+  // Every path the bundled config names (after `key: ` or `- `) is made absolute.
+  const text = readFileSync(join(REPO, 'replaygate.yml'), 'utf8').replace(
+    /(: |- )((?:warehouse|golden|prompts|recordings|semantic|definitions)(?:\/\S*)?)(?=\s|$)/gm,
+    (_m, lead: string, p: string) => `${lead}${join(REPO, p)}`,
+  );
   writeFileSync(join(dir, 'replaygate.yml'), `${text}${extra}`);
   return join(dir, 'replaygate.yml');
 }

@@ -13,6 +13,11 @@ const dir = mkdtempSync(join(tmpdir(), 'replaygate-warehouse-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let n = 0;
+/** The databases without `declaredAt` (where the config declared each: used by hints, not compared here). */
+function entries(databases: ReadonlyMap<string, object>): [string, object][] {
+  return [...databases].map(([name, db]) => [name, { ...db, declaredAt: undefined }]);
+}
+
 async function load(warehouse: string): Promise<Awaited<ReturnType<typeof loadConfig>>> {
   const file = join(dir, `c${n++}.yml`);
   writeFileSync(join(dir, 'g.yml'), 'questions: []\n');
@@ -32,7 +37,7 @@ describe('one config, several engines', () => {
         '',
       ].join('\n'),
     );
-    expect([...config.warehouse.databases]).toEqual([
+    expect(entries(config.warehouse.databases)).toEqual([
       ['spider', { engine: 'sqlite', file: join(dir, 'warehouse/spider.sqlite') }],
       ['analytics', { engine: 'duckdb', file: join(dir, 'warehouse/analytics.duckdb') }],
       ['sales', { engine: 'postgres', urlEnv: 'SALES_URL', migrationUrlEnv: 'SALES_OWNER_URL', maxConnections: 8 }],
@@ -40,9 +45,9 @@ describe('one config, several engines', () => {
   });
 
   test('one database named main: {engine: postgres, url_env} or {engine: duckdb, path}', async () => {
-    expect([...(await load('warehouse: {engine: postgres, url_env: DATABASE_URL}\n')).warehouse.databases]).toEqual([['main', { engine: 'postgres', urlEnv: 'DATABASE_URL' }]]);
+    expect(entries((await load('warehouse: {engine: postgres, url_env: DATABASE_URL}\n')).warehouse.databases)).toEqual([['main', { engine: 'postgres', urlEnv: 'DATABASE_URL' }]]);
     const duck = await load('warehouse:\n  engine: duckdb\n  path: w.duckdb\n');
-    expect([...duck.warehouse.databases]).toEqual([['main', { engine: 'duckdb', file: join(dir, 'w.duckdb') }]]);
+    expect(entries(duck.warehouse.databases)).toEqual([['main', { engine: 'duckdb', file: join(dir, 'w.duckdb') }]]);
     expect(semanticDialect(duck.warehouse.databases)).toBe('duckdb');
     expect(semanticDialect((await load('warehouse: {path: w.sqlite}\n')).warehouse.databases)).toBe('sqlite');
   });
