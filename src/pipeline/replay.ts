@@ -33,6 +33,8 @@ export interface ReplayOptions {
   readonly model?: ModelClient;
   /** Recording name used in run records when `model` is given. */
   readonly recordingName?: string;
+  /** Values no program an agent starts may see (the live key and URL while recording; see `AgentContext.withheld`). */
+  readonly withheld?: readonly string[];
   /** Called after each run. */
   readonly onRun?: (run: RunRecord, done: number, total: number) => void;
   /**
@@ -135,7 +137,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
-      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match);
+      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match, options.withheld);
       out[index] = run;
       done += 1;
       options.onRun?.(run, done, jobs.length);
@@ -158,6 +160,7 @@ async function runOne(
   seed: number,
   golden: GoldenResults,
   match: MatchMode,
+  withheld: readonly string[] | undefined,
 ): Promise<RunRecord> {
   const engine = project.engineFor(question);
   const { maxRows, timeoutMs } = project.config.warehouse;
@@ -172,7 +175,7 @@ async function runOne(
   };
   let run: AgentRunResult;
   try {
-    run = await agent.run({ question, seed, model, engine, maxRows, timeoutMs });
+    run = await agent.run({ question, seed, model, engine, maxRows, timeoutMs, ...(withheld !== undefined ? { withheld } : {}) });
   } catch (error) {
     if (error instanceof MissingRecording || (error as Error | undefined)?.name === 'MissingRecording') {
       const missing = error as MissingRecording;
@@ -278,14 +281,14 @@ function traceReads(run: AgentRunResult): { queries?: string[]; metrics?: string
   return { ...(queries.length > 1 ? { queries } : {}), ...(metrics.length > 0 ? { metrics } : {}) };
 }
 
-function endText(end: Exclude<AgentEnd, { status: 'answered' }>): { text?: string; detail?: string } {
+function endText(end: Exclude<AgentEnd, { status: 'answered' }>): { text?: string; detail?: string; failure?: string } {
   switch (end.status) {
     case 'declined':
       return { text: end.reason };
     case 'asked_back':
       return { text: end.question };
     case 'error':
-      return { detail: end.error };
+      return { detail: end.error, ...(end.failure !== undefined ? { failure: end.failure } : {}) };
     case 'step_limit':
       return { detail: `call limit reached after ${end.calls} model calls` };
   }

@@ -23,6 +23,8 @@ export interface LiveEndpoint extends ModelClient {
   /** Base URL without credentials or query (written to the manifest). */
   readonly endpoint: string;
   readonly stats: LiveStats;
+  /** Values no agent's program may see (the key, the URL): dropped from a `command` agent's environment. */
+  readonly secrets?: readonly string[];
   abort(): void;
 }
 
@@ -71,6 +73,8 @@ export interface RecordSummary {
   readonly skippedSplits: readonly { readonly split: Split; readonly questions: number; readonly recorded: number }[];
   /** Per split, the manifest's recording count after this session. */
   readonly recordedSplits: Readonly<Record<string, number>>;
+  /** True when the session created the recording although it holds no call (the agent made no model call). */
+  readonly createdEmpty: boolean;
 }
 
 /** Inputs of {@link nextManifest} besides the previous manifest. */
@@ -232,6 +236,7 @@ export async function recordAgent(project: Project, agentName: string, options: 
       ...(options.questions ? { questions: options.questions } : {}),
       ...(options.split ? { split: options.split } : {}),
       concurrency: options.concurrency ?? 4,
+      withheld: options.live.secrets ?? [],
       onRun: (_run, done, total) => options.onRun?.(done, total, client.stats, options.live.stats),
     });
   } finally {
@@ -239,6 +244,13 @@ export async function recordAgent(project: Project, agentName: string, options: 
     writer?.close();
     existing?.close();
     if (writer !== undefined) await saveManifest();
+  }
+  // An agent that needed no model call (none sent, none failed) still gets its recording (a manifest and no calls), so that replay opens it.
+  let createdEmpty = false;
+  if (writer === undefined && prev === undefined && !client.fatal && !interrupted && client.failures.length === 0 && !existsSync(callsFile)) {
+    await saveManifest();
+    RecordingWriter.open(dir, 'append').close();
+    createdEmpty = true;
   }
   if (options.force && writer !== undefined) {
     const removed = await dropSupersededCalls(callsFile);
@@ -264,6 +276,7 @@ export async function recordAgent(project: Project, agentName: string, options: 
     failures,
     interrupted,
     recordedSplits: latest?.recorded_splits ?? {},
+    createdEmpty,
     skippedSplits,
   };
 }

@@ -1,6 +1,7 @@
 import { writeOutput } from '../output.js';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
+import { erroredRuns } from '../../agent/command-failure.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
 import { openProject } from '../../pipeline/project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
@@ -83,6 +84,8 @@ export function registerScore(program: Command, ctx: CliContext): void {
         ctx.stdout(scoreText(report));
         if (opts.json) await writeOutput(ctx, opts.json, reportJson(report));
         if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
+        const errors = erroredRuns(runs);
+        if (errors !== '') ctx.stderr(`\n${errors}`);
         const missing = runs.filter((r) => r.outcome === 'missing_recording');
         if (missing.length > 0) {
           ctx.stderr(`\n${missing.length} run(s) have no recording; the first:\n${missing[0]?.detail ?? ''}\n`);
