@@ -1,5 +1,6 @@
 import * as core from '@actions/core';
 import type { AnnotationTarget, Logger } from '../util/logger.js';
+import { visibleControls } from '../report/inert-markdown.js';
 
 /**
  * Annotations the runner shows per step and kind. Source: actions/toolkit
@@ -32,30 +33,30 @@ export class ActionsLogger implements Logger {
   ) {}
 
   debug(message: string): void {
-    core.debug(message);
+    core.debug(visibleControls(message));
   }
 
   info(message: string): void {
-    core.info(message);
+    core.info(visibleControls(message));
   }
 
   warning(message: string, target?: AnnotationTarget): void {
     if (this.warnings < this.maxWarnings) {
       this.warnings += 1;
-      core.warning(message, properties(target));
+      core.warning(visibleControls(message), properties(target));
     } else {
       this.droppedAnnotations += 1;
-      core.info(`warning: ${message}`);
+      core.info(`warning: ${visibleControls(message)}`);
     }
   }
 
   error(message: string, target?: AnnotationTarget): void {
     if (this.errors < this.maxErrors) {
       this.errors += 1;
-      core.error(message, properties(target));
+      core.error(visibleControls(message), properties(target));
     } else {
       this.droppedAnnotations += 1;
-      core.info(`error: ${message}`);
+      core.info(`error: ${visibleControls(message)}`);
     }
   }
 
@@ -73,6 +74,6 @@ function properties(target: AnnotationTarget | undefined): core.AnnotationProper
   const props: core.AnnotationProperties = {};
   if (target?.file !== undefined) props.file = target.file;
   if (target?.line !== undefined) props.startLine = target.line;
-  if (target?.title !== undefined) props.title = target.title;
+  if (target?.title !== undefined) props.title = visibleControls(target.title);
   return props;
 }

@@ -1,3 +1,4 @@
+import { visibleControls } from '../report/inert-markdown.js';
 import type { Logger } from '../util/logger.js';
 import { httpStatus, type GitHubClient } from './sticky-comment.js';
 
@@ -42,14 +43,16 @@ export type CheckRunResult =
   | { readonly action: 'created'; readonly id: number; readonly url: string | undefined; readonly annotations: number; readonly requests: number }
   | { readonly action: 'skipped'; readonly reason: string };
 
+/** An annotation as the API takes it: text cut to its limits, bidi controls made visible (plain text on GitHub). */
 function toApi(a: CheckAnnotation): Record<string, unknown> {
+  const message = visibleControls(a.message);
   return {
     path: a.path,
     start_line: a.startLine,
     end_line: Math.max(a.startLine, a.endLine),
     annotation_level: a.level,
-    title: a.title.slice(0, 255),
-    message: a.message.length > MAX_ANNOTATION_CHARS ? `${a.message.slice(0, MAX_ANNOTATION_CHARS - 1)}…` : a.message,
+    title: visibleControls(a.title).slice(0, 255),
+    message: message.length > MAX_ANNOTATION_CHARS ? `${message.slice(0, MAX_ANNOTATION_CHARS - 1)}…` : message,
   };
 }
 
@@ -70,7 +73,7 @@ export async function publishCheckRun(
   const annotations = input.annotations.slice(0, MAX_CHECK_ANNOTATIONS).map(toApi);
   const summary = input.summary.length > MAX_CHECK_SUMMARY_CHARS ? `${input.summary.slice(0, MAX_CHECK_SUMMARY_CHARS - 1)}…` : input.summary;
   const output = (batch: Record<string, unknown>[]): { title: string; summary: string; annotations: never[] } => ({
-    title: input.title.slice(0, 255),
+    title: visibleControls(input.title).slice(0, 255),
     summary,
     annotations: batch as never[],
   });

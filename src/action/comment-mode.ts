@@ -3,13 +3,18 @@
  * write token downloads the JSON report that the gate step of the `pull_request` workflow
  * uploaded as an artifact, and posts its sticky comment and check run. It never runs the pull
  * request's code and never trusts the report: the pull request is the one whose head is the
- * triggering run's head commit (asked of the API), the view is checked field by field, and the
- * comment is rendered here, so every string in it is inert.
+ * triggering run's head commit (asked of the API), the view is checked field by field (types,
+ * ranges, agreement), and the comment is rendered here, so every string in it is inert. What the
+ * check run says comes from this step, not from the report: its name from this step's own
+ * `working-directory` and `config` inputs (a report for another config is refused), its
+ * conclusion recomputed from the report's numbers, never better than the gate run's own
+ * conclusion, and enforced by this step's `fail-on`; annotations only on files the pull request
+ * changed (asked of the API).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { fitComment } from '../report/fit-comment.js';
 import { readPullRequestView } from '../report/pull-request/read-view.js';
 import { renderPullRequest } from '../report/pull-request/render.js';
@@ -51,6 +56,8 @@ export interface CommentModeContext {
 /** The fields of a `workflow_run` event payload this mode reads. */
 interface WorkflowRun {
   readonly headSha: string;
+  /** The gate run's own conclusion (`success`, `failure`, …; '' when the payload has none). */
+  readonly conclusion: string;
   readonly htmlUrl: string | undefined;
   readonly event: string;
   readonly pullRequests: readonly number[];
@@ -73,7 +80,8 @@ function readWorkflowRun(env: NodeJS.ProcessEnv): WorkflowRun {
   try {
     payload = JSON.parse(readFileSync(path ?? '', 'utf8'));
   } catch (error) {
-    throw new ConfigError(`GITHUB_EVENT_PATH ${path ?? '(unset)'} is not a readable JSON event payload: ${(error as Error).message}`);
+    const why = (error as NodeJS.ErrnoException).code === 'EISDIR' ? 'it is a folder' : (error as Error).message;
+    throw new ConfigError(`GITHUB_EVENT_PATH ${path ?? '(unset)'} is not a readable JSON event payload: ${why}`);
   }
   const run = field(payload, 'workflow_run');
   const headSha = field(run, 'head_sha');
@@ -86,6 +94,7 @@ function readWorkflowRun(env: NodeJS.ProcessEnv): WorkflowRun {
     headSha,
     htmlUrl: typeof htmlUrl === 'string' && /^https:\/\/[^\s()<>]+$/.test(htmlUrl) ? htmlUrl : undefined,
     event: String(field(run, 'event') ?? ''),
+    conclusion: typeof field(run, 'conclusion') === 'string' ? (field(run, 'conclusion') as string) : '',
     pullRequests: Array.isArray(prs) ? prs.map((p) => field(p, 'number')).filter((n): n is number => typeof n === 'number') : [],
   };
 }
@@ -145,6 +154,46 @@ async function pullRequestOf(client: GitHubClient, where: { owner: string; repo:
   );
 }
 
+/** The config label (workspace-relative, `/` separators) of this step's own `working-directory` and `config` inputs. */
+export function trustedConfigLabel(workingDirectory: string, config: string): string {
+  return posix.normalize(posix.join(workingDirectory.replace(/\\/g, '/'), config.replace(/\\/g, '/'))).replace(/^(?:\.\/)+/, '');
+}
+
+/**
+ * Whether a report's view fails, from its numbers rather than its verdict field alone: any reason,
+ * any failing agent, any stable break or MissingRecording fails, and so does a gate run that did not
+ * succeed (its conclusion is GitHub's, not the report's; `fail-on: never` runs succeed with a failing
+ * verdict, which the numbers still show).
+ */
+export function reportFails(view: PullRequestView, runConclusion: string): boolean {
+  return (
+    view.verdict === 'fail' ||
+    view.reasons.length > 0 ||
+    view.missingRecordingCount > 0 ||
+    view.agents.some((a) => a.verdict === 'fail' || a.reasons.length > 0 || a.stableBreakCount > 0) ||
+    (runConclusion !== '' && runConclusion !== 'success')
+  );
+}
+
+/** Most changed files the API lists for a pull request (GitHub's limit). */
+const MAX_PULL_FILES = 3000;
+
+/** Paths the pull request changed (new path of a rename), asked of the API; undefined when it will not say. */
+async function pullRequestFiles(client: GitHubClient, where: { owner: string; repo: string }, number: number): Promise<Set<string> | undefined> {
+  const out = new Set<string>();
+  try {
+    for (let page = 1; out.size < MAX_PULL_FILES; page += 1) {
+      const { data } = await client.rest.pulls.listFiles({ owner: where.owner, repo: where.repo, pull_number: number, per_page: 100, page });
+      for (const f of data) out.add(f.filename);
+      if (data.length < 100) break;
+    }
+  } catch (error) {
+    if (httpStatus(error) === undefined) throw error;
+    return undefined;
+  }
+  return out;
+}
+
 /**
  * Posts the sticky comment and the check run of a gate step's report (see the module doc).
  * Sets the same outputs as a gate step (from the report); a failing verdict in the report does
@@ -160,15 +209,31 @@ export async function commentFromReport(ctx: CommentModeContext): Promise<{ resu
   if (inputs.githubToken === undefined) throw new ConfigError("Input 'github-token' is empty: command: comment needs a token with pull-requests: write (and checks: write).");
   let size: number;
   try {
-    size = statSync(ctx.reportFile).size;
-  } catch {
+    const info = statSync(ctx.reportFile);
+    if (info.isDirectory()) {
+      throw new ConfigError(
+        `Input 'report': ${JSON.stringify(inputs.report)} is a folder (${ctx.reportFile}), not the report file: name the JSON file inside it (e.g. ${JSON.stringify(`${inputs.report.replace(/\/+$/, '')}/report.json`)}).`,
+      );
+    }
+    size = info.size;
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError(
       `Input 'report': ${JSON.stringify(inputs.report)} not found (looked for ${ctx.reportFile}). Download the gate run's artifact first (actions/download-artifact with run-id: \${{ github.event.workflow_run.id }}).`,
     );
   }
   if (size > MAX_REPORT_BYTES) throw new DataError(`the report is ${size} bytes, more than ${MAX_REPORT_BYTES}: not a replaygate report`, ctx.reportFile);
   const envelope = readReportEnvelope(readFileSync(ctx.reportFile, 'utf8'), ctx.reportFile);
-  const view = envelope.pullRequest;
+  const label = trustedConfigLabel(inputs.workingDirectory, inputs.config);
+  if (envelope.comment.config !== label) {
+    throw new DataError(
+      `the report is for the config ${JSON.stringify(envelope.comment.config.slice(0, 200))}, and this step posts for ${JSON.stringify(label)} (its working-directory and config inputs): set them as in the gate step; nothing was posted`,
+      ctx.reportFile,
+    );
+  }
+  // Enforcement is this step's own `fail-on`, not the report's word.
+  const enforced = inputs.failOn !== 'never';
+  const view: PullRequestView = { ...envelope.pullRequest, enforced };
   const where = { owner, repo };
   const client = ctx.octokit(inputs.githubToken);
   const number = await pullRequestOf(client, where, run, envelope.comment.number);
@@ -187,17 +252,26 @@ export async function commentFromReport(ctx: CommentModeContext): Promise<{ resu
   }
   if (inputs.checkRun) {
     const head = rendered.head;
+    const files = await pullRequestFiles(client, where, number);
+    const annotations = envelope.annotations.filter((a) => files?.has(a.path) === true);
+    if (annotations.length < envelope.annotations.length) {
+      logger.info(
+        `${envelope.annotations.length - annotations.length} of ${envelope.annotations.length} annotations of the report left out: ${files === undefined ? 'the API did not list the pull request\'s files' : 'not on a file the pull request changed'}.`,
+      );
+    }
+    const fails = reportFails(view, run.conclusion);
+    if (fails && view.verdict === 'pass') logger.warning(`The report says pass, but ${run.conclusion !== 'success' ? `the gate run's conclusion is ${JSON.stringify(run.conclusion)}` : 'its numbers fail'}: the check run fails.`);
     const check = await publishCheckRun(
       client,
       where,
       {
-        name: `replaygate ${envelope.comment.command} (${envelope.comment.config})`,
+        name: `replaygate ${envelope.comment.command} (${label})`,
         headSha: run.headSha,
-        conclusion: view.verdict === 'pass' ? 'success' : view.enforced ? 'failure' : 'neutral',
+        conclusion: !fails ? 'success' : enforced ? 'failure' : 'neutral',
         title: (head.split('\n')[1] ?? 'replaygate').replace(/^##\s*/, '').replace(/\\(.)/g, '$1').replace(/`/g, ''),
         summary: head.split('\n').slice(1).join('\n'),
         ...(run.htmlUrl === undefined ? {} : { detailsUrl: run.htmlUrl }),
-        annotations: envelope.annotations,
+        annotations,
       },
       logger,
     );

@@ -40,7 +40,9 @@ export function readRunnerEvent(env: NodeJS.ProcessEnv): RunnerEvent {
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
-    } catch {
+    } catch (error) {
+      // A folder is a mistake to name, not an event to skip: it would silently skip the comment.
+      if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw new ConfigError(`GITHUB_EVENT_PATH ${path} is a folder, not the event payload file.`);
       return { name, repo: repoRef, pullRequest: undefined };
     }
     try {

@@ -14,6 +14,7 @@ import type { Logger } from '../util/logger.js';
 import { ActionsLogger } from './actions-logger.js';
 import { missingRecordingCauses, planMissingRecordingAnnotations } from './annotations.js';
 import { changedLines, type ChangedLines } from './changed-lines.js';
+import { mapStrings, runnerPathHider } from './runner-paths.js';
 import { planCheckAnnotations } from './check-annotations.js';
 import { publishCheckRun, type CheckAnnotation } from './check-run.js';
 import { commentFromReport, type ActionReportEnvelope } from './comment-mode.js';
@@ -143,7 +144,8 @@ async function reportError(deps: ActionDeps, logger: Logger, state: RunState, me
   } catch (error) {
     logger.info(`could not set the outputs: ${String(error)}`);
   }
-  const summary = renderErrorSummary({ command: state.command, message, userError, configLabel: state.configLabel });
+  // The summary and the comment tell paths relative to the workspace; the log keeps them absolute.
+  const summary = renderErrorSummary({ command: state.command, message: runnerPathHider(env)(message), userError, configLabel: state.configLabel });
   try {
     await appendSummary(deps, env, logger, summary);
   } catch (error) {
@@ -183,6 +185,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
   const inputs = readActionInputs(source);
   state.command = inputs.command;
   const workspace = realPath(resolve(env['GITHUB_WORKSPACE'] || process.cwd()));
+  const hidePaths = runnerPathHider(env, workspace);
   if (inputs.command === 'comment') {
     const reportFile = insideWorkspace(workspace, 'report', inputs.report, workspace);
     return commentFromReport({
@@ -207,6 +210,9 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       `Input 'config': ${JSON.stringify(inputs.config)} not found (looked for ${headConfigPath}). ` +
         'Check the path (relative to working-directory) and that actions/checkout ran before replaygate.',
     );
+  }
+  if (isDirectory(headConfigPath)) {
+    throw new ConfigError(`Input 'config': ${JSON.stringify(inputs.config)} is a folder (${headConfigPath}), not a configuration file: name the replaygate.yml inside it.`);
   }
   const headConfig = realInsideWorkspace(workspace, 'config', inputs.config, headConfigPath);
   const configLabel = toPosix(relative(workspace, headConfig));
@@ -341,7 +347,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       baseCommit !== undefined && headSha !== undefined
         ? await changedLines(root, baseCommit.sha, headSha, changed.map((f) => f.path).filter((p) => linesOf.has(p)))
         : new Map();
-    const view = pullRequestView({
+    const view = mapStrings(pullRequestView({
       result,
       enforced: inputs.failOn !== 'never',
       configLabel,
@@ -352,7 +358,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       changed,
       changedLines: lines,
       rel: (p) => (isAbsolute(p) && isInside(root, p) ? rel(p) : state.map(p)),
-    });
+    }), hidePaths);
     const missingPlanned = planMissingRecordingAnnotations(result.missingRecordings, causes, Number.POSITIVE_INFINITY);
     const firstLine = (file: string): number => lines.get(file)?.hunks[0]?.start ?? 1;
     const extra: CheckAnnotation[] = [
@@ -371,7 +377,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
 
     const summaryUrl = summaryLink(env);
     // The gate's body is rendered from its view; score, check (and a pipeline without views) bring their own.
-    const extraBody = result.gateViews === undefined ? result.markdown : undefined;
+    const extraBody = result.gateViews === undefined ? hidePaths(result.markdown) : undefined;
     const summary = renderPullRequest(view, { marker, full: true, ...(extraBody === undefined ? {} : { extraBody }) });
 
     // Keyed by the command input too: gate, score and check steps on one config keep their own report.
@@ -390,14 +396,15 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     setOutputs(deps, result, {
       reportPath,
       markdownPath,
-      recordingsChanged: baseCommit === undefined ? '' : String(changedRecordings.length > 0),
+      // Empty when nothing was compared: no base, or no head commit to diff against it.
+      recordingsChanged: baseCommit === undefined || headSha === undefined ? '' : String(changedRecordings.length > 0),
     });
 
     for (const a of missingPlanned) logger.error(a.message, a.target);
     for (const f of result.findings ?? []) {
       logger.error(f.message, { file: rel(f.file), title: f.title, ...(f.line === undefined ? {} : { line: f.line }) });
     }
-    await writeJobSummary(deps, env, logger, summary.head, summary.body, reportPath);
+    await writeJobSummary(deps, env, logger, summary.head, summary.body, hidePaths(reportPath));
 
     let comment: StickyResult | undefined;
     const sticky = state.sticky;

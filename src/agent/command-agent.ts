@@ -1,12 +1,16 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { AgentConfig } from '../config/types.js';
 import type { GoldenQuestion } from '../golden/types.js';
 import { ModelEndpoint, type EndpointRun } from '../endpoint/model-endpoint.js';
+import { ReplayClient } from '../recording/replay-client.js';
 import { DEFAULT_IGNORED_FIELDS } from '../endpoint/wire-request.js';
+import { Redactor } from '../record/redact.js';
 import { ConfigError } from '../util/errors.js';
 import { SqlError, type QueryResult } from '../warehouse/types.js';
 import { parseCommandAnswer } from './command-answer.js';
+import { databaseEnvironment } from './command-database.js';
+import { failureCause } from './command-failure.js';
 import { MAX_STDOUT_BYTES, runProcess, type ProcessResult } from './command-process.js';
 import { COMMAND_AGENT_DEFAULTS } from '../config/command-agent.js';
 import type { Agent, AgentContext, AgentEnd, AgentRunResult, TraceStep } from './types.js';
@@ -21,6 +25,10 @@ const DETAIL_STDERR_CHARS = 2_000;
  * endpoint or hand it the key), and replaygate's own. Others (`OPENAI_MODEL`, …) pass.
  */
 const HIDDEN_ENV = /^(OPENAI_(API_KEY|BASE_URL|API_BASE|ORG_ID|ORGANIZATION|PROJECT_ID|PROJECT|ADMIN_KEY|WEBHOOK_SECRET|API_VERSION)|AZURE_OPENAI_\w*|REPLAYGATE_\w*)$/;
+/** A withheld value this long is also looked for inside other values (shorter ones only as whole values, so that a key like `EMPTY` hides no `PATH`). */
+const WITHHELD_INSIDE_CHARS = 12;
+/** The environment variable, unique per run, by which the run's processes are found and killed when it ends. */
+export const RUN_MARKER_VARIABLE = 'REPLAYGATE_RUN';
 
 /** Gives a `command` agent the URL of a question's database (`REPLAYGATE_DB`). */
 export type DatabaseUrl = (question: GoldenQuestion) => string;
@@ -44,6 +52,7 @@ export class CommandAgent implements Agent {
   private readonly timeoutMs: number;
   private readonly ignoredFields: readonly string[];
   private readonly limit: number;
+  private readonly commandAt: string | undefined;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
@@ -61,7 +70,8 @@ export class CommandAgent implements Agent {
     this.timeoutMs = config.timeoutMs ?? COMMAND_AGENT_DEFAULTS.timeoutMs;
     this.limit = config.concurrency ?? COMMAND_AGENT_DEFAULTS.concurrency;
     this.ignoredFields = config.ignoreFields ?? DEFAULT_IGNORED_FIELDS;
-    findProgram(config.name, this.command[0]!, this.cwd);
+    this.commandAt = config.commandAt;
+    findProgram(config.name, this.command[0]!, this.cwd, config.commandAt);
   }
 
   async run(ctx: AgentContext): Promise<AgentRunResult> {
@@ -84,16 +94,22 @@ export class CommandAgent implements Agent {
     this.endpoint ??= ModelEndpoint.start();
     const endpoint = await this.endpoint;
     const { question, seed } = ctx;
-    const run = endpoint.open({ model: ctx.model, questionId: question.id, seed, ignoredFields: this.ignoredFields });
+    const recording = ctx.model instanceof ReplayClient ? ctx.model.recording : undefined;
+    const run = endpoint.open({ model: ctx.model, questionId: question.id, seed, ignoredFields: this.ignoredFields, ...(recording ? { recording } : {}) });
     let result: ProcessResult | undefined;
     let spawnError: NodeJS.ErrnoException | undefined;
+    const url = this.databaseUrl(question);
+    const database = databaseEnvironment(url);
+    // replaygate's own variable holding a PostgreSQL URL with its password (url_env) is not passed on as is.
+    const withheld = [...(ctx.withheld ?? []), ...(database.secrets.length > 0 ? [url] : [])];
     try {
       result = await runProcess({
         argv: this.command,
         cwd: this.cwd,
-        env: this.environment(run, question, seed),
+        env: this.environment(run, question, seed, withheld, database.env),
         stdin: `${JSON.stringify(questionInput(question))}\n`,
         timeoutMs: this.timeoutMs,
+        marker: `${RUN_MARKER_VARIABLE}=${run.token}`,
       });
     } catch (error) {
       spawnError = error as NodeJS.ErrnoException;
@@ -106,19 +122,29 @@ export class CommandAgent implements Agent {
     const missing = run.missing;
     if (missing) throw missing;
     if (spawnError) {
-      throw new ConfigError(`agent '${this.name}': cannot start its command ${JSON.stringify(this.command[0])} (${spawnError.code ?? spawnError.message}); check 'command:' (argv, run in ${this.cwd})`);
+      throw new ConfigError(
+        `agent '${this.name}': cannot start its command ${JSON.stringify(this.command[0])} (${spawnError.code ?? spawnError.message}); check 'command:' (argv, run in ${this.cwd})`,
+        this.commandAt,
+      );
     }
+    // Key order, not arrival order: a run's record is the same in every session even when its requests are parallel.
     const trace: TraceStep[] = run.calls.map((c) => ({ type: 'model_call', callIndex: c.callIndex, key: c.key, usage: c.usage, reply: c.reply }));
-    const proc = result!;
+    // A database password the program printed (a connection error quoting its URL) is kept nowhere.
+    const hide = new Redactor(database.secrets);
+    const proc: ProcessResult = database.secrets.length === 0 ? result! : { ...result!, stdout: hide.redact(result!.stdout), stderr: hide.redact(result!.stderr) };
     if (proc.stderr !== '') trace.push({ type: 'stderr', text: proc.stderr, droppedBytes: proc.stderrDropped });
-    const fail = (error: string): AgentRunResult => ({ end: { status: 'error', error: withStderr(error, proc) }, trace });
+    // The program itself failed (not its answer): the cause, the same for runs that failed alike, lets the gate see an agent that could not run.
+    const fail = (error: string, exited = false): AgentRunResult => ({
+      end: { status: 'error', error: withStderr(error, proc), failure: failureCause(error, proc.stderr, question, exited) },
+      trace,
+    });
     if (run.protocolErrors.length > 0) {
       const more = run.protocolErrors.length > 1 ? ` (and ${run.protocolErrors.length - 1} more such request(s))` : '';
       return fail(`${run.protocolErrors[0]}${more}`);
     }
     if (proc.timedOut) return fail(`timed out after ${this.timeoutMs} ms; its process group was killed (raise the agent's timeout_ms if it needs longer)`);
     if (proc.stdoutOverflow) return fail(`printed more than ${MAX_STDOUT_BYTES / 1024 / 1024} MiB on standard output; its process group was killed (print only the answer on the last line)`);
-    if (proc.code !== 0) return fail(proc.code === null ? `was killed by ${proc.signal ?? 'a signal'}` : `exited with code ${proc.code}`);
+    if (proc.code !== 0) return fail(proc.code === null ? `was killed by ${proc.signal ?? 'a signal'}` : `exited with code ${proc.code}`, true);
     const answer = parseCommandAnswer(proc.stdout);
     if (typeof answer === 'string') return fail(answer);
     const text = answer.text !== undefined ? { text: answer.text } : {};
@@ -150,9 +176,17 @@ export class CommandAgent implements Agent {
     return { end, trace };
   }
 
-  private environment(run: EndpointRun, question: GoldenQuestion, seed: number): NodeJS.ProcessEnv {
+  /**
+   * The program's environment: replaygate's own, less the OpenAI credentials and endpoints
+   * ({@link HIDDEN_ENV}) and less every variable that holds a `withheld` value (the live key and
+   * upstream URL while recording, whatever variables hold them), plus the run's variables and
+   * its database's ({@link databaseEnvironment}: `REPLAYGATE_DB`, `REPLAYGATE_DB_ENGINE`, `PGPASSWORD`).
+   */
+  private environment(run: EndpointRun, question: GoldenQuestion, seed: number, withheld: readonly string[], database: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+    const secrets = withheld.filter((w) => w.length > 0);
+    const holdsSecret = (value: string): boolean => secrets.some((w) => value === w || (w.length >= WITHHELD_INSIDE_CHARS && value.includes(w)));
     const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (!HIDDEN_ENV.test(k)) env[k] = v;
+    for (const [k, v] of Object.entries(process.env)) if (!HIDDEN_ENV.test(k) && (v === undefined || !holdsSecret(v))) env[k] = v;
     // A proxy set for the machine must not catch calls to the local endpoint.
     const noProxy = [process.env['NO_PROXY'] ?? process.env['no_proxy'], '127.0.0.1', 'localhost'].filter(Boolean).join(',');
     return {
@@ -166,7 +200,8 @@ export class CommandAgent implements Agent {
       REPLAYGATE_QUESTION_ID: question.id,
       REPLAYGATE_QUESTION: question.question,
       REPLAYGATE_SEED: String(seed),
-      REPLAYGATE_DB: this.databaseUrl(question),
+      ...database,
+      [RUN_MARKER_VARIABLE]: run.token,
     };
   }
 
@@ -203,12 +238,26 @@ function withStderr(error: string, proc: ProcessResult): string {
   return `${error}; standard error ends:\n${tail}`;
 }
 
+/** ` (did you mean python3?)` when a usual variant of the name (python → python3, nodejs → node) is on PATH, else ''. */
+function nearProgram(program: string, dirs: readonly string[], executable: (file: string) => boolean): string {
+  const variants = [`${program}3`, program.replace(/3$/, ''), program.replace(/^nodejs$/, 'node'), program.replace(/^node$/, 'nodejs'), program.toLowerCase()];
+  const near = variants.find((v) => v !== program && dirs.some((dir) => executable(join(dir, v))));
+  return near === undefined ? '' : ` (did you mean ${near}?)`;
+}
+
+/** The PATH folders, bounded for a message. */
+function shortPath(dirs: readonly string[]): string {
+  if (dirs.length === 0) return 'empty';
+  const shown = dirs.slice(0, 8).join(delimiter);
+  return dirs.length > 8 ? `${shown}${delimiter}… (${dirs.length} folders)` : shown;
+}
+
 /**
  * Checks that a command's program can be started: a path (with a slash) relative to the
  * config's folder, or a name found on PATH.
  * @throws ConfigError naming the agent and the program.
  */
-function findProgram(agent: string, program: string, cwd: string): void {
+function findProgram(agent: string, program: string, cwd: string, where: string | undefined): void {
   const executable = (file: string): boolean => {
     try {
       accessSync(file, constants.X_OK);
@@ -219,11 +268,19 @@ function findProgram(agent: string, program: string, cwd: string): void {
   };
   if (program.includes('/') || isAbsolute(program)) {
     const file = resolve(cwd, program);
-    if (!executable(file)) throw new ConfigError(`agent '${agent}': its command ${JSON.stringify(program)} is not an executable file (looked for ${file})`);
+    if (!executable(file)) throw new ConfigError(`agent '${agent}': its command ${JSON.stringify(program)} is not an executable file (looked for ${file})`, where);
     return;
   }
   const dirs = (process.env['PATH'] ?? '').split(delimiter).filter(Boolean);
   if (!dirs.some((dir) => executable(join(dir, program)))) {
-    throw new ConfigError(`agent '${agent}': its command ${JSON.stringify(program)} was not found on PATH; install it or give a path (argv, no shell), e.g. [python3, agents/my_agent.py]`);
+    const executableSomewhere = dirs.some((dir) => existsSync(join(dir, program)));
+    throw new ConfigError(
+      executableSomewhere
+        ? `agent '${agent}': its command ${JSON.stringify(program)} is on PATH but not executable there; fix its permissions or give another program`
+        : `agent '${agent}': its command ${JSON.stringify(program)} was not found on PATH${nearProgram(program, dirs, executable)}; ` +
+          `install it, or give the program's path from the config's folder (argv, no shell), e.g. [python3, agents/my_agent.py] or [./agents/run.sh]` +
+          ` (PATH: ${shortPath(dirs)})`,
+      where,
+    );
   }
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Bytes of standard output kept; a program that prints more is killed and its run is an error. */
 export const MAX_STDOUT_BYTES = 16 * 1024 * 1024;
@@ -32,10 +33,19 @@ export interface ProcessSpec {
   readonly env: NodeJS.ProcessEnv;
   readonly stdin: string;
   readonly timeoutMs: number;
+  /**
+   * An environment entry `NAME=value`, unique to this run and also set in `env`, by which the
+   * program's descendants are found and killed when it ends — also those that left its process
+   * group (`setsid`, Python's `start_new_session=True`, a daemonising double fork), which a
+   * group kill misses. Linux only (read from /proc).
+   */
+  readonly marker?: string;
 }
 
 /** Process groups of programs still running, killed if replaygate itself exits or is interrupted first. */
 const liveGroups = new Set<number>();
+/** Markers of runs still going (with the first pid of each), whose descendants are killed on exit or interrupt too. */
+const liveMarkers = new Map<string, number>();
 let exitHookInstalled = false;
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -47,6 +57,8 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 function onSignal(signal: NodeJS.Signals): void {
   for (const pid of liveGroups) killGroup(pid);
   liveGroups.clear();
+  for (const [marker, first] of liveMarkers) killMarked(marker, first);
+  liveMarkers.clear();
   watchSignals(false);
   if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
 }
@@ -72,11 +84,72 @@ function killGroup(pid: number | undefined): void {
 }
 
 /**
+ * Kills (SIGKILL) every process of this user whose environment holds `marker` (`NAME=value`):
+ * the descendants of a run, wherever they moved (another process group, another session, an
+ * orphan adopted by init). Only processes started since the run's first one (`firstPid`; pids
+ * allocated after it, the counter's wrap-around included, from /proc/loadavg) are read. Repeats
+ * while it finds some, so that a child forked during a scan goes too. A process that cleared or
+ * replaced its environment, or runs as another user, is not found. Does nothing off Linux.
+ * @returns how many processes were killed.
+ */
+export function killMarked(marker: string, firstPid: number): number {
+  if (process.platform !== 'linux') return 0;
+  const needle = Buffer.from(`\0${marker}\0`);
+  const head = Buffer.from(`${marker}\0`);
+  let killed = 0;
+  for (let round = 0; round < 10; round += 1) {
+    const inRange = pidsSince(firstPid);
+    let names: string[];
+    try {
+      names = readdirSync('/proc');
+    } catch {
+      return killed;
+    }
+    let found = 0;
+    for (const name of names) {
+      const c = name.charCodeAt(0);
+      if (c < 0x30 || c > 0x39) continue;
+      const pid = Number(name);
+      if (pid === process.pid || !inRange(pid)) continue;
+      let environ: Buffer;
+      try {
+        environ = readFileSync(`/proc/${name}/environ`);
+      } catch {
+        continue; // gone, or another user's
+      }
+      if (!(environ.subarray(0, head.length).equals(head) || environ.includes(needle))) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+        found += 1;
+      } catch {
+        // ESRCH: it has just exited
+      }
+    }
+    killed += found;
+    if (found === 0) break;
+  }
+  return killed;
+}
+
+/** A test for pids allocated since `first` (inclusive), from the last pid allocated (/proc/loadavg); every pid when unknown. */
+function pidsSince(first: number): (pid: number) => boolean {
+  let last = NaN;
+  try {
+    last = Number(readFileSync('/proc/loadavg', 'latin1').trim().split(/\s+/).pop());
+  } catch {
+    // not Linux, or /proc not mounted
+  }
+  if (!Number.isInteger(last)) return () => true;
+  return last >= first ? (pid) => pid >= first && pid <= last : (pid) => pid >= first || pid <= last;
+}
+
+/**
  * Runs a program in its own process group (argv, no shell), writes `stdin` to it, and collects
  * its output within limits: standard output up to {@link MAX_STDOUT_BYTES} (past it the group is
  * killed), the last {@link MAX_STDERR_BYTES} of standard error, and a wall-time limit at which the
  * whole process group — the program and every child it started — is killed with SIGKILL. When the
- * program exits, its group is killed too, so no child it left behind keeps running.
+ * program exits, its group is killed too, and with {@link ProcessSpec.marker} every descendant
+ * that left the group (see {@link killMarked}), so no child it left behind keeps running.
  * @throws the spawn error (ENOENT, EACCES) when the program cannot be started.
  * @example (await runProcess({ argv: ['python3', '-c', 'print(1)'], cwd: '.', env: process.env, stdin: '', timeoutMs: 5000 })).stdout // '1\n'
  */
@@ -85,6 +158,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     exitHookInstalled = true;
     process.once('exit', () => {
       for (const pid of liveGroups) killGroup(pid);
+      for (const [marker, first] of liveMarkers) killMarked(marker, first);
     });
   }
   const started = performance.now();
@@ -107,6 +181,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       stdoutOverflow = true;
       out.length = 0;
       killGroup(child.pid);
+      if (spec.marker !== undefined) killMarked(spec.marker, child.pid!);
       return;
     }
     out.push(chunk);
@@ -123,11 +198,16 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   await spawned;
   child.on('error', () => {}); // later errors (a failed kill) are not the run's outcome
   liveGroups.add(child.pid!);
+  if (spec.marker !== undefined) liveMarkers.set(spec.marker, child.pid!);
   watchSignals(true);
   child.stdin.end(spec.stdin);
+  const killAll = (): void => {
+    killGroup(child.pid);
+    if (spec.marker !== undefined) killMarked(spec.marker, child.pid!);
+  };
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup(child.pid);
+    killAll();
   }, spec.timeoutMs);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -136,9 +216,10 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   const { code, signal } = await exited;
   const elapsedMs = performance.now() - started;
   clearTimeout(timer);
-  // Children it left behind (in its group) go too; a pipe one of them still holds is closed after a grace period.
-  killGroup(child.pid);
+  // Children it left behind go too (its group, and those that left it); a pipe one still holds is closed after a grace period.
+  killAll();
   liveGroups.delete(child.pid!);
+  if (spec.marker !== undefined) liveMarkers.delete(spec.marker);
   if (liveGroups.size === 0) watchSignals(false);
   let grace: NodeJS.Timeout | undefined;
   await Promise.race([

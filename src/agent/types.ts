@@ -27,7 +27,12 @@ export type AgentEnd =
   | { readonly status: 'answered'; readonly sql?: string; readonly result: QueryResult; readonly text?: string }
   | { readonly status: 'declined'; readonly reason: string }
   | { readonly status: 'asked_back'; readonly question: string }
-  | { readonly status: 'error'; readonly error: string }
+  /**
+   * `failure`: set when the agent's program itself failed (could not answer: exited non-zero, was
+   * killed, timed out, printed no answer), its cause in one line, the same for runs that failed
+   * alike (see `failureCause`); not set for an answer that is wrong or a statement that fails.
+   */
+  | { readonly status: 'error'; readonly error: string; readonly failure?: string }
   | { readonly status: 'step_limit'; readonly calls: number };
 
 export interface AgentRunResult {
@@ -44,6 +49,11 @@ export interface AgentContext {
   /** Per-statement limits the agent should pass to `engine.query`. */
   readonly maxRows: number;
   readonly timeoutMs: number;
+  /**
+   * Values no program the agent starts may see in its environment (the live endpoint's API key
+   * and URL while recording): a `command` agent drops every variable that holds one.
+   */
+  readonly withheld?: readonly string[];
 }
 
 /**

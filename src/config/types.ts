@@ -108,6 +108,8 @@ export interface AgentConfig {
   readonly concurrency?: number;
   /** `kind: command`: top-level request fields left out of the key (docs/command-agents.md). */
   readonly ignoreFields?: readonly string[];
+  /** `kind: command`: `file:line` of its `command:` key, for errors found when the program is looked up. */
+  readonly commandAt?: string;
   /** Extra keys of the agent's YAML block, for custom agents. */
   readonly options: Readonly<Record<string, unknown>>;
 }

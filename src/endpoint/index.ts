@@ -6,7 +6,7 @@
 export { ModelEndpoint, EndpointRun, MAX_REQUEST_BYTES, RETRY_COUNT_HEADER, sendError, type RunSpec, type EndpointCall } from './model-endpoint.js';
 export {
   DEFAULT_IGNORED_FIELDS,
-  NEVER_IGNORED_FIELDS,
+  IGNORABLE_FIELDS,
   SERVED_ROUTES,
   checkIgnoredFields,
   isWireRequest,

@@ -7,6 +7,9 @@ import { MissingRecording } from '../recording/missing-recording.js';
 import { DataError } from '../util/errors.js';
 import { chatCompletionEvents, responseEvents } from './sse.js';
 import { isWireReply, type WireReply } from './wire-reply.js';
+import type { Recording } from '../recording/recording.js';
+import { readJsonBody } from './read-body.js';
+import { decidingMiss, WireMissingRecording, type RunMiss } from './run-miss.js';
 import { keyedBody, routeOf, SERVED_ROUTES, type WireRequest, type WireSite } from './wire-request.js';
 
 /** Largest request body the endpoint reads (bytes); a larger one is refused with 413. */
@@ -22,6 +25,11 @@ export interface RunSpec {
   readonly seed: number;
   /** Top-level body fields left out of the key (the agent's `ignore_fields`). */
   readonly ignoredFields: readonly string[];
+  /**
+   * The recording a replay answers from: a miss is then named against the most similar
+   * recorded request of the run (see {@link WireMissingRecording}), not by arrival order.
+   */
+  readonly recording?: Recording;
 }
 
 /** One model call answered for a run (a retry of a call is not another call). */
@@ -49,7 +57,7 @@ interface Occurrence {
 export class EndpointRun {
   /** Calls by call index (arrival order of distinct requests). */
   private readonly answered: (EndpointCall | undefined)[] = [];
-  private readonly misses: MissingRecording[] = [];
+  private readonly misses: RunMiss[] = [];
   private readonly occurrences = new Map<string, Occurrence[]>();
   private readonly pending = new Set<Promise<unknown>>();
   private nextCallIndex = 0;
@@ -65,14 +73,17 @@ export class EndpointRun {
     readonly spec: RunSpec,
   ) {}
 
-  /** The calls answered, in call-index order. */
+  /**
+   * The calls answered, ordered by key: the same order in every session, whatever order
+   * parallel requests arrived in (their call indices follow arrival).
+   */
   get calls(): readonly EndpointCall[] {
-    return this.answered.filter((c): c is EndpointCall => c !== undefined);
+    return this.answered.filter((c): c is EndpointCall => c !== undefined).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
-  /** The missing recording of the lowest call index, if any call missed. */
+  /** The miss that decides the run, if any request missed: the same in every session ({@link decidingMiss}). */
   get missing(): MissingRecording | undefined {
-    return this.misses.reduce<MissingRecording | undefined>((first, m) => (first === undefined || m.site.callIndex < first.site.callIndex ? m : first), undefined);
+    return decidingMiss(this.misses);
   }
 
   /** Resolves once every request of the run has its answer (recorded calls are written by then). */
@@ -110,8 +121,11 @@ export class EndpointRun {
       },
       (error: unknown) => {
         if (error instanceof MissingRecording || (error as Error | undefined)?.name === 'MissingRecording') {
-          this.misses.push(error as MissingRecording);
-          return error as MissingRecording;
+          const miss = error as MissingRecording;
+          // A replay's miss is named by content, not by the arrival order its call index follows; a miss of record (CallNotRecorded) is kept.
+          const named = this.spec.recording !== undefined && (miss as { reason?: unknown }).reason === undefined ? new WireMissingRecording(miss, request, this.spec.recording) : miss;
+          this.misses.push({ error: named, request });
+          return named;
         }
         throw error;
       },
@@ -156,10 +170,7 @@ export class ModelEndpoint {
       // A client that goes away mid-request (reset, timeout) must not take replaygate down.
       req.on('error', () => {});
       res.on('error', () => {});
-      endpoint?.handle(req, res).catch(() => {
-        if (!res.headersSent && !res.destroyed) sendError(res, 500, "replaygate's model endpoint could not read the request", 'server_error', 'internal_error');
-        else res.destroy();
-      });
+      endpoint?.handle(req, res).catch(() => res.destroy());
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -206,43 +217,64 @@ export class ModelEndpoint {
       sendError(res, 404, `unknown run token '${shorten(match[1] ?? '', 40)}': the run has ended, or the base URL is not one replaygate gave this run (OPENAI_BASE_URL)`, 'invalid_request_error', 'unknown_run');
       return;
     }
-    const path = (match[2] ?? '/').replace(/\/+$/, '') || '/';
+    try {
+      await this.serve(run, req, res, method, match[2] ?? '/', url.slice(match[0].length));
+    } catch (error) {
+      if (error instanceof ClientGone) {
+        res.destroy();
+        return;
+      }
+      // Not the agent's mistake: a bug of the endpoint, which stops replaygate (exit 3) rather than let the run pass.
+      run.bug ??= error;
+      if (!res.headersSent && !res.destroyed) sendError(res, 500, `replaygate's model endpoint failed (replaygate stops with this error): ${(error as Error)?.message ?? String(error)}`, 'server_error', 'internal_error');
+      else res.destroy();
+    }
+  }
+
+  /**
+   * Serves one request of a run. Every request the endpoint cannot read or serve is answered
+   * with a 4xx status the clients do not retry and recorded as a protocol error, which makes
+   * the run an `error` whatever the program does with the answer.
+   */
+  private async serve(run: EndpointRun, req: IncomingMessage, res: ServerResponse, method: string, rawPath: string, rest: string): Promise<void> {
+    const path = rawPath.replace(/\/+$/, '') || '/';
     const endpoint = `${method} ${path}`;
+    const refuse = (status: number, message: string, code: string, protocol: string, param: string | null = null): void => {
+      run.protocolErrors.push(protocol);
+      sendError(res, status, message, 'invalid_request_error', code, param);
+    };
+    if (rest !== '') {
+      drain(req);
+      // A query string would be neither keyed nor forwarded: refused rather than dropped.
+      refuse(400, `replaygate's model endpoint takes no query string (${shorten(endpoint + rest)}): it would be neither in the key nor sent upstream`, 'unsupported_query',
+        `the agent called ${shorten(endpoint + rest)} with a query string, which replaygate's model endpoint does not take`);
+      return;
+    }
     const route = routeOf(method, path);
     if (route === undefined) {
       drain(req);
-      const message = `replaygate's model endpoint does not serve ${shorten(endpoint)}; it serves ${SERVED_ROUTES}`;
-      run.protocolErrors.push(`the agent called ${shorten(endpoint)}, which replaygate's model endpoint does not serve (it serves ${SERVED_ROUTES})`);
-      sendError(res, 404, message, 'invalid_request_error', 'unknown_url');
+      refuse(404, `replaygate's model endpoint does not serve ${shorten(endpoint)}; it serves ${SERVED_ROUTES}`, 'unknown_url',
+        `the agent called ${shorten(endpoint)}, which replaygate's model endpoint does not serve (it serves ${SERVED_ROUTES})`);
       return;
     }
     let body: { [key: string]: Json } = {};
     if (method === 'POST') {
       const read = await readBody(req);
       if (read === 'too-large') {
-        run.protocolErrors.push(`the agent sent ${endpoint} with a body over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`);
         res.setHeader('connection', 'close'); // the rest of the body is not read: the connection cannot be reused
-        sendError(res, 413, `the request body is over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`, 'invalid_request_error', 'body_too_large');
+        refuse(413, `the request body is over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`, 'body_too_large', `the agent sent ${endpoint} with a body over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`);
         return;
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(read.toString('utf8'));
-      } catch (error) {
-        run.protocolErrors.push(`the agent sent ${endpoint} with a body that is not JSON (${(error as Error).message})`);
-        sendError(res, 400, `the request body is not JSON (${(error as Error).message}); send a JSON object`, 'invalid_request_error', 'invalid_json');
+      const parsed = readJsonBody(read);
+      if ('problem' in parsed) {
+        refuse(400, parsed.problem, parsed.code, `the agent sent ${endpoint} with a body replaygate cannot read: ${parsed.problem}`);
         return;
       }
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        run.protocolErrors.push(`the agent sent ${endpoint} with a JSON body that is not an object`);
-        sendError(res, 400, 'the request body must be a JSON object', 'invalid_request_error', 'invalid_json');
-        return;
-      }
-      body = parsed as { [key: string]: Json };
+      body = parsed.body;
       const n = body['n'];
       if (route === 'chat.completions' && n !== undefined && n !== null && n !== 1) {
-        run.protocolErrors.push(`the agent asked ${endpoint} for n = ${JSON.stringify(n)} choices; replaygate records one choice per request (send n separate requests, or n = 1)`);
-        sendError(res, 400, `n = ${JSON.stringify(n)} is not supported by replaygate's model endpoint: it records one choice per request; send n separate requests`, 'invalid_request_error', 'unsupported_n', 'n');
+        refuse(400, `n = ${JSON.stringify(n)} is not supported by replaygate's model endpoint: it records one choice per request; send n separate requests`, 'unsupported_n',
+          `the agent asked ${endpoint} for n = ${JSON.stringify(n)} choices; replaygate records one choice per request (send n separate requests, or n = 1)`, 'n');
         return;
       }
     } else {
@@ -278,6 +310,11 @@ export class ModelEndpoint {
   }
 }
 
+/** The client closed the connection before it sent the whole request: nothing to answer. */
+class ClientGone extends Error {
+  override readonly name = 'ClientGone';
+}
+
 function shorten(text: string, max = 120): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
@@ -300,8 +337,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
       else chunks.length = 0;
     });
     req.on('end', () => resolve(size > MAX_REQUEST_BYTES ? 'too-large' : Buffer.concat(chunks)));
-    req.on('error', reject);
-    req.on('close', () => reject(new Error('the client closed the connection before sending the whole body')));
+    req.on('error', () => reject(new ClientGone('the connection failed before the whole body was sent')));
+    req.on('close', () => reject(new ClientGone('the client closed the connection before sending the whole body')));
   });
 }
 

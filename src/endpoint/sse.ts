@@ -17,42 +17,55 @@ const data = (value: unknown): string => `data: ${JSON.stringify(value)}\n\n`;
 
 /**
  * The server-sent events of a stored chat completion, as OpenAI streams one
- * (`chat.completion.chunk` objects, then `data: [DONE]`): a first chunk with the role, the
- * content and refusal in deltas, each tool call as a chunk with its id and name followed by its
- * arguments in deltas, a last chunk with the finish reason, and — when `includeUsage` — every
- * chunk with `usage: null` and a final chunk with no choices and the usage. The client
- * reassembles exactly the stored message. One choice (`n = 1`).
+ * (`chat.completion.chunk` objects, then `data: [DONE]`), carrying **every field the stored
+ * completion holds**, so that a client's stream accumulator (the official clients', LangChain's)
+ * reassembles exactly the stored message:
+ * - a first chunk with the role, `content: ''` (or null), `refusal: null`, every other field of
+ *   the message whole (`reasoning_content`, `reasoning`, `audio`, `annotations`, …), every other
+ *   field of the choice, and every other top-level field of the completion;
+ * - the content, then the refusal, in deltas of {@link DELTA_CHARS} characters;
+ * - a legacy `function_call` whole; each tool call as a chunk with its id, type, name and other
+ *   fields followed by its arguments in deltas (a tool call of another type, e.g. `custom`, whole);
+ * - a last chunk with the finish reason and the choice's `logprobs` whole;
+ * - when `includeUsage`, every chunk with `usage: null` and a final chunk with no choices and the
+ *   usage (without it, the usage is not streamed, as OpenAI does).
+ * `service_tier` and `system_fingerprint` are on every chunk, as OpenAI sends them. One choice (`n = 1`).
  * @example chatCompletionEvents(completion, false).at(-1) // 'data: [DONE]\n\n'
  */
 export function chatCompletionEvents(completion: Obj, includeUsage: boolean): string[] {
-  const choice = ((completion['choices'] as readonly Obj[] | undefined)?.[0] ?? {}) as Obj;
-  const message = (choice['message'] ?? {}) as Obj;
-  const head: { [key: string]: Json } = {
-    id: completion['id'] ?? 'chatcmpl-replaygate',
-    object: 'chat.completion.chunk',
-    created: completion['created'] ?? 0,
-    model: completion['model'] ?? '',
-  };
-  for (const k of ['service_tier', 'system_fingerprint'] as const) if (completion[k] !== undefined) head[k] = completion[k];
-  const chunk = (delta: Obj, finish: Json = null): { [key: string]: Json } => ({
+  const { id, object: _object, created, model, choices, usage, service_tier, system_fingerprint, ...topExtras } = completion;
+  const choice = ((choices as readonly Obj[] | undefined)?.[0] ?? {}) as Obj;
+  const { message: storedMessage, finish_reason, index: _index, logprobs, delta: _delta, ...choiceExtras } = choice;
+  const message = (storedMessage ?? {}) as Obj;
+  const { role, content: storedContent, refusal, tool_calls, function_call, ...messageExtras } = message;
+  const head: { [key: string]: Json } = { id: id ?? 'chatcmpl-replaygate', object: 'chat.completion.chunk', created: created ?? 0, model: model ?? '' };
+  if (service_tier !== undefined) head['service_tier'] = service_tier;
+  if (system_fingerprint !== undefined) head['system_fingerprint'] = system_fingerprint;
+  const chunk = (delta: Obj, extra: { finish?: Json; logprobs?: Json; choice?: Obj; top?: Obj } = {}): { [key: string]: Json } => ({
     ...head,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    ...(extra.top ?? {}),
+    choices: [{ index: 0, delta, logprobs: extra.logprobs ?? null, finish_reason: extra.finish ?? null, ...(extra.choice ?? {}) }],
     ...(includeUsage ? { usage: null } : {}),
   });
   const out: string[] = [];
-  const content = typeof message['content'] === 'string' ? message['content'] : null;
-  out.push(data(chunk({ role: 'assistant', content: content === null ? null : '', refusal: null })));
+  const content = typeof storedContent === 'string' ? storedContent : null;
+  out.push(data(chunk({ role: role ?? 'assistant', content: content === null ? null : '', refusal: null, ...messageExtras }, { choice: choiceExtras, top: topExtras })));
   if (content !== null) for (const d of deltas(content)) out.push(data(chunk({ content: d })));
-  if (typeof message['refusal'] === 'string') for (const d of deltas(message['refusal'])) out.push(data(chunk({ refusal: d })));
-  const toolCalls = (Array.isArray(message['tool_calls']) ? message['tool_calls'] : []) as readonly Obj[];
+  if (typeof refusal === 'string') for (const d of deltas(refusal)) out.push(data(chunk({ refusal: d })));
+  if (function_call !== undefined && function_call !== null) out.push(data(chunk({ function_call })));
+  const toolCalls = (Array.isArray(tool_calls) ? tool_calls : []) as readonly Obj[];
   toolCalls.forEach((call, index) => {
-    const fn = (call['function'] ?? {}) as Obj;
-    out.push(data(chunk({ tool_calls: [{ index, id: call['id'] ?? `call_${index}`, type: call['type'] ?? 'function', function: { name: fn['name'] ?? '', arguments: '' } }] })));
-    const args = typeof fn['arguments'] === 'string' ? fn['arguments'] : '';
-    for (const d of deltas(args)) out.push(data(chunk({ tool_calls: [{ index, function: { arguments: d } }] })));
+    const { function: fn, id: callId, type, ...callExtras } = call;
+    if (fn === undefined || fn === null || typeof fn !== 'object') {
+      out.push(data(chunk({ tool_calls: [{ index, ...call }] })));
+      return;
+    }
+    const { arguments: args, name, ...fnExtras } = fn as Obj;
+    out.push(data(chunk({ tool_calls: [{ index, ...callExtras, id: callId ?? `call_${index}`, type: type ?? 'function', function: { ...fnExtras, name: name ?? '', arguments: '' } }] })));
+    for (const d of deltas(typeof args === 'string' ? args : '')) out.push(data(chunk({ tool_calls: [{ index, function: { arguments: d } }] })));
   });
-  out.push(data(chunk({}, choice['finish_reason'] ?? (toolCalls.length ? 'tool_calls' : 'stop'))));
-  if (includeUsage) out.push(data({ ...head, choices: [], usage: completion['usage'] ?? null }));
+  out.push(data(chunk({}, { finish: finish_reason ?? (toolCalls.length ? 'tool_calls' : 'stop'), logprobs: logprobs ?? null })));
+  if (includeUsage) out.push(data({ ...head, choices: [], usage: usage ?? null }));
   out.push('data: [DONE]\n\n');
   return out;
 }
@@ -86,7 +99,7 @@ export function responseEvents(response: Obj): string[] {
           const text = typeof part['text'] === 'string' ? part['text'] : '';
           emit('response.content_part.added', { ...where, part: { ...part, text: '' } });
           for (const d of deltas(text)) emit('response.output_text.delta', { ...where, delta: d, logprobs: [] });
-          emit('response.output_text.done', { ...where, text, logprobs: [] });
+          emit('response.output_text.done', { ...where, text, logprobs: part['logprobs'] ?? [] });
         } else if (part['type'] === 'refusal') {
           const refusal = typeof part['refusal'] === 'string' ? part['refusal'] : '';
           emit('response.content_part.added', { ...where, part: { ...part, refusal: '' } });

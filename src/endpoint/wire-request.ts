@@ -27,21 +27,19 @@ export interface WireRequest {
 export const DEFAULT_IGNORED_FIELDS: readonly string[] = ['user', 'metadata', 'store', 'stream_options'];
 
 /**
- * Fields that decide the answer and may never be left out of the key: the conversation, the
- * tools, the model, every sampling setting and the reply's form.
+ * The only top-level body fields `ignore_fields` may name: fields known not to change the
+ * model's answer — they label, store or route a request, or ask for usage in a stream. Every
+ * other field (vendor options such as Ollama's `options`, vLLM's `guided_*`,
+ * `chat_template_kwargs`, `extra_body`, `service_tier`, thinking or reasoning flags, and fields
+ * replaygate has never heard of) may change the answer, so it is always in the key.
  */
-export const NEVER_IGNORED_FIELDS: ReadonlySet<string> = new Set([
-  'model', 'messages', 'input', 'instructions', 'prompt', 'previous_response_id', 'conversation',
-  'tools', 'tool_choice', 'functions', 'function_call', 'parallel_tool_calls',
-  'temperature', 'top_p', 'top_k', 'min_p', 'seed', 'n', 'max_tokens', 'max_completion_tokens', 'max_output_tokens',
-  'stop', 'presence_penalty', 'frequency_penalty', 'repetition_penalty', 'logit_bias', 'logprobs', 'top_logprobs',
-  'response_format', 'text', 'reasoning', 'reasoning_effort', 'verbosity', 'modalities', 'audio', 'prediction',
-  'include', 'truncation', 'encoding_format', 'dimensions', 'web_search_options',
-]);
+export const IGNORABLE_FIELDS: readonly string[] = [
+  'user', 'metadata', 'store', 'stream_options', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention',
+];
 
 /**
- * Checks a user's `ignore_fields` list.
- * @throws ConfigError naming the field when it is not a plain name, or is one that changes the answer.
+ * Checks a user's `ignore_fields` list: each must be one of {@link IGNORABLE_FIELDS}.
+ * @throws ConfigError naming the field when it is not a plain name, or not known to leave the answer unchanged.
  * @example checkIgnoredFields(['user', 'safety_identifier'], 'agents.x.ignore_fields') // ['user', 'safety_identifier']
  */
 export function checkIgnoredFields(fields: readonly unknown[], where: string): string[] {
@@ -50,14 +48,15 @@ export function checkIgnoredFields(fields: readonly unknown[], where: string): s
     if (typeof field !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) {
       throw new ConfigError(`'ignore_fields' takes top-level request field names, got ${JSON.stringify(field)}`, where);
     }
-    if (NEVER_IGNORED_FIELDS.has(field)) {
-      throw new ConfigError(
-        `'ignore_fields' cannot leave '${field}' out of the key: it changes the model's answer (messages, tools, model and sampling settings are always in the key)`,
-        where,
-      );
-    }
     if (field === 'stream') {
       throw new ConfigError("'stream' is never in the key (a reply is stored whole and streamed again on request); leave it out of 'ignore_fields'", where);
+    }
+    if (!IGNORABLE_FIELDS.includes(field)) {
+      throw new ConfigError(
+        `'ignore_fields' cannot leave '${field}' out of the key: only fields known not to change the model's answer can be ignored (${IGNORABLE_FIELDS.join(', ')}); ` +
+          'every other field — the conversation, tools, model, sampling settings, vendor options — may change it and stays in the key',
+        where,
+      );
     }
     out.push(field);
   }
@@ -98,8 +97,24 @@ export function routeOf(method: string, path: string): WireRoute | undefined {
     if (path === '/v1/responses') return 'responses';
     if (path === '/v1/embeddings') return 'embeddings';
   }
-  if (method === 'GET' && (path === '/v1/models' || /^\/v1\/models\/[^/]+$/.test(path))) return 'models';
+  if (method === 'GET' && (path === '/v1/models' || (path.startsWith('/v1/models/') && isModelId(path.slice('/v1/models/'.length))))) return 'models';
   return undefined;
+}
+
+/**
+ * A model id as a path segment (percent-encoded as the clients send it, `meta-llama%2FLlama-3`):
+ * it must decode, and no part of it may be `.` or `..` (which a URL parser would resolve,
+ * sending another path upstream).
+ */
+function isModelId(segment: string): boolean {
+  if (segment === '' || segment.includes('/')) return false;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    return false;
+  }
+  return decoded.split(/[\\/]/).every((part) => part !== '' && part !== '.' && part !== '..');
 }
 
 /** What the endpoint serves, for error messages. */

@@ -3,6 +3,7 @@ import { signTest } from '../stats/sign-test.js';
 import { smallestDetectable } from '../stats/smallest-detectable.js';
 import { studentTInterval } from '../stats/student-t-interval.js';
 import { DataError } from '../util/errors.js';
+import { agentFailures } from './agent-failures.js';
 import { DEFAULT_GATE_RULES } from './rules.js';
 import type { Comparison, ExcludedQuestion, GateRules, MissingRun, MissingSeeds, QuestionComparison, SideQuestion, SideSummary } from './types.js';
 
@@ -113,6 +114,7 @@ function summary(side: IndexedSide, other: IndexedSide, paired: readonly Questio
     missingSeeds: missingSeeds(side),
     missingRecordings: missingRecordings(side),
     runsPerQuestion: { min: counts.length === 0 ? 0 : counts.reduce((m, v) => Math.min(m, v), Infinity), max: counts.reduce((m, v) => Math.max(m, v), 0) },
+    agentFailures: agentFailures(side.questions, other.questions),
   };
 }
 

@@ -1,5 +1,6 @@
 import { AMBIGUOUS_GOLDEN_MARK, formatIds, formatSigned, markAmbiguous } from './format.js';
 import { rerecordCommands, type RerecordContext } from './rerecord.js';
+import { couldNotRun } from './agent-failures.js';
 import { DEFAULT_GATE_RULES } from './rules.js';
 import type { Comparison, GateNote, GateReason, GateRules, GateVerdict, GoldenAmbiguity, QuestionComparison } from './types.js';
 
@@ -13,6 +14,12 @@ export function ambiguousComparedIds(comparison: Comparison, ambiguity: GoldenAm
   if (ambiguity?.checked !== true) return new Set();
   const compared = new Set(comparison.questions.map((q) => q.questionId));
   return new Set(ambiguity.ambiguous.map((a) => a.id).filter((id) => compared.has(id)));
+}
+
+/** The last lines of a run's detail (the end of standard error), on one line, bounded. */
+function detailTail(detail: string | undefined, max = 400): string {
+  const text = (detail ?? 'none').split('\n').map((l) => l.trim()).filter(Boolean).slice(-6).join(' ⏎ ');
+  return text.length > max ? `…${text.slice(-max)}` : text;
 }
 
 function unique(ids: readonly string[]): string[] {
@@ -29,7 +36,12 @@ function unique(ids: readonly string[]): string[] {
  * - `interval_below_zero`: the whole t interval of the mean paired difference lies below zero
  *   (questions: the broken ones);
  * - `missing_recording`: a run in either side ended in `missing_recording`;
- * - `unpaired_question` (off by default): a question in one side only.
+ * - `unpaired_question` (off by default): a question in one side only;
+ * - `agent_failure`: the agent of one side could not run — its program failed with one cause
+ *   (crashed, timed out, printed no answer: `RunRecord.failure`) in two or more runs, or in all
+ *   of a side's runs when it has fewer — unless the other side failed alike on those same runs.
+ *   Such runs count as not correct, so without this rule a base whose agent cannot start (a
+ *   dependency that is not committed) would make any candidate read as an improvement.
  *
  * Notes, which never fail the gate by themselves, say what the reader must know: one run per
  * question (every flip then counts as stable), one question (no interval exists), questions in
@@ -76,6 +88,21 @@ export function gateVerdict(comparison: Comparison, rules: GateRules = DEFAULT_G
       `a changed prompt or setting needs a new recording. Record exactly what is missing: ${commands.map((c) => `\`${c}\``).join(' and ')}`;
     if (rules.failOnMissingRecording) reasons.push({ code: 'missing_recording', message, questions });
     else notes.push({ code: 'missing_recording', message, questions });
+  }
+
+  for (const [side, summary] of [['base', comparison.base], ['candidate', comparison.candidate]] as const) {
+    for (const failure of summary.agentFailures.filter((f) => couldNotRun(f, summary.runs))) {
+      const runs = failure.runs.map((r) => `${r.questionId} seed ${r.seed}`);
+      const message =
+        `the ${side}'s agent could not run: ${failure.runs.length} of its ${summary.runs} run(s) failed the same way — ${failure.cause} ` +
+        `(${formatIds(runs, 5)})` +
+        (failure.inBothSides
+          ? '; the other side failed alike on the same runs'
+          : `; those runs say nothing about the ${side === 'base' ? 'candidate' : 'base'}: fix the cause and gate again (the first run's detail: ${detailTail(failure.detail)})`);
+      const questions = unique(failure.runs.map((r) => r.questionId));
+      if (rules.failOnAgentFailure && !failure.inBothSides) reasons.push({ code: 'agent_failure', message, questions });
+      else notes.push({ code: 'agent_failure', message, questions });
+    }
   }
 
   const allBreaks = comparison.questions.filter((q) => q.stableBreak);

@@ -5,7 +5,8 @@ import type { GateRules } from './types.js';
 /**
  * The gate's defaults (SPEC §7; the regression-gate chapter, "Gate a change in CI"): fail on a
  * stable break (base correct in ≥ 4 of 5 runs, candidate in ≤ 1 of 5), on a 95% t interval of the
- * mean paired difference wholly below zero, and on any missing recording.
+ * mean paired difference wholly below zero, on any missing recording, and when one side's agent
+ * could not run (its program failed alike in two or more runs).
  */
 export const DEFAULT_GATE_RULES: GateRules = Object.freeze({
   confidence: 0.95,
@@ -14,6 +15,7 @@ export const DEFAULT_GATE_RULES: GateRules = Object.freeze({
   failOnIntervalBelowZero: true,
   failOnMissingRecording: true,
   failOnUnpairedQuestion: false,
+  failOnAgentFailure: true,
   ignoreAmbiguousGolden: false,
 });
 
@@ -24,6 +26,7 @@ const TOP_KEYS = [
   'fail_on_interval_below_zero',
   'fail_on_missing_recording',
   'fail_on_unpaired_question',
+  'fail_on_agent_failure',
   'ignore_ambiguous_golden',
 ] as const;
 const STABLE_BREAK_KEYS = ['base_min', 'candidate_max'] as const;
@@ -87,6 +90,7 @@ function flag(value: unknown, key: string, fallback: boolean, at: GateRulesLocat
  *   fail_on_interval_below_zero: true
  *   fail_on_missing_recording: true
  *   fail_on_unpaired_question: false # questions in one side only are always listed
+ *   fail_on_agent_failure: true      # one side's agent program failed alike in ≥ 2 runs (or all)
  *   ignore_ambiguous_golden: false   # true: a stable break on a golden question whose LIMIT
  *                                    # cuts through ties is listed, not failed
  * ```
@@ -125,6 +129,7 @@ export function parseGateRules(raw: unknown, where?: string | GateRulesLocator):
     failOnIntervalBelowZero: flag(raw['fail_on_interval_below_zero'], 'fail_on_interval_below_zero', d.failOnIntervalBelowZero, at),
     failOnMissingRecording: flag(raw['fail_on_missing_recording'], 'fail_on_missing_recording', d.failOnMissingRecording, at),
     failOnUnpairedQuestion: flag(raw['fail_on_unpaired_question'], 'fail_on_unpaired_question', d.failOnUnpairedQuestion, at),
+    failOnAgentFailure: flag(raw['fail_on_agent_failure'], 'fail_on_agent_failure', d.failOnAgentFailure, at),
     ignoreAmbiguousGolden: flag(raw['ignore_ambiguous_golden'], 'ignore_ambiguous_golden', d.ignoreAmbiguousGolden, at),
   };
 }

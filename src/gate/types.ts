@@ -21,6 +21,12 @@ export interface GateRules {
   /** Fail when some question is covered by one side only (default false: listed, not failed). */
   readonly failOnUnpairedQuestion: boolean;
   /**
+   * Fail when the agent of one side could not run: two or more of its runs (or all, when it has
+   * fewer) failed the same way — the program crashed, timed out or printed no answer with one
+   * cause (`RunRecord.failure`) — unless the other side failed alike on the same runs (default true).
+   */
+  readonly failOnAgentFailure: boolean;
+  /**
    * Do not fail on a stable break of a question whose golden result is ambiguous (its golden
    * `ORDER BY … LIMIT` cuts through ties; default false: such breaks fail, marked as ambiguous).
    * Applies only when the golden ambiguity was checked (replayed sides, not runs files).
@@ -106,6 +112,21 @@ export interface ExcludedQuestion {
   readonly candidateSeeds: readonly number[];
 }
 
+/**
+ * Runs of one side whose agent program failed with one cause (`RunRecord.failure`): a dependency
+ * missing, a wrong interpreter, a crash at start-up — not an answer that is wrong.
+ */
+export interface AgentFailure {
+  /** The cause, e.g. `exited with code 1: ModuleNotFoundError: No module named 'requests'`. */
+  readonly cause: string;
+  /** The runs that failed with it, in the side's order. */
+  readonly runs: readonly { readonly questionId: string; readonly seed: number }[];
+  /** The first such run's whole detail (exit status, the end of standard error). */
+  readonly detail?: string;
+  /** True when every one of these runs failed with the same cause in the other side too. */
+  readonly inBothSides: boolean;
+}
+
 /** Seeds a question lacks relative to the side's expected seeds. */
 export interface MissingSeeds {
   readonly questionId: string;
@@ -132,6 +153,8 @@ export interface SideSummary {
   readonly missingRecordings: readonly MissingRun[];
   /** Fewest and most runs per paired question. */
   readonly runsPerQuestion: { readonly min: number; readonly max: number };
+  /** Runs whose agent program failed, grouped by cause, most runs first (empty when none did). */
+  readonly agentFailures: readonly AgentFailure[];
 }
 
 /** The paired, per-question comparison of base and candidate (SPEC §7). */
@@ -160,7 +183,7 @@ export interface Comparison {
 }
 
 /** Failure codes of the gate. */
-export type GateReasonCode = 'stable_break' | 'interval_below_zero' | 'missing_recording' | 'unpaired_question';
+export type GateReasonCode = 'stable_break' | 'interval_below_zero' | 'missing_recording' | 'unpaired_question' | 'agent_failure';
 
 /** Informational codes: said in the report, never fail the gate on their own. */
 export type GateNoteCode =
@@ -169,6 +192,7 @@ export type GateNoteCode =
   | 'unpaired_question'
   | 'missing_seeds'
   | 'missing_recording'
+  | 'agent_failure'
   | 'ambiguous_golden'
   | 'ambiguity_not_checked'
   | 'excluded_questions'

@@ -2,7 +2,18 @@ import type { GateResult } from '../gate/gate-result.js';
 import type { GoldenOutcome, GateEvidence, GoldenInfo } from '../report/pull-request/build-view.js';
 import type { RunRecord } from '../scoring/types.js';
 import type { GoldenResults } from './golden-results.js';
+import type { GoldenQuestion } from '../golden/types.js';
+import type { SqlDialect } from '../warehouse/types.js';
 import type { Project } from './project.js';
+
+/** The dialect of a question's database; SQLite when the project cannot tell (no such database). */
+function dialectOf(project: Project, q: GoldenQuestion): SqlDialect {
+  try {
+    return project.engineFor(q).dialect;
+  } catch {
+    return 'sqlite';
+  }
+}
 
 /** What {@link gateEvidence} reads. */
 export interface GateEvidenceInput {
@@ -28,6 +39,7 @@ export interface GateEvidenceInput {
 export async function gateEvidence(input: GateEvidenceInput): Promise<GateEvidence> {
   const show = input.showSource ?? ((s: string) => s);
   const golden = new Map<string, GoldenInfo>();
+  const breaks = new Set(input.result.stableBreaks);
   for (const project of [input.base, input.candidate]) {
     for (const q of project.golden) {
       golden.set(q.id, {
@@ -35,6 +47,8 @@ export async function gateEvidence(input: GateEvidenceInput): Promise<GateEviden
         ...(q.db === undefined ? {} : { db: q.db }),
         source: show(q.source),
         ...(q.goldenSql === undefined ? {} : { goldenSql: q.goldenSql }),
+        // The dialect its SQL is laid out in (stable breaks only: their SQL is shown).
+        ...(breaks.has(q.id) ? { dialect: dialectOf(project, q) } : {}),
       });
     }
   }

@@ -36,6 +36,8 @@ export interface ReplayOptions {
   readonly model?: ModelClient;
   /** Recording name used in run records when `model` is given. */
   readonly recordingName?: string;
+  /** Values no program an agent starts may see (the live key and URL while recording; see `AgentContext.withheld`). */
+  readonly withheld?: readonly string[];
   /** Called after each run. */
   readonly onRun?: (run: RunRecord, done: number, total: number) => void;
   /**
@@ -177,7 +179,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
       const index = next++;
       const job = jobs[index]!;
       const withPreview = options.preview !== false && options.runFields !== 'outcome';
-      const full = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match, withPreview);
+      const full = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match, withPreview, options.withheld);
       const run = options.runFields === 'outcome' ? outcomeOnly(full) : full;
       out[index] = run;
       done += 1;
@@ -202,6 +204,7 @@ async function runOne(
   golden: GoldenResults,
   match: MatchMode,
   withPreview: boolean,
+  withheld: readonly string[] | undefined,
 ): Promise<RunRecord> {
   const engine = project.engineFor(question);
   const { maxRows, timeoutMs } = project.config.warehouse;
@@ -216,7 +219,7 @@ async function runOne(
   };
   let run: AgentRunResult;
   try {
-    run = await agent.run({ question, seed, model, engine, maxRows, timeoutMs });
+    run = await agent.run({ question, seed, model, engine, maxRows, timeoutMs, ...(withheld !== undefined ? { withheld } : {}) });
   } catch (error) {
     if (error instanceof MissingRecording || (error as Error | undefined)?.name === 'MissingRecording') {
       const missing = error as MissingRecording;
@@ -344,14 +347,14 @@ function traceReads(run: AgentRunResult): { queries?: string[]; metrics?: string
   return { ...(queries.length > 1 ? { queries } : {}), ...(metrics.length > 0 ? { metrics } : {}) };
 }
 
-function endText(end: Exclude<AgentEnd, { status: 'answered' }>): { text?: string; detail?: string } {
+function endText(end: Exclude<AgentEnd, { status: 'answered' }>): { text?: string; detail?: string; failure?: string } {
   switch (end.status) {
     case 'declined':
       return { text: end.reason };
     case 'asked_back':
       return { text: end.question };
     case 'error':
-      return { detail: end.error };
+      return { detail: end.error, ...(end.failure !== undefined ? { failure: end.failure } : {}) };
     case 'step_limit':
       return { detail: `call limit reached after ${end.calls} model calls` };
   }

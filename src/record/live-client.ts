@@ -91,6 +91,11 @@ export class LiveModelClient implements ModelClient {
   /** The base URL without credentials or query, for manifests and messages. */
   readonly endpoint: string;
   readonly stats: LiveStats = { attempts: 0, errors: 0 };
+  /**
+   * What no agent's program may see and no recording may hold: the API key, the base URL (as
+   * given, as written to the manifest, and its origin) and the credentials in it.
+   */
+  readonly secrets: readonly string[];
   private readonly client: OpenAI;
   private readonly redactor: Redactor;
   private readonly limit: number;
@@ -106,6 +111,7 @@ export class LiveModelClient implements ModelClient {
     const baseUrl = options.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
     this.endpoint = endpointLabel(baseUrl);
     this.redactor = new Redactor([options.apiKey, ...urlSecrets(baseUrl)]);
+    this.secrets = [...new Set([options.apiKey, ...urlSecrets(baseUrl), baseUrl, baseUrl.replace(/\/+$/, ''), this.endpoint, originOf(baseUrl)])].filter((s) => s !== '');
     this.limit = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -181,6 +187,17 @@ export class LiveModelClient implements ModelClient {
         } finally {
           this.controller.signal.removeEventListener('abort', stop);
         }
+        // A reply that echoes the key (an error text, a debugging proxy) must not put it in the recording.
+        completion = this.redactor.redactSecretsIn(completion);
+        // A number JSON reads as ±Infinity (1e999) cannot be recorded exactly: that call fails, saying where.
+        const inexact = nonFiniteAt(completion);
+        if (inexact !== undefined) {
+          this.stats.errors += 1;
+          throw new EndpointError(
+            this.redact(`${this.endpoint}: the reply holds a number too large to record exactly (${inexact}); the call was not recorded`),
+            false,
+          );
+        }
         const wired = route ? wireReplyOf(route, completion) : undefined;
         const reply = wired === undefined ? replyOf(completion) : typeof wired === 'string' ? wired : wired.reply;
         if (typeof reply === 'string') {
@@ -246,6 +263,8 @@ export class LiveModelClient implements ModelClient {
         return new EndpointError(`${at} refused the API key (${detail}); set OPENAI_API_KEY (or the variable --api-key-env names)`, true, error.status);
       }
       if (error instanceof NotFoundError) {
+        // A model looked up by id (GET /models/{id}) that the upstream does not have is that call's answer, not a wrong base URL.
+        if (/^\/models\/[^/]+$/.test(path)) return new EndpointError(`${at}${path}: the upstream has no such model (${detail})`, false, error.status);
         return new EndpointError(`${at}${path} was not found (${detail}); check the base URL (it usually ends in /v1) and the agent's model name`, true, error.status);
       }
       const retried = error.status === 429 || error.status === 408 || error.status === 409 || (error.status ?? 0) >= 500;
@@ -294,6 +313,35 @@ export function replyOf(completion: unknown): ChatReply | string {
     });
   }
   return toolCalls.length > 0 ? { content, tool_calls: toolCalls } : { content };
+}
+
+/**
+ * Where the first number in `value` that is not finite is (JSON's 1e999 reads as Infinity), or undefined.
+ * @example nonFiniteAt({ choices: [{ logprob: Infinity }] }) // 'reply.choices[0].logprob read as Infinity'
+ */
+export function nonFiniteAt(value: unknown, path = 'reply'): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : `${path} read as ${value}`;
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const found = nonFiniteAt(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, v] of Object.entries(value)) {
+    const found = nonFiniteAt(v, /^[A-Za-z_]\w*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function originOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).origin;
+  } catch {
+    return '';
+  }
 }
 
 function attempts(n: number): string {

@@ -25,6 +25,8 @@ export interface LiveEndpoint extends ModelClient {
   /** Base URL without credentials or query (written to the manifest). */
   readonly endpoint: string;
   readonly stats: LiveStats;
+  /** Values no agent's program may see (the key, the URL): dropped from a `command` agent's environment. */
+  readonly secrets?: readonly string[];
   abort(): void;
 }
 
@@ -73,6 +75,8 @@ export interface RecordSummary {
   readonly skippedSplits: readonly { readonly split: Split; readonly questions: number; readonly recorded: number }[];
   /** Per split, the manifest's recording count after this session. */
   readonly recordedSplits: Readonly<Record<string, number>>;
+  /** True when the session created the recording although it holds no call (the agent made no model call). */
+  readonly createdEmpty: boolean;
 }
 
 /** Inputs of {@link nextManifest} besides the previous manifest. */
@@ -276,6 +280,7 @@ async function recordLocked(project: Project, agentName: string, options: Record
       ...(options.questions ? { questions: options.questions } : {}),
       ...(options.split ? { split: options.split } : {}),
       concurrency: options.concurrency ?? 4,
+      withheld: options.live.secrets ?? [],
       onRun: (_run, done, total) => options.onRun?.(done, total, client.stats, options.live.stats),
     });
   } finally {
@@ -285,6 +290,13 @@ async function recordLocked(project: Project, agentName: string, options: Record
     if (writer !== undefined) await saveManifest();
   }
   if (options.force && replaced > 0) options.logger.info(`replaced ${replaced} call(s) re-recorded by --force in ${where}`);
+  // An agent that needed no model call (none sent, none failed) still gets its recording (a manifest and no calls), so that replay opens it.
+  let createdEmpty = false;
+  if (writer === undefined && prev === undefined && !client.fatal && !interrupted && client.failures.length === 0) {
+    await saveManifest();
+    RecordingWriter.open(dir, 'append', { lock, root: project.config.root }).close();
+    createdEmpty = true;
+  }
   if (client.fatal && !interrupted) {
     const kept = client.stats.sent > 0 ? ` ${client.stats.sent} call(s) recorded before the error are kept; run the same command again to continue.` : ' Nothing was written.';
     throw new EndpointError(`${client.fatal.message}.${kept}`, true, client.fatal.status);
@@ -305,6 +317,7 @@ async function recordLocked(project: Project, agentName: string, options: Record
     failures,
     interrupted,
     recordedSplits: latest?.recorded_splits ?? {},
+    createdEmpty,
     skippedSplits,
   };
 }

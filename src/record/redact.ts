@@ -24,6 +24,35 @@ export class Redactor {
     this.secrets = [...new Set([...kept, ...encoded])].sort((a, b) => b.length - a.length);
   }
 
+  /**
+   * A JSON value (a model's reply) with every occurrence of the secrets themselves in its strings
+   * and keys replaced by {@link REDACTED}; unlike {@link redact}, text that merely looks like a
+   * key or an Authorization header is kept (a reply is the model's words). Unchanged values are
+   * returned as they are.
+   * @example new Redactor(['sk-test-123456']).redactSecretsIn({ echo: 'key sk-test-123456' }) // { echo: 'key ***' }
+   */
+  redactSecretsIn<T>(value: T): T {
+    if (this.secrets.length === 0) return value;
+    const walk = (v: unknown): unknown => {
+      if (typeof v === 'string') return this.secrets.some((s) => v.includes(s)) ? this.secrets.reduce((out, s) => out.split(s).join(REDACTED), v) : v;
+      if (Array.isArray(v)) {
+        const items = v.map(walk);
+        return items.some((item, i) => item !== v[i]) ? items : v;
+      }
+      if (v !== null && typeof v === 'object') {
+        let changed = false;
+        const entries = Object.entries(v).map(([k, item]) => {
+          const [k2, item2] = [walk(k) as string, walk(item)];
+          if (k2 !== k || item2 !== item) changed = true;
+          return [k2, item2] as const;
+        });
+        return changed ? Object.fromEntries(entries) : v;
+      }
+      return v;
+    };
+    return walk(value) as T;
+  }
+
   /** `text` with every secret replaced by {@link REDACTED}. */
   redact(text: string): string {
     let out = text;

@@ -11,7 +11,8 @@ import type { Recording } from './recording.js';
 export class ReplayClient implements ModelClient {
   /** @param agent the agent name, used in the re-record hint. */
   constructor(
-    private readonly recording: Recording,
+    /** The recording it answers from. */
+    readonly recording: Recording,
     private readonly agent: string,
   ) {}
 

@@ -46,10 +46,14 @@ export interface FittedText {
 
 const defaultMeasure = (text: string): number => text.length;
 
+/** A `<details>` block larger than `maxSize / OVERSIZED_SHARE` is shed before any other. */
+const OVERSIZED_SHARE = 8;
+
 /**
  * Keeps a comment within `maxSize`: the head (verdict and reasons) always stays at the top;
  * if the whole does not fit, the report's `<details>` blocks are replaced by a placeholder
- * line from the last to the first; if it still does not fit, the report is cut after the
+ * line: first any block larger than an eighth of `maxSize` (largest first: shed by size, so one
+ * oversized item does not cost every other), then from the last to the first; if it still does not fit, the report is cut after the
  * last whole line that fits (a table is cut between rows; a header row is never left
  * without its delimiter row), open code fences and `<details>` are closed, and a visible
  * note with the pointer ends the text.
@@ -76,7 +80,12 @@ export function fitComment(parts: CommentParts, options: FitOptions = {}): Fitte
   let bodySize = sizes.reduce((a, b) => a + b, 0) + Math.max(0, blocks.length - 1) * measure('\n');
   const fixedSize = measure(join(parts.head, '')) + measure('\n\n');
   let shed = 0;
-  for (let i = blocks.length - 1; i >= 0; i -= 1) {
+  // A block that alone takes more than an eighth of the budget goes first (largest first), so
+  // one huge item cannot push every other one out; then the rest, last first.
+  const detail = blocks.map((b, i) => i).filter((i) => blocks[i]?.summary !== undefined);
+  const oversized = detail.filter((i) => (sizes[i] ?? 0) > maxSize / OVERSIZED_SHARE).sort((x, y) => (sizes[y] ?? 0) - (sizes[x] ?? 0) || y - x);
+  const order = [...oversized, ...detail.filter((i) => !oversized.includes(i)).reverse()];
+  for (const i of order) {
     const block = blocks[i];
     if (block === undefined || block.summary === undefined) continue;
     if (fixedSize + bodySize + measure(note(shed, 0)) <= maxSize) break;

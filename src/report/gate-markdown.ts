@@ -7,7 +7,7 @@ import type { GateResult } from '../gate/gate-result.js';
 import type { QuestionComparison, SeedOutcome } from '../gate/types.js';
 import type { Outcome } from '../scoring/types.js';
 import { inlineCodeCell, plainText } from './inert-markdown.js';
-import { perSeedChart } from './pull-request/charts.js';
+import { perSeedChart, type SeedCount } from './pull-request/charts.js';
 import { REPORT_MARKER } from './score-markdown.js';
 
 /** One-character symbols of outcomes in the per-seed columns (the legend is printed below the table). */
@@ -51,7 +51,7 @@ function movedInOrder(questions: readonly QuestionComparison[]): QuestionCompari
 }
 
 /** Share correct per seed of one side, over the compared questions (null: no run with that seed). */
-function perSeedShare(result: GateResult, which: 'base' | 'candidate', seed: number): number | null {
+function perSeedCount(result: GateResult, which: 'base' | 'candidate', seed: number): SeedCount {
   let correct = 0;
   let runs = 0;
   for (const q of result.questions) {
@@ -60,7 +60,7 @@ function perSeedShare(result: GateResult, which: 'base' | 'candidate', seed: num
     runs += 1;
     if (o.outcome === 'correct') correct += 1;
   }
-  return runs === 0 ? null : correct / runs;
+  return { seed, correct, runs };
 }
 
 function side(result: GateResult, which: 'base' | 'candidate'): string {
@@ -173,14 +173,12 @@ export function renderGateMarkdown(result: GateResult, options: GateMarkdownOpti
   // One chart where it helps: with several seeds, the share correct per seed of both sides
   // (bars vs a line, seed numbers as labels). Per-question bars with question ids as labels
   // were unreadable past a dozen questions; the moved table above says the same legibly.
-  const seeds = [...new Set([...result.base.seeds, ...result.candidate.seeds])];
-  if (seeds.length > 1 && moved.length > 0) {
-    lines.push(
-      `${h}# Run to run`,
-      '',
-      ...perSeedChart({ seeds, base: seeds.map((s) => perSeedShare(result, 'base', s)), candidate: seeds.map((s) => perSeedShare(result, 'candidate', s)) }),
-      '',
-    );
+  const chart = perSeedChart(
+    result.base.seeds.map((s) => perSeedCount(result, 'base', s)),
+    result.candidate.seeds.map((s) => perSeedCount(result, 'candidate', s)),
+  );
+  if (chart.lines.length > 0 && moved.length > 0) {
+    lines.push(`${h}# Run to run`, '', ...chart.lines, '', 'Bars: base · line: candidate.', '');
   }
   if (result.ambiguousGolden.length > 0) {
     lines.push(

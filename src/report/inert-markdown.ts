@@ -8,7 +8,10 @@
  * - no links made after rendering: `@user` and `@org/team` mentions (which notify), `#123`,
  *   `GH-123` and `owner/repo#123` references (which add a back-link to another issue), bare URLs
  *   and `www.` autolinks, e-mail autolinks;
- * - no closing of the fence or code span it sits in.
+ * - no closing of the fence or code span it sits in;
+ * - no invisible reordering: bidirectional control characters ("Trojan Source",
+ *   CVE-2021-42574: U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C) are shown as a
+ *   visible `<U+202E>`, in code and prose alike, so what a reviewer reads is what was written.
  *
  * Two ways, by context: code (inline code span, `<code>`, fenced block), where Markdown,
  * HTML and GitHub's mention and reference filters do not apply, so only the delimiters need
@@ -32,16 +35,30 @@ function longestRun(text: string, char: string): number {
   return best;
 }
 
-/** Line breaks and other control characters (tabs kept as spaces) → one space. */
-function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g, ' ');
+/** Bidirectional formatting characters: embeddings, overrides, isolates and marks (Unicode UAX #9). */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Bidirectional control characters made visible as `<U+XXXX>`: they reorder how the text
+ * around them is displayed (a comment that reads as code, code that reads as a comment) and
+ * show as nothing themselves. Every helper here applies it; use it for any other untrusted text
+ * shown to a person (check-run annotations, titles).
+ * @example visibleControls('a\u202Eb') // 'a<U+202E>b'
+ */
+export function visibleControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`);
 }
 
-/** Control characters other than newline and tab removed (they render as nothing or break tables). */
+/** Line breaks and other control characters (tabs kept as spaces) → one space; bidi controls visible. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return visibleControls(text).replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g, ' ');
+}
+
+/** Control characters other than newline and tab removed (they render as nothing or break tables); bidi controls visible. */
 function printable(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f\u0085\u2028\u2029]/g, ' ');
+  return visibleControls(text).replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f\u0085\u2028\u2029]/g, ' ');
 }
 
 /**

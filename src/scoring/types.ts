@@ -53,4 +53,11 @@ export interface RunRecord {
   readonly text?: string;
   /** Why the run is not correct: error message, MissingRecording message, match explanation. */
   readonly detail?: string;
+  /**
+   * For an `error` run whose agent program itself failed (a `command` agent that exited non-zero,
+   * was killed, timed out or printed no answer): the cause in one line, the same for every run
+   * that failed alike (e.g. `exited with code 1: ModuleNotFoundError: No module named 'x'`). The
+   * gate fails when one side's runs fail alike (`agent_failure`, docs/gate.md).
+   */
+  readonly failure?: string;
 }

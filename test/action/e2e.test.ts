@@ -242,7 +242,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(r.outputs).toMatchObject({ verdict: 'fail', 'missing-recordings': '4' });
     const body = gh.commentsOn(REPO, PR)[0]?.body ?? '';
     expect(body.split('\n')[1]).toBe('## ❌ replaygate gate: fail — 4 missing recordings');
-    expect(body).toContain('**MissingRecording** (4 runs: re-record, never skipped)');
+    expect(body).toContain('**MissingRecording**: 4 runs (re-record, never skipped).');
     expect(body).toContain('`prompts/sql.md` changed');
     expect(body).toContain('**Changed in this PR:** prompt `prompts/sql.md` (+1 −1 lines)\n');
     expect(r.outputs['recordings-changed']).toBe('false');
@@ -298,8 +298,9 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
     expect(body.split('\n').slice(0, 2)).toEqual([MARKER, '## ❌ replaygate gate: fail — 3,100 stable breaks, worse on average']);
     expect(body).toContain('| stable breaks | | | ❌ 3,100 |');
     expect(body.match(/^<details>$/gm)).toHaveLength(10);
-    expect(body).toContain('… 3,090 more stable breaks: `monthly-revenue-by-region-and-channel-00010`');
-    expect(body).toContain(', … (3,060 more in the JSON report); the job summary shows the first 200 in full.');
+    // The ids of the other breaks, collapsed: the first 200, and how many more the job summary has.
+    expect(body).toContain('<details><summary>… 3,090 more stable breaks: the job summary shows the first 200 in full</summary>\n\n`monthly-revenue-by-region-and-channel-00010`, ');
+    expect(body).toContain('\n\n… and 2,890 more in the job summary.\n\n</details>');
     expect(body).toContain('… 3,000 more in the job summary.');
     // One calls file per question (recording format 2); the manifest is the same on both sides.
     expect(body).toContain('**Changed in this PR:** recordings of `sql-agent` (3,100 replies changed, 3,100 files)');
@@ -368,7 +369,7 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
 
     it('the fork\'s gate fails without comment; the workflow_run step posts the comment and the check run from its report', async () => {
       const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 from a fork, not re-recorded');
-      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head }]);
+      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head, files: ['prompts/sql.md', 'recordings/gpt4/calls.jsonl'] }]);
       const gate = await runPr(pr, { fork: true });
       expect(gate.exitCode, explain(gate)).toBe(1);
       expect(gh.commentsOn(REPO, PR)).toHaveLength(0);
@@ -425,6 +426,35 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
       const missing = await runComment(commentWorkspace(''), workflowRunEvent(pr), { report: 'nowhere/report.json' });
       expect(missing.annotations[0]?.message).toMatch(/^Input 'report': "nowhere\/report.json" not found/);
     });
+
+    it('a report the fork rewrote: the check run is this step\'s (name, conclusion, annotations on the pull request\'s files only)', async () => {
+      const pr = await pullRequestRepo(promptEditOnly, 'Prompt v2 from a fork, report rewritten');
+      gh.pulls.set(REPO, [{ number: PR, headSha: pr.head, files: ['prompts/sql.md'] }]);
+      const gate = await runPr(pr, { fork: true });
+      type Report = { pullRequest: Record<string, unknown>; comment: { config: string }; annotations: Record<string, unknown>[] };
+      const report = JSON.parse(readFileSync(gate.outputs['report-path'] ?? '', 'utf8')) as Report;
+      // A passing, unenforced verdict and an annotation on a file the pull request never touched.
+      const forged: Report = {
+        ...report,
+        pullRequest: { ...report.pullRequest, verdict: 'pass', enforced: false, reasons: [], missingRecordings: [], missingRecordingCount: 0, agents: [], scores: [] },
+        annotations: [...report.annotations, { path: '.github/workflows/release.yml', startLine: 1, endLine: 1, level: 'notice', title: 'Looks good', message: 'approved' }],
+      };
+      const r = await runComment(commentWorkspace(JSON.stringify(forged)), workflowRunEvent(pr));
+      expect(r.exitCode, explain(r)).toBe(0);
+      const check = (gh.checkRuns.get(REPO) ?? [])[0];
+      // The gate run failed (its conclusion is GitHub's): the check fails, enforced by this step's fail-on.
+      expect(check).toMatchObject({ name: 'replaygate gate (replaygate.yml)', conclusion: 'failure' });
+      expect(check?.annotations.map((a) => a['path'])).toEqual(report.annotations.map(() => 'prompts/sql.md'));
+      // A report for another config is refused, so it cannot name another check.
+      gh.checkRuns.clear();
+      const renamed = await runComment(commentWorkspace(JSON.stringify({ ...report, comment: { ...report.comment, config: 'required-check.yml' } })), workflowRunEvent(pr));
+      expect(renamed.exitCode).toBe(1);
+      expect(renamed.annotations[0]?.message).toMatch(/the report is for the config "required-check\.yml", and this step posts for "replaygate\.yml"/);
+      expect(gh.checkRuns.get(REPO) ?? []).toEqual([]);
+      // A folder named as the report is a clear input error.
+      const folder = await runComment(commentWorkspace(JSON.stringify(report)), workflowRunEvent(pr), { report: 'replaygate-report' });
+      expect(folder.annotations[0]?.message).toMatch(/^Input 'report': "replaygate-report" is a folder .*, not the report file: name the JSON file inside it \(e\.g\. "replaygate-report\/report\.json"\)\.$/);
+    });
   });
 
   describe('bad input: a clear error, a short job summary, verdict fail and the other outputs empty', () => {
@@ -434,7 +464,9 @@ describe('the Action on a simulated runner (dist/index.js, Node 24)', () => {
       expect(r.annotations).toEqual([expect.objectContaining({ kind: 'error', message: expect.stringMatching(message) })]);
       expect(r.outputs).toEqual(failedOutputs);
       expect(r.summary).toMatch(/^## ❌ replaygate( gate)?: could not run\n/);
-      expect(r.summary).toContain(r.annotations[0]?.message ?? '<none>');
+      // The summary tells the runner's paths relative to the workspace; the log keeps them absolute.
+      expect(r.summary).toContain((r.annotations[0]?.message ?? '<none>').slice(0, 20));
+      expect(r.summary).not.toMatch(/\/tmp\/rg-action/);
       expect(r.summary).toContain('Outputs: `verdict` is `fail`; the other outputs are empty.');
     }
 

@@ -4,7 +4,7 @@
  * `viewer`, and GitHub's status codes and error bodies (401 bad credentials, 403 "Resource not
  * accessible by integration" for a read-only or installation token, 404, 422 body too long),
  * check runs (create with at most 50 annotations, update adding up to 50 more; 422 beyond, as
- * GitHub answers) and `GET /pulls/{n}` for the fork pattern. Every request is logged.
+ * GitHub answers) and `GET /pulls/{n}` and `GET /pulls/{n}/files` for the fork pattern. Every request is logged.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,6 +44,8 @@ export interface FakeCheckRun {
 export interface FakePull {
   readonly number: number;
   readonly headSha: string;
+  /** Paths the pull request changed (`GET /pulls/{n}/files`, paginated). */
+  readonly files?: readonly string[];
 }
 
 export interface FakeComment {
@@ -234,6 +236,16 @@ export class FakeGitHub {
         return this.send(req, res, 200, { id: run.id, name: run.name, head_sha: run.head_sha, html_url: `https://github.com/${repo}/runs/${run.id}` });
       }
       return this.send(req, res, 404, { message: 'Not Found', documentation_url: docs, status: '404' });
+    }
+    m = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/files$/.exec(path);
+    if (m && method === 'GET') {
+      const repo = `${m[1]}/${m[2]}`;
+      const pull = (this.pulls.get(repo) ?? []).find((p) => p.number === Number(m?.[3]));
+      if (!this.repos.has(repo) || pull === undefined) return this.send(req, res, 404, { message: 'Not Found', documentation_url: docs, status: '404' });
+      const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30) || 30));
+      const page = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);
+      const files = (pull.files ?? []).slice((page - 1) * perPage, page * perPage);
+      return this.send(req, res, 200, files.map((filename) => ({ filename, status: 'modified', additions: 1, deletions: 1, changes: 2 })));
     }
     m = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)$/.exec(path);
     if (m && method === 'GET') {

@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { getOctokit } from '@actions/github';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BaseLoadError } from '../../src/base-side/index.js';
+import { runnerPathHider } from '../../src/action/runner-paths.js';
 import { OUTPUT_NAMES, run, type ActionDeps } from '../../src/action/main.js';
 import type { GateRunRequest, GateRunResult } from '../../src/action/types.js';
 import { DataError } from '../../src/util/errors.js';
@@ -200,7 +201,7 @@ describe('run() with a fake pipeline', () => {
       expect.objectContaining({ kind: 'error', target: { file: 'analytics/prompts/sql.md', title: 'MissingRecording: sql-agent' } }),
     ]);
     expect(h.logger.annotations[0]?.message).toContain('analytics/prompts/sql.md changed in this pull request');
-    expect(gh.commentsOn(REPO, 42)[0]?.body).toMatch(/\*\*MissingRecording\*\* \(1 run: re-record, never skipped\)[\s\S]*`analytics\/prompts\/sql\.md` changed/);
+    expect(gh.commentsOn(REPO, 42)[0]?.body).toMatch(/\*\*MissingRecording\*\*: 1 run \(re-record, never skipped\)[\s\S]*`analytics\/prompts\/sql\.md` changed/);
   });
 
   it('fork pull request: 403 on the comment becomes a warning; summary, outputs and verdict stand', async () => {
@@ -278,7 +279,9 @@ describe('run() with a fake pipeline', () => {
     expect(h.summaries).toHaveLength(1);
     expect(h.summaries[0]).toMatch(/^## ❌ replaygate( gate)?: could not run\n/);
     expect(h.summaries[0]).toContain('**What is wrong**');
-    expect(h.summaries[0]).toContain(h.failures[0]);
+    // The summary tells workspace paths relative (the log keeps them absolute).
+    expect(h.summaries[0]).toContain(runnerPathHider(h.deps.env ?? {})(h.failures[0] ?? ''));
+    expect(h.summaries[0]).not.toContain(repo.dir);
   });
 
   it('input errors found before the event is read post nothing; an unknown base ref on a pull request says so in the comment', async () => {
@@ -291,6 +294,17 @@ describe('run() with a fake pipeline', () => {
     expect(comments).toHaveLength(1);
     expect(comments[0]?.body).toMatch(/^<!-- replaygate-comment command=gate config=analytics\/replaygate\.yml -->\n## ❌ replaygate gate: could not run\n/);
     expect(comments[0]?.body).toContain(`Input 'base-ref': "no-such-branch" is not a commit in this repository.`);
+  });
+
+  it('a config or event path that is a folder is a clear input error, not EISDIR', async () => {
+    const h = harness({ inputs: { config: '.' } });
+    await run(h.deps);
+    expect(h.failures[0]).toMatch(/^Input 'config': "\." is a folder \(.*\), not a configuration file: name the replaygate\.yml inside it\.$/);
+    const e = harness();
+    (e.deps.env as NodeJS.ProcessEnv)['GITHUB_EVENT_PATH'] = temp;
+    await run(e.deps);
+    expect(e.failures[0]).toMatch(/^GITHUB_EVENT_PATH .* is a folder, not the event payload file\.$/);
+    expect(gh.requests).toEqual([]);
   });
 
   it('a working-directory that is a symbolic link out of the workspace is refused', async () => {

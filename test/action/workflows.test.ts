@@ -43,6 +43,13 @@ describe('workflows', () => {
     expect(steps(workflow('.github/workflows/check-dist.yml')).some((s) => s.run?.includes('git diff --exit-code'))).toBe(true);
     const release = steps(workflow('.github/workflows/release.yml'));
     expect(release.some((s) => s.run?.includes('git push origin "refs/tags/$major" --force'))).toBe(true);
+    // The tag moved is the package version's major, and the docs name @v1: the version is 1.x.
+    const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(version).toMatch(/^1\.\d+\.\d+$/);
+    for (const doc of ['README.md', 'docs/action.md']) {
+      const tags = [...readFileSync(join(REPO_ROOT, doc), 'utf8').matchAll(/uses: replaygate\/replaygate@(v\d+)/g)].map((m) => m[1]);
+      expect(new Set(tags), doc).toEqual(new Set([`v${version.split('.')[0]}`]));
+    }
     expect(readFileSync(join(REPO_ROOT, '.gitattributes'), 'utf8')).toMatch(/^dist\/\*\* linguist-generated=true -diff$/m);
   });
 

@@ -3,7 +3,7 @@
  * error or outcome, writes nothing, and leaves nothing running. The misbehaving agent is
  * test/endpoint/fixtures/behave.py; the upstream is the loopback fake model server.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeManifest } from '../../src/recording/manifest.js';
 import type { RunRecord } from '../../src/scoring/types.js';
@@ -12,7 +12,10 @@ import { allCalls } from '../recording/helpers.js';
 import { copyExample, EXAMPLE_CANDIDATES, type ExampleCopy } from './example-project.js';
 import { startFakeModelServer, type FakeModelServer } from './fake-model-server.js';
 
-const BEHAVIOURS = ['silent', 'invalid-json', 'wrong-shape', 'flood', 'hang', 'exit3', 'unknown-path', 'not-json-body', 'bad-token', 'n2', 'catch-missing', 'answer', 'env'] as const;
+const BEHAVIOURS = [
+  'silent', 'invalid-json', 'wrong-shape', 'flood', 'hang', 'exit3', 'unknown-path', 'not-json-body', 'bad-token', 'n2', 'catch-missing', 'answer', 'env',
+  'big-number', 'proto', 'dup-key', 'bad-utf8', 'query', 'setsid', 'env-custom', 'models-404', 'parallel', 'crash', 'echo', 'huge-reply',
+] as const;
 
 const agents = BEHAVIOURS.map(
   (b) => `  ${b}:
@@ -35,6 +38,10 @@ beforeAll(async () => {
     kind: command
     command: [no-such-program-replaygate, agent.py]
     prompt: golden/questions.yml
+  no-calls:
+    kind: command
+    command: [python3, fixtures/behave.py, no-calls]
+    recording: recordings/no-calls
 `);
   mkdirSync(project.path('fixtures'));
   copyFileSync(`${import.meta.dirname}/fixtures/behave.py`, project.path('fixtures/behave.py'));
@@ -92,15 +99,44 @@ describe('a command agent that misbehaves gets an error outcome that says which'
     ['flood', /printed more than 16 MiB on standard output; its process group was killed/],
     ['exit3', /exited with code 3; standard error ends:\nsomething went wrong/],
     ['unknown-path', /the agent called POST \/v1\/completions, which replaygate's model endpoint does not serve/],
-    ['not-json-body', /the agent sent POST \/v1\/chat\/completions with a body that is not JSON/],
+    ['not-json-body', /the agent sent POST \/v1\/chat\/completions with a body replaygate cannot read: the request body is not JSON/],
+    // Bodies the endpoint cannot keep exactly: a 4xx (never a 500 that SDKs retry), and the run is an error although the agent answers right.
+    ['big-number', /with a body replaygate cannot read: the number 1e999 in the request body is out of range.*\nHTTP 400: /s],
+    ['proto', /with a body replaygate cannot read: the request body has a key named '__proto__'.*\nHTTP 400: /s],
+    ['dup-key', /with a body replaygate cannot read: the request body names the key "model" twice.*\nHTTP 400: /s],
+    ['bad-utf8', /with a body replaygate cannot read: the request body is not valid UTF-8.*\nHTTP 400: /s],
+    ['query', /the agent called POST \/v1\/chat\/completions\?api-version=2024-06-01 with a query string.*\nHTTP 400: /s],
     ['bad-token', /exited with code 1; standard error ends:\nHTTP 404: .*unknown run token '0{32}'/],
     ['n2', /asked POST \/v1\/chat\/completions for n = 2 choices; replaygate records one choice per request/],
   ])('%s', async (agent, detail) => {
     const { code, run, changed } = await scoreOne(agent);
     expect(run.outcome).toBe('error');
     expect(run.detail).toMatch(detail);
+    expect(run.failure).toBeDefined();
     expect(code).toBe(0);
     expect(changed).toEqual([]);
+  });
+
+  it('a crash: the run is an error whose detail has the exit status and the end of standard error, and whose failure names the cause in one line', async () => {
+    const { run } = await scoreOne('crash');
+    expect(run.outcome).toBe('error');
+    expect(run.detail).toMatch(/^exited with code 1; standard error ends:\nTraceback \(most recent call last\):\n.*\nModuleNotFoundError: No module named 'helper'$/s);
+    expect(run.failure).toBe("exited with code 1: ModuleNotFoundError: No module named 'helper'");
+  });
+
+  it('children that leave the process group (a new session, a daemon) are killed when the run ends', async () => {
+    const pidFile = project.path('setsid.pid');
+    process.env['PID_FILE'] = pidFile;
+    try {
+      const { run } = await scoreOne('setsid');
+      expect(run.outcome).toBe('correct');
+      const pids = readFileSync(pidFile, 'utf8').split(' ').map(Number);
+      expect(pids).toHaveLength(2);
+      for (let i = 0; i < 50 && pids.some(alive); i += 1) await new Promise((r) => setTimeout(r, 100));
+      expect(pids.filter(alive)).toEqual([]);
+    } finally {
+      delete process.env['PID_FILE'];
+    }
   });
 
   it('hangs: killed with its children at timeout_ms', async () => {
@@ -165,7 +201,7 @@ describe('a command agent that misbehaves gets an error outcome that says which'
   it('a miss decides the run even when the agent catches the error and answers anyway', async () => {
     const { code, run, stderr, changed } = await scoreOne('catch-missing');
     expect(run.outcome).toBe('missing_recording');
-    expect(run.detail).toMatch(/^MissingRecording: recording 'catch-missing' has no reply for question 'chq-015', seed 0, call 0/);
+    expect(run.detail).toMatch(/^MissingRecording: recording 'catch-missing' has no reply for question 'chq-015', seed 0: POST \/v1\/chat\/completions \(key sha256:[0-9a-f]{64}\)\.\nNothing is recorded for this question and seed\./);
     expect(code).toBe(1);
     expect(stderr).toMatch(/1 run\(s\) have no recording/);
     expect(changed).toEqual([]);
@@ -198,6 +234,104 @@ describe('secrets', () => {
       delete process.env['OPENAI_MODEL'];
     }
     for (const file of project.files()) expect(readFileSync(project.path(file), 'utf8')).not.toContain(key);
+  });
+
+  it('with --api-key-env / --base-url-env, no variable holding the real key or the upstream URL reaches the agent, whatever its name', async () => {
+    const key = 'sk-CUSTOM-ENV-SECRET-7777777';
+    const seen = `/tmp/replaygate-seen-${process.pid}.json`;
+    const shell = { MY_SECRET_KEY: key, MY_UPSTREAM: fake.url, COPY_OF_THE_KEY: key, UPSTREAM_WITH_SLASH: `${fake.url}/`, UPSTREAM_ORIGIN: new URL(fake.url).origin, UNRELATED_SETTING: 'kept', SEEN_FILE: seen };
+    Object.assign(process.env, shell); // as in a shell that exported them
+    try {
+      const recorded = await cli(['record', '-a', 'env-custom', '-q', 'chq-015', '--no-progress', '--api-key-env', 'MY_SECRET_KEY', '--base-url-env', 'MY_UPSTREAM'], project.root, shell);
+      expect(recorded.code, recorded.stderr).toBe(0);
+      const env = JSON.parse(readFileSync(seen, 'utf8')) as Record<string, string>;
+      expect(Object.entries(env).filter(([, v]) => v.includes(key) || v.includes(new URL(fake.url).origin))).toEqual([]);
+      expect(env['UNRELATED_SETTING']).toBe('kept');
+      expect(env['OPENAI_API_KEY']).toBe('replaygate-local-endpoint');
+      expect(env['OPENAI_BASE_URL']).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/run\/[0-9a-f]{32}\/v1$/);
+    } finally {
+      for (const k of Object.keys(shell)) delete process.env[k];
+      rmSync(seen, { force: true });
+    }
+  });
+
+  it('a reply that echoes the key is recorded without it: the key appears in no file', async () => {
+    const key = 'sk-test-echoed-0123456789abcdef';
+    const sent = fake.requests.length;
+    const recorded = await cli(['record', '-a', 'echo', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: key });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(fake.requests.slice(sent).map((r) => r.body['model'])).toEqual(['echo-auth']);
+    const calls = readFileSync(project.path('recordings/echo/calls.jsonl'), 'utf8');
+    expect(calls).toContain('you sent Bearer ***');
+    expect(calls).toContain('"authorization":"Bearer ***"');
+    for (const file of project.files()) expect(readFileSync(project.path(file), 'utf8'), file).not.toContain(key);
+    // The agent got the reply as recorded: replay gives it the same.
+    const { run } = await scoreOne('echo');
+    expect(run.outcome).toBe('correct');
+  });
+});
+
+describe('numbers', () => {
+  it('an upstream reply holding 1e999 is not recorded: that call fails with a clear error naming where, nothing crashes, the key stays out', async () => {
+    const key = 'sk-test-huge-0123456789abcdef';
+    const recorded = await cli(['record', '-a', 'huge-reply', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: key });
+    expect(recorded.code).toBe(1);
+    expect(recorded.stderr).toMatch(/the reply holds a number too large to record exactly \(reply\.choices\[0\]\.logprobs\.content\[0\]\.logprob read as Infinity\); the call was not recorded/);
+    expect(recorded.stderr).not.toMatch(/internal_error|stops with this error|at .*\.js:\d+/);
+    expect(`${recorded.stdout}${recorded.stderr}`).not.toContain(key);
+    expect(readFileSync(project.path('recordings/huge-reply/calls.jsonl'), 'utf8')).toBe('');
+  });
+});
+
+describe('record', () => {
+  it('an agent that makes no model call: record creates its recording (no calls) and says so; score then replays it', async () => {
+    const recorded = await cli(['record', '-a', 'no-calls', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-no-calls-0000' });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(recorded.stdout).toMatch(/the agent made no model call: created recordings\/no-calls with no calls, so that score and gate replay it/);
+    expect(existsSync(project.path('recordings/no-calls/manifest.yml'))).toBe(true);
+    const scored = await cli(['score', '-a', 'no-calls', '--no-progress'], project.root);
+    expect(scored.code, scored.stderr).toBe(0);
+  });
+
+  it('prints why the first runs errored (exit status, the end of standard error), bounded', async () => {
+    const recorded = await cli(['record', '-a', 'crash', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-crash-0000' });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(recorded.stdout).toMatch(/outcomes: error 5\nrecorded splits: [^\n]*\n(the agent made no model call[^\n]*\n)?errored runs \(3 of 5, one per cause first\):\n  chq-003 seed 0: exited with code 1; standard error ends:\n    Traceback/);
+    expect(recorded.stdout).toMatch(/    ModuleNotFoundError: No module named 'helper'\n  chq-004 seed 0: /);
+    expect(recorded.stdout.match(/^  chq-\d+ seed 0: /gm)).toHaveLength(3);
+  });
+
+  it('a 404 from the upstream on GET /v1/models/{id} fails that call only: the session goes on and records the others', async () => {
+    const recorded = await cli(['record', '-a', 'models-404', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-models-0000' });
+    expect(recorded.code).toBe(1);
+    expect(recorded.stderr).toMatch(/1 call\(s\) could not be recorded.*\n.*\/models\/no-such-model: the upstream has no such model/);
+    const lines = readFileSync(project.path('recordings/models-404/calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { request: { endpoint: string } });
+    expect(lines.map((l) => l.request.endpoint)).toEqual(['GET /v1/models/fake-model', 'POST /v1/chat/completions']);
+  });
+});
+
+describe('parallel requests', () => {
+  it('give identical run records in every replay, and a miss is named against the most similar recorded request, the same every time', async () => {
+    const recorded = await cli(['record', '-a', 'parallel', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-parallel-0000' });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const runs = [];
+    for (let i = 0; i < 3; i += 1) runs.push((await scoreOne('parallel')).run);
+    expect(runs[0]!.keys).toHaveLength(4);
+    expect(runs[0]!.keys).toEqual([...runs[0]!.keys].sort());
+    expect(runs[1]).toEqual(runs[0]);
+    expect(runs[2]).toEqual(runs[0]);
+    process.env['PARALLEL_VARIANT'] = ' changed';
+    try {
+      const missed = [];
+      for (let i = 0; i < 3; i += 1) missed.push((await scoreOne('parallel')).run);
+      expect(missed[0]!.outcome).toBe('missing_recording');
+      expect(missed[1]).toEqual(missed[0]);
+      expect(missed[2]).toEqual(missed[0]);
+      // The diff is against part 2's recorded request (one line differs), whichever arrived when.
+      expect(missed[0]!.detail).toMatch(/Nearest recorded request \(.*calls\.jsonl:\d: call \d of this question and seed, the most similar of 4\) differs:\n@@ [^\n]*\n-body\.messages\[0\]\.content: "How many tracks are in the catalogue\? \(part 2\)"\n\+body\.messages\[0\]\.content: "How many tracks are in the catalogue\? \(part 2 changed\)"/);
+    } finally {
+      delete process.env['PARALLEL_VARIANT'];
+    }
   });
 });
 

@@ -3,7 +3,9 @@
  * the official openai client, LangChain.js), each recorded against the loopback fake model
  * server and replayed with the server stopped (issue #11, "Done when").
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/scoring/types.js';
 import { readManifestSync } from '../../src/recording/manifest.js';
@@ -72,8 +74,8 @@ describe('editing one character of the Python agent\'s system prompt', () => {
       const { code, runs, stderr } = await score('python-agent');
       expect(code).toBe(1);
       expect(runs.map((r) => r.outcome)).toEqual(Array(5).fill('missing_recording'));
-      expect(stderr).toMatch(/5 run\(s\) have no recording; the first:\nMissingRecording: recording 'python-agent' has no reply for question 'chq-003', seed 0, call 0/);
-      expect(stderr).toMatch(/Nearest recorded request \(.*calls\/chq-003\.jsonl:\d+, same question\/seed\/call\) differs:/);
+      expect(stderr).toMatch(/5 run\(s\) have no recording; the first:\nMissingRecording: recording 'python-agent' has no reply for question 'chq-003', seed 0/);
+      expect(stderr).toMatch(/Nearest recorded request \(.*calls(\/chq-003)?\.jsonl:\d+[,:] [^)]*\) differs:/);
       expect(stderr).toMatch(/\n-body\.messages\[0\]\.content: "You are a careful data analyst for a music store/);
       expect(stderr).toMatch(/\n\+body\.messages\[0\]\.content: "You are a careful data analysts for a music store/);
       expect(stderr).toMatch(/To re-record the affected calls: replaygate record --agent python-agent --questions chq-003/);
@@ -116,4 +118,23 @@ describe('recording a command agent again', () => {
     const { code } = await score('python-agent');
     expect(code).toBe(0);
   }, 120_000);
+});
+
+describe('the recordings committed in examples/agents', () => {
+  it('replay offline in place (no model server at all): every agent scores 4 of 5 correct, the same as a fresh recording, and nothing in the folder changes', async () => {
+    const example = join(import.meta.dirname, '../../examples/agents');
+    const files = (): string[] => readdirSync(join(example, 'recordings'), { recursive: true }).map(String).sort();
+    const before = files().map((f) => [f, statSync(join(example, 'recordings', f)).mtimeMs]);
+    const out = join(mkdtempSync(join(tmpdir(), 'replaygate-committed-')), 'score.json');
+    const result = await cli(['score', '--json', out, '--no-progress'], example, { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: '' });
+    expect(result.code, result.stderr).toBe(0);
+    const runs = (JSON.parse(readFileSync(out, 'utf8')) as { runs: RunRecord[] }).runs;
+    for (const agent of AGENTS) {
+      const mine = runs.filter((r) => r.agent === agent);
+      expect(mine, agent).toHaveLength(5);
+      expect(mine.filter((r) => r.outcome === 'correct'), agent).toHaveLength(4);
+    }
+    expect(files().map((f) => [f, statSync(join(example, 'recordings', f)).mtimeMs])).toEqual(before);
+    rmSync(dirname(out), { recursive: true, force: true });
+  }, 180_000);
 });

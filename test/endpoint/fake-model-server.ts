@@ -6,7 +6,10 @@
  * calls the tools the request offers (list_tables, then get_table_doc for the tables of the
  * answer, then run_query with the answer), and then writes the answer as a fenced SQL block
  * (or "DECLINE: …"). It counts every request, can be told to fail the next ones, and never
- * streams (replaygate asks upstreams for whole replies).
+ * streams (replaygate asks upstreams for whole replies). Some models behave otherwise: `huge-number` answers with a logprob written 1e999; `echo-auth`
+ * answers with the request's Authorization header in its text and body (a debugging proxy that
+ * echoes the key); `rich` answers with every field a chat completion may carry (reasoning text,
+ * annotations, audio, logprobs, vendor fields at every level), for the streaming tests.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -77,7 +80,48 @@ function nextSteps(toolNames: readonly string[], results: number, answer: string
   return [];
 }
 
-function chatCompletion(body: Json, candidates: Candidates, id: number): Json {
+/** A chat completion with every field servers send, at every level (model `rich`). */
+export function richCompletion(id: number): Json {
+  return {
+    id: `chatcmpl-rich-${id}`,
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'rich',
+    service_tier: 'default',
+    system_fingerprint: 'fp_rich',
+    provider: 'fake-vendor',
+    prompt_logprobs: null,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: 'SELECT COUNT(*) FROM Track — with reasoning first.',
+          refusal: null,
+          reasoning_content: 'The user asks for a count of tracks; the Track table holds one row per track. '.repeat(3),
+          reasoning: 'short reasoning',
+          annotations: [{ type: 'url_citation', url_citation: { url: 'https://example.com', title: 'x', start_index: 0, end_index: 6 } }],
+          audio: null,
+          tool_calls: [{ id: 'call_rich', type: 'function', function: { name: 'run_query', arguments: '{"sql": "SELECT COUNT(*) FROM Track"}' } }],
+        },
+        logprobs: { content: [{ token: 'SELECT', logprob: -0.01, bytes: [83, 69, 76, 69, 67, 84], top_logprobs: [] }, { token: ' COUNT', logprob: -0.2, bytes: null, top_logprobs: [] }], refusal: null },
+        finish_reason: 'tool_calls',
+        stop_reason: 128008,
+      },
+    ],
+    usage: { prompt_tokens: 9, completion_tokens: 7, total_tokens: 16, completion_tokens_details: { reasoning_tokens: 5 } },
+  };
+}
+
+function chatCompletion(body: Json, candidates: Candidates, id: number, authorization: string): Json {
+  if (body['model'] === 'rich') return richCompletion(id);
+  if (body['model'] === 'echo-auth' || body['model'] === 'huge-number') {
+    return {
+      id: `chatcmpl-echo-${id}`, object: 'chat.completion', created: 1_700_000_000, model: 'echo-auth', debug: { authorization },
+      choices: [{ index: 0, message: { role: 'assistant', content: `you sent ${authorization}` }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    };
+  }
   const answer = candidateFor(body, candidates);
   const tools = Array.isArray(body['tools']) ? (body['tools'] as Json[]).map((t) => String((t['function'] as Json | undefined)?.['name'] ?? '')) : [];
   const results = Array.isArray(body['messages']) ? (body['messages'] as Json[]).filter((m) => m['role'] === 'tool').length : 0;
@@ -178,15 +222,22 @@ export async function startFakeModelServer(candidates: Candidates): Promise<Fake
     }
     const id = requests.length;
     let reply: Json | undefined;
-    if (method === 'POST' && path === '/v1/chat/completions') reply = chatCompletion(body, candidates, id);
+    if (method === 'POST' && path === '/v1/chat/completions') reply = chatCompletion(body, candidates, id, req.headers.authorization ?? '');
     else if (method === 'POST' && path === '/v1/responses') reply = response(body, candidates, id);
     else if (method === 'POST' && path === '/v1/embeddings') reply = embeddings(body);
     else if (method === 'GET' && path === '/v1/models') reply = { object: 'list', data: [{ id: 'fake-model', object: 'model', created: 1_700_000_000, owned_by: 'fake' }] };
+    else if (method === 'GET' && path === '/v1/models/fake-model') reply = { id: 'fake-model', object: 'model', created: 1_700_000_000, owned_by: 'fake' };
+    else if (method === 'GET' && path.startsWith('/v1/models/')) {
+      requests.push({ method, path, body, status: 404 });
+      return send(res, 404, { error: { message: `The model '${path.slice('/v1/models/'.length)}' does not exist`, type: 'invalid_request_error', code: 'model_not_found' } });
+    }
     if (reply === undefined) {
       requests.push({ method, path, body, status: 404 });
       return send(res, 404, { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error' } });
     }
     requests.push({ method, path, body, status: 200 });
+    // `huge-number` answers with a number JSON reads as Infinity (1e999), as a broken proxy might.
+    if (body['model'] === 'huge-number') return send(res, 200, reply, {}, (text) => text.replace('"logprobs":null', '"logprobs":{"content":[{"token":"x","logprob":1e999}]}'));
     send(res, 200, reply);
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -208,8 +259,8 @@ export async function startFakeModelServer(candidates: Candidates): Promise<Fake
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, edit: (text: string) => string = (t) => t): void {
+  const text = edit(JSON.stringify(body));
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }

@@ -21,7 +21,7 @@ import { writeManifest } from '../../src/recording/manifest.js';
 import { Recording } from '../../src/recording/recording.js';
 import { ReplayClient } from '../../src/recording/replay-client.js';
 import { RecordingWriter } from '../../src/recording/writer.js';
-import { fakeEmbedding, startFakeModelServer, type FakeModelServer } from './fake-model-server.js';
+import { fakeEmbedding, richCompletion, startFakeModelServer, type FakeModelServer } from './fake-model-server.js';
 
 const JOIN_QUESTION = 'Which artists have albums?';
 const CANDIDATES = {
@@ -250,6 +250,30 @@ describe('keys: retries, order, parallel requests, stream', () => {
       expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
       await rep.run.settled();
       expect(rep.run.calls.map((c) => c.key).sort()).toEqual(keys);
+    }
+    recording.close();
+  });
+});
+
+describe('streaming carries every field of the stored reply', () => {
+  it('the official client reassembles from the events exactly the completion it gets without streaming: reasoning text, annotations, logprobs, vendor fields', async () => {
+    const folder = join(dir, 'rich');
+    const { model, done } = await recorder(folder);
+    const rec = session(model, 'q-rich');
+    const request = { model: 'rich', messages: [{ role: 'user' as const, content: 'count the tracks' }], seed: 0 };
+    const whole = await (await rec.client.chat.completions.create(request).asResponse()).json();
+    await rec.run.settled();
+    done();
+    expect(whole).toEqual(richCompletion(fake.requests.length - 1));
+    const recording = await Recording.open(folder);
+    {
+      const rep = session(new ReplayClient(recording, 'wire'), 'q-rich');
+      const streamed = await rep.client.chat.completions.stream({ ...request, stream_options: { include_usage: true } }).finalChatCompletion();
+      const { parsed: _parsed, ...message } = streamed.choices[0]!.message as unknown as Record<string, unknown>;
+      const toolCalls = (message['tool_calls'] as Record<string, unknown>[]).map(({ function: fn, ...rest }) => ({ ...rest, function: { name: (fn as { name: string }).name, arguments: (fn as { arguments: string }).arguments } }));
+      expect({ ...streamed, choices: [{ ...streamed.choices[0], message: { ...message, tool_calls: toolCalls } }] }).toEqual(whole);
+      await rep.run.settled();
+      expect(rep.run.missing).toBeUndefined();
     }
     recording.close();
   });

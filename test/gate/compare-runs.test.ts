@@ -261,3 +261,43 @@ describe('missing recordings', () => {
     expect(result.notes.map((n) => n.code)).toContain('interval_clipped');
   });
 });
+
+describe('an agent that could not run', () => {
+  const cause = "exited with code 1: ModuleNotFoundError: No module named 'requests'";
+  const ids = ['q1', 'q2', 'q3'];
+  const failed = (agent: string) =>
+    ids.map((q) => run(agent, q, 0, 'error', { failure: cause, detail: `exited with code 1; stderr:\nTraceback…\nModuleNotFoundError: No module named 'requests'` }));
+
+  it('a base whose every run failed alike fails the gate with a reason naming the side and the cause', () => {
+    const candidate = ids.map((q) => run('cand', q, 0, 'correct'));
+    const comparison = compareRuns(failed('base'), candidate);
+    expect(comparison.base.agentFailures).toEqual([
+      expect.objectContaining({ cause, runs: ids.map((questionId) => ({ questionId, seed: 0 })), inBothSides: false }),
+    ]);
+    const verdict = gateVerdict(comparison);
+    expect(verdict.verdict).toBe('fail');
+    const reason = verdict.reasons.find((r) => r.code === 'agent_failure');
+    expect(reason?.message).toMatch(/^the base's agent could not run: 3 of its 3 run\(s\) failed the same way — exited with code 1: ModuleNotFoundError/);
+    expect(reason?.message).toContain("No module named 'requests'");
+    expect(reason?.questions).toEqual(ids);
+    // Switched off, it is still said, as a note.
+    const lenient = parseGateRules({ fail_on_agent_failure: false });
+    const lv = gateVerdict(compareRuns(failed('base'), candidate, lenient), lenient);
+    expect(lv.reasons.map((r) => r.code)).not.toContain('agent_failure');
+    expect(lv.notes.map((n) => n.code)).toContain('agent_failure');
+  });
+
+  it('a candidate that cannot run fails too; both sides failing alike is a note, not a reason', () => {
+    const base = ids.map((q) => run('base', q, 0, 'correct'));
+    expect(gateVerdict(compareRuns(base, failed('cand'))).reasons.map((r) => r.code)).toContain('agent_failure');
+    const both = gateVerdict(compareRuns(failed('base'), failed('cand')));
+    expect(both.reasons.map((r) => r.code)).not.toContain('agent_failure');
+    expect(both.notes.filter((n) => n.code === 'agent_failure')).toHaveLength(2);
+  });
+
+  it('one run that failed among many working ones is an ordinary error, not an agent that could not run', () => {
+    const base = [run('base', 'q1', 0, 'error', { failure: cause }), run('base', 'q2', 0, 'correct'), run('base', 'q3', 0, 'correct')];
+    const verdict = gateVerdict(compareRuns(base, ids.map((q) => run('cand', q, 0, 'correct'))));
+    expect([...verdict.reasons, ...verdict.notes].map((r) => r.code)).not.toContain('agent_failure');
+  });
+});

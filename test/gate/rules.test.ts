@@ -30,6 +30,7 @@ describe('parseGateRules', () => {
         fail_on_interval_below_zero: false,
         fail_on_missing_recording: false,
         fail_on_unpaired_question: true,
+        fail_on_agent_failure: false,
         ignore_ambiguous_golden: true,
       }),
     ).toEqual({
@@ -39,6 +40,7 @@ describe('parseGateRules', () => {
       failOnIntervalBelowZero: false,
       failOnMissingRecording: false,
       failOnUnpairedQuestion: true,
+      failOnAgentFailure: false,
       ignoreAmbiguousGolden: true,
     });
   });

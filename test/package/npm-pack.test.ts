@@ -34,7 +34,7 @@ describe('the npm package', () => {
 
   it('npm pack holds the built CLI and nothing it does not need', () => {
     expect(existsSync(join(ROOT, 'build/cli/index.js')), 'build/ is missing: run npm run build').toBe(true);
-    // --ignore-scripts: `prepare` (the dev install of tools/node24 and the build) is for a checkout, not for packing in a test.
+    // --ignore-scripts: `prepare` (the build) is for a checkout, not for packing in a test.
     const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' });
     const [result] = JSON.parse(out) as PackResult[];
     tarball = join(work, result?.filename ?? '');
@@ -44,9 +44,12 @@ describe('the npm package', () => {
       expect(files, needed).toContain(needed);
     }
     const unwanted = files.filter(
-      (f) => f !== 'warehouse/spider/concert_singer.sqlite' && (/^(test|examples|recordings|golden|warehouse|tools|dist|src|scripts|bench|docs|\.github|\.ci|build\/action)\//.test(f) || /\.test\.|\.tsbuildinfo$|replaygate\.yml$/.test(f)),
+      (f) => f !== 'warehouse/spider/concert_singer.sqlite' && (/^(test|examples|recordings|golden|warehouse|tools|dist|src|scripts|bench|docs|\.github|\.ci|build\/action)\//.test(f) || /\.test\.|\.tsbuildinfo$|\.map$|replaygate\.yml$/.test(f)),
     );
     expect(unwanted).toEqual([]);
+    // `prepare` runs on installs from a clone or a git URL: it builds, and never fetches what only the tests use.
+    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts['prepare']).not.toMatch(/tools\/node24|examples\/agents/);
   });
 
   it('installs into an empty prefix: replaygate --help, and replaygate score on a copy of the example', () => {

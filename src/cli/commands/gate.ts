@@ -70,7 +70,7 @@ export function registerGate(program: Command, ctx: CliContext): void {
         '  gate: {confidence: 0.95, stable_break: {base_min: 0.8, candidate_max: 0.2},\n' +
         '         fail_on_stable_break: true, fail_on_interval_below_zero: true,\n' +
         '         fail_on_missing_recording: true, fail_on_unpaired_question: false,\n' +
-        '         ignore_ambiguous_golden: false}',
+        '         fail_on_agent_failure: true, ignore_ambiguous_golden: false}',
     )
     .action(async (opts: GateOptions) => (await import('./gate-action.js')).runGateCommand(ctx, opts));
 }

@@ -1,11 +1,12 @@
 import { resolve } from 'node:path';
+import { erroredRuns } from '../../agent/command-failure.js';
 import { loadConfig } from '../project.js';
 import type { Command } from 'commander';
 import { openProject } from '../project.js';
 import { LiveModelClient, DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT_MS } from '../../record/live-client.js';
 import { recordAgent } from '../../record/record.js';
 import { endpointLabel, Redactor, urlSecrets } from '../../record/redact.js';
-import { OUTCOMES } from '../../scoring/types.js';
+import { OUTCOMES, type RunRecord } from '../../scoring/types.js';
 import { ConfigError, isUserError } from '../../util/errors.js';
 import { ConsoleLogger } from '../../util/logger.js';
 import { EXIT, type CliContext } from '../context.js';
@@ -131,7 +132,9 @@ export function registerRecord(program: Command, ctx: CliContext): void {
             `runs ${summary.runs.length} · calls sent ${stats.sent} · reused ${stats.reused} · not recorded ${stats.failed} · ` +
             `tokens ${stats.promptTokens} prompt + ${stats.completionTokens} completion · HTTP errors ${summary.httpErrors}\n` +
             `outcomes: ${outcomes.map(([o, n]) => `${o} ${n}`).join(', ')}\n` +
-            `recorded splits: ${Object.entries(summary.recordedSplits).map(([s, n]) => `${s} ${n}×`).join(', ') || 'none'}\n`,
+            `recorded splits: ${Object.entries(summary.recordedSplits).map(([s, n]) => `${s} ${n}×`).join(', ') || 'none'}\n` +
+            (summary.createdEmpty ? `the agent made no model call: created ${summary.recording} with no calls, so that score and gate replay it\n` : '') +
+            erroredRuns(summary.runs),
         );
         for (const skipped of summary.skippedSplits) {
           out(

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { describeAgent } from '../../pipeline/describe.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
+import { erroredRuns } from '../../agent/command-failure.js';
 import { rerecordCommands } from '../../gate/rerecord.js';
 import { openProject } from '../project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
@@ -85,6 +86,8 @@ export async function printScoreReport(
   ctx.stdout(scoreText(report));
   if (opts.json) await writeOutput(ctx, opts.json, reportJson(report));
   if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
+  const errors = erroredRuns(report.runs);
+  if (errors !== '') ctx.stderr(`\n${errors}`);
   const missing = report.runs.filter((r) => r.outcome === 'missing_recording');
   if (missing.length > 0) {
     const commands = rerecordCommands(

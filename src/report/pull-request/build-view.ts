@@ -6,6 +6,7 @@ import type { GateResult } from '../../gate/gate-result.js';
 import type { QuestionComparison } from '../../gate/types.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { wilsonInterval } from '../../stats/index.js';
+import type { SqlDialect } from '../../warehouse/types.js';
 import {
   MAX_BREAKS_IN_VIEW,
   MAX_MOVED_IN_VIEW,
@@ -31,6 +32,8 @@ export interface GoldenInfo {
   /** `file:line` as the golden loader writes it (file already repository-relative). */
   readonly source?: string;
   readonly goldenSql?: string;
+  /** Dialect of the question's database (its SQL is laid out in it). */
+  readonly dialect?: SqlDialect;
 }
 
 /** The golden result of a question: rows, or why there are none. */
@@ -47,15 +50,22 @@ export interface GateEvidence {
   readonly candidateRuns: readonly RunRecord[];
 }
 
+/** A string that, shown bare, would read as another value: empty, padded, NULL, a number or a boolean. */
+const AMBIGUOUS_STRING = /^$|^\s|\s$|^null$|^(?:true|false)$|^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$|^[+-]?(?:infinity|nan)$|^<\d+ bytes>$|^".*"$/i;
+
 /**
- * A cell as text: `NULL`, numbers and 64-bit integers as written, strings as they are, other
- * values as JSON; at most 200 characters.
+ * A cell as text, one reading per value: `NULL`, numbers and 64-bit integers as written, strings
+ * as they are unless bare they would read as something else (empty, padded with spaces, `NULL`,
+ * a number, a boolean, already quoted), which are shown as JSON strings (`"NULL"`, `"42"`, `""`),
+ * other values as JSON; at most 200 characters.
  * @example formatCell(null) // 'NULL'
+ * @example formatCell('NULL') // '"NULL"'
+ * @example formatCell('42') // '"42"'
  */
 export function formatCell(value: unknown): string {
   let text: string;
   if (value === null || value === undefined) text = 'NULL';
-  else if (typeof value === 'string') text = value;
+  else if (typeof value === 'string') text = AMBIGUOUS_STRING.test(value) ? JSON.stringify(value) : value;
   else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') text = String(value);
   else if (value instanceof Uint8Array) text = `<${value.byteLength} bytes>`;
   else text = JSON.stringify(value) ?? String(value);
@@ -192,6 +202,7 @@ export function agentGateView(agent: string, result: GateResult, evidence?: Gate
     const reason = ambiguous.get(id);
     return {
       ...place(id, evidence?.golden, allRuns),
+      ...(info?.dialect === undefined ? {} : { dialect: info.dialect }),
       golden: {
         ...(info?.goldenSql === undefined ? {} : { sql: info.goldenSql }),
         ...(golden === undefined ? {} : golden.ok ? { result: previewOf(golden.columns, golden.rows, golden.rowCount, golden.truncated) } : { error: golden.error }),
@@ -201,6 +212,10 @@ export function agentGateView(agent: string, result: GateResult, evidence?: Gate
       ...(reason === undefined ? {} : { ambiguous: reason }),
     };
   });
+  // Fields a newer gate result carries (questions left out for missing recordings, a clipped
+  // interval); read when present, so the view shows them as soon as the gate reports them.
+  const extra = result as GateResult & { readonly excluded?: readonly unknown[]; readonly interval: (GateResult['interval'] & { readonly clipped?: boolean }) | null };
+  const interval = clipInterval(result.interval?.low ?? null, result.interval?.high ?? null);
   return {
     agent,
     verdict: result.verdict,
@@ -209,12 +224,14 @@ export function agentGateView(agent: string, result: GateResult, evidence?: Gate
     base: sideView(result, 'base'),
     candidate: sideView(result, 'candidate'),
     questions: result.n,
+    ...(extra.excluded === undefined || extra.excluded.length === 0 ? {} : { excluded: extra.excluded.length }),
     change: {
       mean: result.meanDifference,
-      low: result.interval?.low ?? null,
-      high: result.interval?.high ?? null,
+      low: interval.low,
+      high: interval.high,
       confidence: result.rules.confidence,
       note: result.intervalNote,
+      ...(interval.clipped || extra.interval?.clipped === true ? { clipped: true } : {}),
     },
     fixed: result.fixed.length,
     broken: result.broken.length,
@@ -225,4 +242,15 @@ export function agentGateView(agent: string, result: GateResult, evidence?: Gate
     stableBreaks: breaks,
     moved: movedViews,
   };
+}
+
+/**
+ * A t interval of the mean paired difference shown within [−1, 1], where every paired
+ * difference lies (a t interval of few questions can reach past it); `clipped` says it was cut.
+ * @example clipInterval(-1.03, -0.92) // { low: -1, high: -0.92, clipped: true }
+ */
+export function clipInterval(low: number | null, high: number | null): { low: number | null; high: number | null; clipped: boolean } {
+  if (low === null || high === null) return { low, high, clipped: false };
+  const clipped = low < -1 || high > 1;
+  return { low: Math.max(-1, Math.min(1, low)), high: Math.max(-1, Math.min(1, high)), clipped };
 }

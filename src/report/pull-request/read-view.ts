@@ -1,10 +1,13 @@
 /**
  * Reads a {@link PullRequestView} back from JSON that nobody vouches for (the report artifact of
  * a fork pull request's run): every field is checked for its type, lists and strings are capped,
- * and anything else is a `DataError` naming the field. Rendering then makes every string inert.
+ * every number for its range and its agreement with the others, and anything else is a
+ * `DataError` naming the field. Rendering then makes every string inert.
  */
 import { OUTCOMES, type Outcome } from '../../scoring/types.js';
 import { DataError } from '../../util/errors.js';
+import { SQL_DIALECTS } from '../../warehouse/types.js';
+import { checkViewRanges } from './view-ranges.js';
 import { PULL_REQUEST_VIEW_VERSION, type PullRequestView } from './types.js';
 
 /** A checker: the value at `path`, typed, or a DataError. */
@@ -76,7 +79,7 @@ const moved = obj(
 );
 const stableBreak = obj(
   { ...placeShape, golden: obj({}, { sql: str, result: preview, error: str }), base: evidence, candidate: evidence },
-  { ...placeOptional, ambiguous: str },
+  { ...placeOptional, ambiguous: str, dialect: oneOf(SQL_DIALECTS) },
 );
 const reason = obj({ code: str, message: str });
 const agent = obj({
@@ -87,7 +90,7 @@ const agent = obj({
   base: side,
   candidate: side,
   questions: int,
-  change: obj({ mean: num, low: nullable(num), high: nullable(num), confidence: num, note: nullable(str) }),
+  change: obj({ mean: num, low: nullable(num), high: nullable(num), confidence: num, note: nullable(str) }, { clipped: bool }),
   fixed: int,
   broken: int,
   signTestP: num,
@@ -96,7 +99,7 @@ const agent = obj({
   stableBreakCount: int,
   stableBreaks: list(stableBreak, 1000),
   moved: list(moved),
-});
+}, { excluded: int });
 const changed = { path: str, status: str };
 const changes = obj({
   prompts: list(obj({ ...changed, added: int, removed: int }), 1000),
@@ -126,10 +129,15 @@ const view = obj(
 );
 
 /**
- * Checks that `value` is a {@link PullRequestView} of this version, field by field.
- * @throws DataError naming the first field that is missing or of the wrong type, e.g.
- *   `pullRequest.agents[0].fixed: expected a whole number ≥ 0, got string`.
+ * Checks that `value` is a {@link PullRequestView} of this version, field by field: first each
+ * field's type, then every number's range and the numbers' agreement with each other
+ * ({@link checkViewRanges}: counts within their totals, fractions and p values in [0, 1],
+ * intervals ordered and around their estimate, the verdict agreeing with its reasons).
+ * @throws DataError naming the first field that is missing, of the wrong type or out of range,
+ *   e.g. `pullRequest.agents[0].fixed: expected a whole number ≥ 0, got string`.
  */
 export function readPullRequestView(value: unknown, path = 'pullRequest'): PullRequestView {
-  return view(value, path) as PullRequestView;
+  const checked = view(value, path) as PullRequestView;
+  checkViewRanges(checked, path);
+  return checked;
 }

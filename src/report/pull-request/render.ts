@@ -14,15 +14,16 @@ import { OUTCOME_SYMBOLS } from '../gate-markdown.js';
 import { escapeHtml, fencedBlock, htmlCode, htmlText, inlineCode, inlineCodeCell, plainText } from '../inert-markdown.js';
 import { divergingBar, perSeedChart } from './charts.js';
 import { sqlDiff } from './sql-diff.js';
-import type {
-  AgentGateView,
-  AnswerVariant,
-  ChangesView,
-  MovedQuestionView,
-  PullRequestView,
-  ResultPreview,
-  SideView,
-  StableBreakView,
+import {
+  MAX_MOVED_IN_VIEW,
+  type AgentGateView,
+  type AnswerVariant,
+  type ChangesView,
+  type MovedQuestionView,
+  type PullRequestView,
+  type ResultPreview,
+  type SideView,
+  type StableBreakView,
 } from './types.js';
 
 /** Options of {@link renderPullRequest}. */
@@ -50,8 +51,8 @@ export const MAX_GROUPS = 25;
 /** Answers shown per side of a stable break. */
 const MAX_VARIANTS = 3;
 const MAX_MISSING_LISTED = 10;
-/** Ids of the stable breaks shown without their evidence. */
-const MAX_IDS_LISTED = 30;
+/** Ids of the stable breaks listed (collapsed) without their evidence in the comment (all in the job summary). */
+const MAX_IDS_LISTED = 200;
 
 /** The comment or summary in two parts: `head` is never cut, `body` is shed and cut to fit. */
 export interface RenderedPullRequest {
@@ -128,10 +129,18 @@ export function headline(view: PullRequestView): string {
   return `## ${icon} replaygate ${view.command}: ${word} — ${reason}${adoption}`;
 }
 
+/** ` (main)` after the base's short SHA; nothing when the label is the SHA itself (a SHA given as `base-ref`). */
+function baseLabel(base: { readonly sha: string; readonly label: string }): string {
+  const label = base.label.trim();
+  const sha = base.sha.toLowerCase();
+  if (label === '' || (/^[0-9a-f]{4,64}$/i.test(label) && (sha.startsWith(label.toLowerCase()) || label.toLowerCase().startsWith(sha)))) return '';
+  return ` (${plainText(label, 60)})`;
+}
+
 /** `replaygate.yml · base abc1234 (main) → head def5678 · 287 questions × 1 seed · full report` */
 function caption(view: PullRequestView, options: RenderOptions): string {
   const parts: string[] = [inlineCode(view.config)];
-  const from = view.base === undefined ? undefined : `base ${inlineCode(view.base.sha.slice(0, 7))} (${plainText(view.base.label, 60)})`;
+  const from = view.base === undefined ? undefined : `base ${inlineCode(view.base.sha.slice(0, 7))}${baseLabel(view.base)}`;
   const to = view.headSha === undefined ? undefined : `head ${inlineCode(view.headSha.slice(0, 7))}`;
   if (from !== undefined && to !== undefined) parts.push(`${from} → ${to}`);
   else if (from !== undefined || to !== undefined) parts.push((from ?? to) as string);
@@ -188,8 +197,8 @@ function gateTable(view: PullRequestView, a: AgentGateView): string[] {
   const level = Math.round(a.change.confidence * 100);
   const change =
     a.change.low === null || a.change.high === null
-      ? `**${formatSigned(a.change.mean)}** (no interval: one question)`
-      : `**${formatSigned(a.change.mean)}** (${formatSigned(a.change.low)} to ${formatSigned(a.change.high)})`;
+      ? `**${formatSigned(a.change.mean)}** (no interval: ${a.questions === 0 ? 'nothing compared' : 'one question'})`
+      : `**${formatSigned(a.change.mean)}** (${formatSigned(a.change.low)} to ${formatSigned(a.change.high)}${a.change.clipped === true ? ', clipped to ±1' : ''})`;
   const missing = a.base.missingRecordings + a.candidate.missingRecordings;
   const better = a.candidate.runs > 0 && a.base.runs > 0 && a.candidate.correct / a.candidate.runs > a.base.correct / a.base.runs;
   const cand = wilson(a.candidate);
@@ -200,6 +209,7 @@ function gateTable(view: PullRequestView, a: AgentGateView): string[] {
     `| fixed / broken (sign test) | | | ${int(a.fixed)} / ${int(a.broken)} (p ${a.signTestP === 0 ? '< 1e-300' : `= ${formatP(a.signTestP)}`}) |`,
     `| stable breaks | | | ${a.stableBreakCount > 0 ? `❌ ${int(a.stableBreakCount)}` : '✅ 0'} |`,
     `| missing recordings | ${a.base.missingRecordings} | ${a.candidate.missingRecordings} | ${missing > 0 ? '❌' : '✅'} |`,
+    ...((a.excluded ?? 0) > 0 ? [`| left out of the paired change | | | ${plural(a.excluded ?? 0, 'question')} excluded (missing recordings) |`] : []),
   ];
 }
 
@@ -239,18 +249,23 @@ export function changesLine(changes: ChangesView): string {
   return `**Changed in this PR:** ${parts.join(' · ')}`;
 }
 
-function missingBlock(view: PullRequestView): string[] {
+function missingBlock(view: PullRequestView, full: boolean): string[] {
   if (view.missingRecordingCount === 0) return [];
-  const out = [`**MissingRecording** (${plural(view.missingRecordingCount, 'run')}: re-record, never skipped)`, ''];
-  for (const m of view.missingRecordings.slice(0, MAX_MISSING_LISTED)) {
+  const agents = [...new Set(view.missingRecordings.filter((m) => m.side === 'candidate').map((m) => m.agent))];
+  const record = agents.length === 0 ? '' : ` To record exactly what is missing: ${agents.map((a) => inlineCode(view.rerecord?.[a] ?? `replaygate record --agent ${a}`)).join(', ')}`;
+  const out = [`**MissingRecording**: ${plural(view.missingRecordingCount, 'run')} (re-record, never skipped).${record}`, ''];
+  const listed = full ? view.missingRecordings : view.missingRecordings.slice(0, MAX_MISSING_LISTED);
+  out.push(`<details><summary>${listed.length === view.missingRecordingCount ? 'The runs' : `The first ${listed.length} runs`} with no recording</summary>`, '');
+  for (const m of listed) {
     const cause = view.causes[m.agent];
     out.push(`- ${m.side} · agent ${inlineCode(m.agent, 60)} · question ${inlineCode(m.questionId, 80)} · seed ${m.seed}${cause === undefined ? '' : ` — ${inlineCode(cause, 80)} changed`}`);
   }
-  const more = view.missingRecordingCount - Math.min(MAX_MISSING_LISTED, view.missingRecordings.length);
-  if (more > 0) out.push(`- … and ${more.toLocaleString('en-US')} more`);
-  const agents = [...new Set(view.missingRecordings.filter((m) => m.side === 'candidate').map((m) => m.agent))];
-  if (agents.length > 0) out.push('', `To record exactly what is missing: ${agents.map((a) => inlineCode(view.rerecord?.[a] ?? `replaygate record --agent ${a}`)).join(', ')}`);
-  out.push('');
+  const more = view.missingRecordingCount - listed.length;
+  if (more > 0) {
+    const rest = full || listed.length === view.missingRecordings.length ? '' : ` (the job summary lists ${int(view.missingRecordings.length)})`;
+    out.push(`- … and ${int(more)} more${rest}`);
+  }
+  out.push('', '</details>', '');
   return out;
 }
 
@@ -277,16 +292,8 @@ function renderHead(view: PullRequestView, options: RenderOptions): string {
   }
   if (view.changes !== undefined) lines.push(changesLine(view.changes), '');
   if (view.newAgents.length > 0) lines.push(`New agents (scored, not gated: no base to compare): ${view.newAgents.map((a) => inlineCode(a, 60)).join(', ')}`, '');
-  lines.push(...missingBlock(view));
+  lines.push(...missingBlock(view, options.full));
   return lines.join('\n').trimEnd();
-}
-
-/** Cells of the first rows: `` `a, b` · `c, d` ``; `(no rows)` when empty. */
-function firstRows(r: ResultPreview | undefined, text: string | undefined): string {
-  if (r === undefined) return text === undefined ? '—' : inlineCodeCell(text, 160);
-  if (r.rows.length === 0) return '(no rows)';
-  const shown = r.rows.slice(0, 3).map((row) => inlineCodeCell(row.join(', '), 80));
-  return shown.join(' · ') + (r.rowCount > shown.length ? ' · …' : '');
 }
 
 function rowCount(r: ResultPreview | undefined): string {
@@ -329,15 +336,123 @@ function breakSummary(b: StableBreakView): string {
   return `<summary>${htmlCode(b.id, 80)}${q}${db} · ${escapeHtml(seeds)} · ${resultShift(b)}${amb}</summary>`;
 }
 
-/** One stable break, collapsible: question, results table, SQL diff, golden SQL. */
-function breakDetails(b: StableBreakView): string[] {
+/** How an answer's first rows compare with the golden result's: rows to mark and a few words. */
+export interface RowComparison {
+  /** Per shown row: true when it differs (not in the golden result, or the first row that differs by position). */
+  readonly marks: readonly boolean[];
+  /** E.g. `1 row more than golden; rows marked ≠ are not in it`; '' when there is no golden result. */
+  readonly note: string;
+}
+
+const rowKey = (row: readonly string[]): string => JSON.stringify(row);
+
+/**
+ * Compares an answer's preview with the golden preview: row counts, column names, and the rows
+ * themselves. When the golden preview holds every golden row, each shown row absent from it is
+ * marked (as a multiset: order aside, as a result match reads rows); otherwise the first shown row
+ * that differs by position is. Only the rows shown are compared; the note says so.
+ * @example compareRows({ columns: ['n'], rows: [['1'], ['9']], rowCount: 2, truncated: false }, { columns: ['n'], rows: [['1']], rowCount: 1, truncated: false }).marks // [false, true]
+ */
+export function compareRows(answer: ResultPreview, golden: ResultPreview | undefined): RowComparison {
+  if (golden === undefined) return { marks: answer.rows.map(() => false), note: '' };
+  const parts: string[] = [];
+  const diff = answer.rowCount - golden.rowCount;
+  if (!answer.truncated && !golden.truncated && diff !== 0) parts.push(`${plural(Math.abs(diff), 'row')} ${diff > 0 ? 'more' : 'fewer'} than golden`);
+  if (answer.columns.length !== golden.columns.length) parts.push(`${plural(answer.columns.length, 'column')}, golden has ${golden.columns.length}`);
+  const complete = !golden.truncated && golden.rows.length >= golden.rowCount;
+  let marks: boolean[];
+  if (complete) {
+    const left = new Map<string, number>();
+    for (const r of golden.rows) left.set(rowKey(r), (left.get(rowKey(r)) ?? 0) + 1);
+    marks = answer.rows.map((r) => {
+      const n = left.get(rowKey(r)) ?? 0;
+      if (n === 0) return true;
+      left.set(rowKey(r), n - 1);
+      return false;
+    });
+    const count = marks.filter((m) => m).length;
+    if (count > 0) parts.push(`${count === answer.rows.length ? 'no row shown is' : `${plural(count, 'row')} marked ≠ ${count === 1 ? 'is' : 'are'} not`} in the golden result`);
+  } else {
+    const first = answer.rows.findIndex((r, i) => golden.rows[i] === undefined || rowKey(r) !== rowKey(golden.rows[i] ?? []));
+    marks = answer.rows.map((_, i) => i === first);
+    if (first >= 0) parts.push(`first difference from the golden rows: row ${first + 1} (marked ≠)`);
+  }
+  if (parts.length === 0) parts.push(answer.rowCount === golden.rowCount ? 'the rows shown match the golden result; a difference lies beyond them, in their order or in their types' : 'the rows shown match the golden result');
+  return { marks, note: parts.join('; ') };
+}
+
+/** Columns of a result table shown; the rest are counted. */
+const MAX_COLUMNS_SHOWN = 8;
+/** Characters of one cell shown. */
+const MAX_CELL_SHOWN = 60;
+
+/** A result as a small table with its column names, differing rows marked `≠`. */
+function resultTable(label: string, r: ResultPreview, golden: ResultPreview | undefined): string[] {
+  const cmp = compareRows(r, golden);
+  const cols = r.columns.slice(0, MAX_COLUMNS_SHOWN);
+  const extra = r.columns.length - cols.length;
+  const mark = golden !== undefined;
+  const header = [...(mark ? [' '] : []), ...cols.map((c) => inlineCodeCell(c, MAX_CELL_SHOWN)), ...(extra > 0 ? [`… ${extra} more`] : [])];
+  const out = [`${label} · ${rowCount(r)} ${r.rowCount === 1 ? 'row' : 'rows'}${r.rows.length < r.rowCount ? ` (first ${r.rows.length})` : ''}${cmp.note === '' ? '' : ` — ${cmp.note}`}`, ''];
+  if (r.columns.length === 0) return [...out.slice(0, 1), ''];
+  out.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
+  for (const [i, row] of r.rows.entries()) {
+    const cells = [...(mark ? [cmp.marks[i] === true ? '≠' : ''] : []), ...row.slice(0, MAX_COLUMNS_SHOWN).map((c) => inlineCodeCell(c, MAX_CELL_SHOWN)), ...(extra > 0 ? ['…'] : [])];
+    out.push(`| ${cells.join(' | ')} |`);
+  }
+  if (r.rows.length === 0) out.push(`| ${header.map((_, i) => (i === (mark ? 1 : 0) ? '(no rows)' : '')).join(' | ')} |`);
+  out.push('');
+  return out;
+}
+
+/** `vs golden` cell of an answer row: how its result compares, in a few words. */
+function versusGolden(v: AnswerVariant, golden: ResultPreview | undefined): string {
+  if (v.result === undefined || golden === undefined) return '';
+  if (v.outcome === 'correct') return 'matches';
+  const diff = v.result.rowCount - golden.rowCount;
+  if (!v.result.truncated && !golden.truncated && diff !== 0) return `${diff > 0 ? '+' : '−'}${plural(Math.abs(diff), 'row')}`;
+  const cmp = compareRows(v.result, golden);
+  const first = cmp.marks.indexOf(true);
+  return first >= 0 ? `row ${first + 1} differs` : 'same rows shown';
+}
+
+/** Characters of one SQL block or diff in the comment and in the job summary (the rest is cut, visibly). */
+export const MAX_SQL_CHARS = { comment: 3_000, summary: 20_000 } as const;
+
+/**
+ * `text` cut to `max` characters, at the last line break before it when there is one in its
+ * second half, never inside a UTF-16 surrogate pair; `cut` is the number of characters left out.
+ */
+export function capText(text: string, max: number): { text: string; cut: number } {
+  if (text.length <= max) return { text, cut: 0 };
+  let end = max;
+  const newline = text.lastIndexOf('\n', max);
+  if (newline > max / 2) end = newline;
+  else if (/[\ud800-\udbff]/.test(text[end - 1] ?? '')) end -= 1;
+  return { text: text.slice(0, end), cut: text.length - end };
+}
+
+/** A fenced block of at most the mode's characters, and a visible note of what was cut. */
+function cappedBlock(text: string, info: string, full: boolean): string[] {
+  const { text: kept, cut } = capText(text, full ? MAX_SQL_CHARS.summary : MAX_SQL_CHARS.comment);
+  const out = [fencedBlock(kept, info), ''];
+  if (cut > 0) {
+    const where = full ? "the full text is in the step's JSON report (the `replaygate-report` artifact)" : 'full text in the job summary';
+    out.push(`<sub>… cut, ${plural(cut, 'character')}; ${where}.</sub>`, '');
+  }
+  return out;
+}
+
+/** One stable break, collapsible: question, answers, result tables, SQL diff, golden SQL. */
+function breakDetails(b: StableBreakView, full: boolean): string[] {
   const out = ['<details>', breakSummary(b), ''];
   const where = b.file === undefined ? '' : ` (${inlineCode(b.line === undefined ? b.file : `${b.file}:${b.line}`, 120)})`;
   if (b.question !== '') out.push(`**Question**${where}: ${plainText(b.question, 1000)}`, '');
   else if (where !== '') out.push(`**Question**${where}`, '');
-  out.push('| | seeds | outcome | rows | first rows |', '|---|---|---|---:|---|');
+  const golden = b.golden.result;
+  out.push('| | seeds | outcome | rows | vs golden |', '|---|---|---|---:|---|');
   if (b.golden.result !== undefined || b.golden.error !== undefined) {
-    out.push(`| golden | | | ${rowCount(b.golden.result)} | ${b.golden.error === undefined ? firstRows(b.golden.result, undefined) : `error: ${inlineCodeCell(b.golden.error, 160)}`} |`);
+    out.push(`| golden | | | ${rowCount(b.golden.result)} | ${b.golden.error === undefined ? '' : `error: ${inlineCodeCell(b.golden.error, 160)}`} |`);
   }
   for (const side of ['base', 'candidate'] as const) {
     const variants = b[side].answers;
@@ -346,24 +461,29 @@ function breakDetails(b: StableBreakView): string[] {
       continue;
     }
     for (const v of variants.slice(0, MAX_VARIANTS)) {
-      out.push(`| ${side} | ${seedRanges(v.seeds)} | ${outcomeWord(v.outcome)} | ${rowCount(v.result)} | ${firstRows(v.result, v.sql === undefined ? v.text : undefined)} |`);
+      const text = v.sql === undefined && v.text !== undefined ? inlineCodeCell(v.text, 160) : versusGolden(v, golden);
+      out.push(`| ${side} | ${seedRanges(v.seeds)} | ${outcomeWord(v.outcome)} | ${rowCount(v.result)} | ${text} |`);
     }
     if (variants.length > MAX_VARIANTS) out.push(`| ${side} | … | ${variants.length - MAX_VARIANTS} more answers | | |`);
   }
   out.push('');
-  const details = [representative(b, 'base'), representative(b, 'candidate')]
+  const shownBase = representative(b, 'base');
+  const shownCand = representative(b, 'candidate');
+  const details = [shownBase, shownCand]
     .map((v, i) => (v?.detail === undefined ? undefined : `${i === 0 ? 'base' : 'candidate'}: ${plainText(v.detail, 300)}`))
     .filter((x): x is string => x !== undefined);
   if (details.length > 0) out.push(`<sub>${details.join(' · ')}</sub>`, '');
-  const shownBase = representative(b, 'base');
-  const shownCand = representative(b, 'candidate');
+  if (golden !== undefined) out.push(...resultTable('**Golden result**', golden, undefined));
+  if (shownBase?.result !== undefined) out.push(...resultTable(`**Base** (${seedWord(shownBase.seeds)})`, shownBase.result, golden));
+  if (shownCand?.result !== undefined) out.push(...resultTable(`**Candidate** (${seedWord(shownCand.seeds)})`, shownCand.result, golden));
+  const dialect = b.dialect ?? 'sqlite';
   if (shownBase?.sql !== undefined || shownCand?.sql !== undefined) {
     const which = (v: AnswerVariant | undefined): string => (v === undefined ? 'none' : `${seedWord(v.seeds)}, ${outcomeWord(v.outcome)}`);
-    out.push(`SQL, base (−, ${which(shownBase)}) → candidate (+, ${which(shownCand)}), laid out one clause a line:`, '', fencedBlock(sqlDiff(shownBase?.sql, shownCand?.sql), 'diff'), '');
+    out.push(`SQL, base (−, ${which(shownBase)}) → candidate (+, ${which(shownCand)}):`, '', ...cappedBlock(sqlDiff(shownBase?.sql, shownCand?.sql, dialect), 'diff', full));
   }
   const others = b.candidate.answers.filter((v) => v !== shownCand && v.sql !== undefined && v.outcome !== 'correct').slice(0, MAX_VARIANTS - 1);
-  for (const v of others) out.push(`Another candidate answer (${seedWord(v.seeds)}, ${outcomeWord(v.outcome)}):`, '', fencedBlock(v.sql ?? '', 'sql'), '');
-  if (b.golden.sql !== undefined) out.push('Golden SQL:', '', fencedBlock(b.golden.sql, 'sql'), '');
+  for (const v of others) out.push(`Another candidate answer (${seedWord(v.seeds)}, ${outcomeWord(v.outcome)}):`, '', ...cappedBlock(v.sql ?? '', 'sql', full));
+  if (b.golden.sql !== undefined) out.push('Golden SQL:', '', ...cappedBlock(b.golden.sql, 'sql', full));
   if (b.ambiguous !== undefined) out.push(`⚠️ The golden result is ambiguous: ${plainText(b.ambiguous, 300)}`, '');
   out.push('</details>', '');
   return out;
@@ -425,25 +545,50 @@ function movedSection(a: AgentGateView, h: string, full: boolean): string[] {
   return out;
 }
 
+/** Correct runs per seed of one side, as a range: `198–210 of 656`, or shares when the seeds ran different numbers of runs. */
+function perSeedRange(s: SideView): string {
+  const ran = s.perSeed.filter((p) => p.runs > 0);
+  if (ran.length === 0) return '—';
+  const runs = new Set(ran.map((p) => p.runs));
+  if (runs.size === 1) {
+    const c = ran.map((p) => p.correct);
+    return `${int(Math.min(...c))}–${int(Math.max(...c))} of ${int(ran[0]?.runs ?? 0)}`;
+  }
+  const shares = ran.map((p) => p.correct / p.runs);
+  return `${share(Math.min(...shares))}–${share(Math.max(...shares))} of their runs`;
+}
+
 function perSeedSection(a: AgentGateView, h: string): string[] {
   if (a.base.seeds.length < 2 && a.candidate.seeds.length < 2) return [];
-  const seeds = [...new Set([...a.base.seeds, ...a.candidate.seeds])];
-  const shareOf = (s: SideView, seed: number): number | null => {
+  const chart = perSeedChart(a.base.perSeed, a.candidate.perSeed);
+  const out = [`${h} Run to run`, '', `Correct per seed: base ${perSeedRange(a.base)}, candidate ${perSeedRange(a.candidate)}. A change smaller than this spread is sampling noise.`, ''];
+  if (chart.lines.length > 0) {
+    const grouped = chart.perPoint > 1 ? `; ${plural(chart.seeds.length, 'seed')} drawn in groups of ${chart.perPoint} (each point the share of its group's runs)` : '';
+    out.push(...chart.lines, '', `<sub>Bars: base · line: candidate${grouped}.</sub>`, '');
+  } else {
+    out.push('No chart: fewer than two seeds ran on both sides.', '');
+  }
+  const only = [
+    chart.baseOnly.length > 0 ? `${seedWord(chart.baseOnly)} ran on the base only` : '',
+    chart.candidateOnly.length > 0 ? `${seedWord(chart.candidateOnly)} ran on the candidate only` : '',
+  ].filter((x) => x !== '');
+  if (only.length > 0) out.push(`${only.join('; ')}: not drawn (a seed one side lacks has no value to compare).`, '');
+  const seeds = [...new Set([...a.base.perSeed.map((p) => p.seed), ...a.candidate.perSeed.map((p) => p.seed)])];
+  const cell = (s: SideView, seed: number): string => {
     const p = s.perSeed.find((x) => x.seed === seed);
-    return p === undefined || p.runs === 0 ? null : p.correct / p.runs;
+    return p === undefined || p.runs === 0 ? '—' : `${int(p.correct)} of ${int(p.runs)} (${share(p.correct / p.runs)})`;
   };
-  const range = (s: SideView): string => {
-    const c = s.perSeed.map((p) => p.correct);
-    return c.length === 0 ? '—' : `${Math.min(...c)}–${Math.max(...c)} of ${s.perSeed[0]?.runs ?? 0}`;
-  };
-  return [
-    `${h} Run to run`,
+  out.push(
+    `<details><summary>Correct runs per seed (${plural(seeds.length, 'seed')})</summary>`,
     '',
-    `Correct per seed: base ${range(a.base)}, candidate ${range(a.candidate)}. A change smaller than this spread is sampling noise.`,
+    '| seed | base | candidate |',
+    '|---:|---:|---:|',
+    ...seeds.map((seed) => `| ${seed} | ${cell(a.base, seed)} | ${cell(a.candidate, seed)} |`),
     '',
-    ...perSeedChart({ seeds, base: seeds.map((s) => shareOf(a.base, s)), candidate: seeds.map((s) => shareOf(a.candidate, s)) }),
+    '</details>',
     '',
-  ];
+  );
+  return out;
 }
 
 function notesSection(a: AgentGateView): string[] {
@@ -467,15 +612,56 @@ function agentBody(a: AgentGateView, several: boolean, full: boolean): string[] 
   if (a.stableBreakCount > 0) {
     out.push(`${h} ❌ Stable breaks (${a.stableBreakCount})`, '');
     const detailed = full ? a.stableBreaks : a.stableBreaks.slice(0, COMMENT_BREAK_DETAILS);
-    for (const b of detailed) out.push(...breakDetails(b));
+    for (const b of detailed) out.push(...breakDetails(b, full));
     const rest = a.stableBreakCount - detailed.length;
     if (rest > 0) {
-      const ids = a.stableBreaks.slice(detailed.length, detailed.length + MAX_IDS_LISTED).map((b) => inlineCode(b.id, 60));
-      const more = rest > ids.length ? `, … (${int(rest - ids.length)} more in the JSON report)` : '';
-      out.push(`… ${plural(rest, 'more stable break')}${ids.length > 0 ? `: ${ids.join(', ')}${more}` : ''}${full ? '' : `; the job summary shows ${a.stableBreaks.length === a.stableBreakCount ? 'each' : `the first ${int(a.stableBreaks.length)}`} in full`}.`, '');
+      const shown = new Set(detailed.map((b) => b.id));
+      const ids = [...new Set(a.moved.filter((q) => q.stableBreak && !shown.has(q.id)).map((q) => q.id))];
+      const listed = full ? ids : ids.slice(0, MAX_IDS_LISTED);
+      const where = full
+        ? a.stableBreaks.length < a.stableBreakCount
+          ? `the first ${int(a.stableBreaks.length)} are shown in full above`
+          : ''
+        : `the job summary shows ${a.stableBreaks.length === a.stableBreakCount ? 'each' : `the first ${int(a.stableBreaks.length)}`} in full`;
+      out.push(`<details><summary>${escapeHtml(`… ${plural(rest, 'more stable break')}${where === '' ? '' : `: ${where}`}`)}</summary>`, '');
+      if (listed.length > 0) out.push(listed.map((id) => inlineCode(id, 60)).join(', '), '');
+      const unlisted = rest - listed.length;
+      if (unlisted > 0) out.push(full ? `${plural(unlisted, 'more')} not listed (the view keeps ${int(MAX_MOVED_IN_VIEW)} moved questions).` : `… and ${int(unlisted)} more in the job summary.`, '');
+      out.push('</details>', '');
     }
   }
   out.push(...movedSection(a, h, full), ...perSeedSection(a, h), ...notesSection(a));
+  return out;
+}
+
+/** A marker line of ours (`<!-- replaygate-report -->`, `<!-- replaygate-comment … -->`): one per comment, at its top. */
+const MARKER_LINE = /^<!--\s*replaygate-[a-z-]*\b[^>]*-->$/;
+
+/**
+ * Another report's Markdown (score, check) made fit to sit under the comment's head: without
+ * our marker lines (a second marker in a body would make two comments look like ours), without
+ * its own `## replaygate …` title (the headline says it), and without a table that has a header
+ * but no rows. Lines, trimmed of blank lines at both ends.
+ * @example embeddedReport('<!-- replaygate-report -->\n## replaygate scorecard\n\n| a |\n|---|\n\nText') // ['Text']
+ */
+export function embeddedReport(markdown: string): string[] {
+  const lines = markdown.replace(/\r\n?/g, '\n').split('\n').filter((l) => !MARKER_LINE.test(l.trim()));
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i] as string;
+    const next = lines[i + 1];
+    const after = lines[i + 2];
+    // A header row, its delimiter row, and no row after them: an empty table.
+    if (/^\s*\|.*\|\s*$/.test(line) && next !== undefined && /^\s*\|[\s:|-]+\|\s*$/.test(next) && !(after !== undefined && /^\s*\|/.test(after))) {
+      i += 1;
+      continue;
+    }
+    out.push(line);
+  }
+  while (out.length > 0 && (out[0] ?? '').trim() === '') out.shift();
+  if (/^##\s+replaygate\b/.test(out[0] ?? '')) out.shift();
+  while (out.length > 0 && (out[0] ?? '').trim() === '') out.shift();
+  while (out.length > 0 && (out[out.length - 1] ?? '').trim() === '') out.pop();
   return out;
 }
 
@@ -487,7 +673,10 @@ export function renderPullRequest(view: PullRequestView, options: RenderOptions)
   const body: string[] = [];
   const several = view.agents.length > 1;
   for (const a of view.agents) body.push(...agentBody(a, several, options.full));
-  if (options.extraBody !== undefined && options.extraBody.trim() !== '') body.push(options.extraBody.trim(), '');
+  if (options.extraBody !== undefined) {
+    const extra = embeddedReport(options.extraBody);
+    if (extra.length > 0) body.push(...extra, '');
+  }
   if (view.changes !== undefined && view.changes.recordings.some((r) => r.files.length > 0)) {
     const files = view.changes.recordings.flatMap((r) => r.files);
     body.push(

@@ -7,6 +7,7 @@
  * [−1, 1]; never NaN.
  */
 import type { Outcome } from '../../scoring/types.js';
+import type { SqlDialect } from '../../warehouse/types.js';
 
 /** Version of {@link PullRequestView}; bumped on any incompatible change. */
 export const PULL_REQUEST_VIEW_VERSION = 1;
@@ -57,6 +58,8 @@ export interface StableBreakView extends QuestionPlace {
   readonly candidate: SideEvidence;
   /** Why the golden result is ambiguous (golden LIMIT cuts through ties), when it is. */
   readonly ambiguous?: string;
+  /** SQL dialect of the question's database, for laying out its SQL (default `sqlite`). */
+  readonly dialect?: SqlDialect;
 }
 
 /** One side of a moved question: correct runs of runs, per-seed outcomes in seed order. */
@@ -103,13 +106,23 @@ export interface AgentGateView {
   readonly candidate: SideView;
   /** Questions compared (covered by both sides). */
   readonly questions: number;
-  /** Mean paired difference (candidate − base) and its Student-t interval (null: none). */
+  /**
+   * Questions covered by both sides but left out of the paired statistics because a run has no
+   * recording (when the gate result says so; absent otherwise).
+   */
+  readonly excluded?: number;
+  /**
+   * Mean paired difference (candidate − base) and its Student-t interval (null: none), the
+   * interval within [−1, 1]: `clipped` is true when the t interval reached past either end
+   * (no paired difference lies outside [−1, 1]).
+   */
   readonly change: {
     readonly mean: number;
     readonly low: number | null;
     readonly high: number | null;
     readonly confidence: number;
     readonly note: string | null;
+    readonly clipped?: boolean;
   };
   readonly fixed: number;
   readonly broken: number;

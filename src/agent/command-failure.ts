@@ -1,0 +1,78 @@
+import type { GoldenQuestion } from '../golden/types.js';
+import type { RunRecord } from '../scoring/types.js';
+
+/** Characters of a failure cause kept. */
+const MAX_CAUSE_CHARS = 300;
+
+/** A line of standard error that names an error, as interpreters and runtimes print them. */
+const ERROR_LINE = /\b\w*(Error|Exception|Interrupt)\b|\berror\b|\bfatal\b|\bpanic\b|not found|No such file|[Dd]enied|[Cc]annot|[Uu]nable to|[Ff]ailed/;
+
+/**
+ * The cause of a failed run of a `command` agent in one line, the same for every run that failed
+ * the same way, so that the gate can tell an agent that could not run (every run of a side
+ * failing alike: a dependency missing, a wrong interpreter) from answers that are wrong:
+ * `error`'s first clause (`exited with code 1`, `timed out after 60000 ms`, `printed nothing on
+ * standard output`, …) and, when the program exited non-zero or was killed, the line of its
+ * standard error that names the error (`ModuleNotFoundError: No module named 'requests'`;
+ * else its last line), with the question's text and id and long numbers masked.
+ * @example failureCause('exited with code 1', 'Traceback …\nModuleNotFoundError: No module named \'x\'\n', q, true) // "exited with code 1: ModuleNotFoundError: No module named 'x'"
+ */
+export function failureCause(error: string, stderr: string, question: GoldenQuestion, exited: boolean): string {
+  const head = firstClause(error);
+  const line = exited ? errorLine(stderr) : undefined;
+  const cause = line === undefined ? head : `${head}: ${mask(line, question)}`;
+  return cause.length > MAX_CAUSE_CHARS ? `${cause.slice(0, MAX_CAUSE_CHARS)}…` : cause;
+}
+
+/** The sentence up to its first `; `, ` (`, `: ` or line break: what failed, without the particulars. */
+function firstClause(text: string): string {
+  const cut = text.search(/; | \(|: |\n/);
+  return cut < 0 ? text : text.slice(0, cut);
+}
+
+function errorLine(stderr: string): string | undefined {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^Node\.js v\d/.test(l) && !/^[\^~\s]+$/.test(l));
+  for (let i = lines.length - 1; i >= 0 && i >= lines.length - 40; i -= 1) if (ERROR_LINE.test(lines[i]!)) return lines[i];
+  return lines.at(-1);
+}
+
+function mask(line: string, question: GoldenQuestion): string {
+  let out = line;
+  for (const [text, as] of [[question.question, '<question>'], [question.id, '<question id>']] as const) {
+    if (text.length >= 3) out = out.split(text).join(as);
+  }
+  return out.replace(/\b[0-9a-f]{16,}\b/gi, '…').replace(/\b\d{5,}\b/g, '…');
+}
+
+/** Errored runs shown in the text output, and lines / characters of each one's detail. */
+const SHOWN_ERRORS = 3;
+const ERROR_DETAIL_LINES = 12;
+const ERROR_DETAIL_CHARS = 1_500;
+
+/**
+ * Why the first errored runs errored (exit status, the end of standard error, …), bounded, for
+ * the text output of `record` and `score`; '' when none did.
+ * @example erroredRuns(runs) // "errored runs (the first 3 of 12):\n  q1 seed 0: exited with code 1; …"
+ */
+export function erroredRuns(runs: readonly RunRecord[]): string {
+  const errored = runs.filter((r) => r.outcome === 'error');
+  if (errored.length === 0) return '';
+  // One run per cause first (a second agent's, a second kind of failure), then the rest in order.
+  const agents = new Set(runs.map((r) => r.agent)).size;
+  const causeOf = (r: RunRecord): string => `${r.agent}\0${r.failure ?? (r.detail ?? '').split('\n')[0]}`;
+  const seen = new Set<string>();
+  const first = errored.filter((r) => !seen.has(causeOf(r)) && seen.add(causeOf(r)) !== undefined);
+  const picked = [...first, ...errored.filter((r) => !first.includes(r))].slice(0, SHOWN_ERRORS);
+  const shown = picked.map((r) => {
+    let detail = (r.detail ?? 'no detail').trim();
+    const lines = detail.split('\n');
+    if (lines.length > ERROR_DETAIL_LINES) detail = [...lines.slice(0, ERROR_DETAIL_LINES), `… (${lines.length - ERROR_DETAIL_LINES} more lines)`].join('\n');
+    if (detail.length > ERROR_DETAIL_CHARS) detail = `${detail.slice(0, ERROR_DETAIL_CHARS)}… (cut at ${ERROR_DETAIL_CHARS} characters)`;
+    return `  ${agents > 1 ? `${r.agent}: ` : ''}${r.questionId} seed ${r.seed}: ${detail.replace(/\n/g, '\n    ')}`;
+  });
+  const more = errored.length > SHOWN_ERRORS ? ` (${SHOWN_ERRORS} of ${errored.length}, one per cause first)` : '';
+  return `errored runs${more}:\n${shown.join('\n')}\n`;
+}
