@@ -9,8 +9,12 @@ import type { ColumnName, Definition, DefinitionEffect, SignRule } from './types
 export interface DefinitionsContext {
   /** Database name → its tables (from `SqlEngine.listTables()`). */
   readonly databases: ReadonlyMap<string, readonly TableInfo[]>;
-  /** Metric names of the semantic layer (empty when there is none). */
-  readonly metrics: ReadonlySet<string>;
+  /**
+   * Metric names of the semantic layer (empty when there is none): one set for every database,
+   * or per database (the semantic layer is per database: a file's top-level `database:`), so a
+   * rule on `car_1` may only name `car_1`'s metrics.
+   */
+  readonly metrics: ReadonlySet<string> | ReadonlyMap<string, ReadonlySet<string>>;
   /** Folder names are shown relative to this (default: the current folder). */
   readonly root?: string;
 }
@@ -97,6 +101,12 @@ function parseFile(yaml: LoadedYaml, context: DefinitionsContext): Definition[] 
   return list.map((item, i) => parseRule(item, i, typeof fileDb === 'string' ? fileDb : undefined, context, at));
 }
 
+/** The metric names a rule on database `db` may name. */
+function metricsOf(context: DefinitionsContext, db: string): ReadonlySet<string> {
+  const m = context.metrics;
+  return m instanceof Map ? (m.get(db) ?? new Set<string>()) : (m as ReadonlySet<string>);
+}
+
 function unknownKeys(obj: Record<string, unknown>, keys: readonly string[], path: (string | number)[], at: (...p: (string | number)[]) => string): void {
   for (const k of Object.keys(obj)) {
     if (!keys.includes(k)) throw new DataError(`unknown key '${[...path.filter((p) => typeof p === 'string'), k].join('.')}' (known: ${keys.join(', ')})`, at(...path, k));
@@ -150,7 +160,8 @@ function parseRule(item: unknown, i: number, fileDb: string | undefined, context
     questions: strings(a, 'questions', [...base, 'applies_to']),
   };
   if (Object.values(appliesTo).every((l) => l.length === 0)) throw new DataError(`rule '${id}' has an empty 'applies_to': name at least one tag, metric, word or question`, here('applies_to'));
-  for (const m of appliesTo.metrics) if (!context.metrics.has(m)) throw new DataError(`rule '${id}': metric '${m}' is not in the semantic layer (known: ${[...context.metrics].join(', ') || 'none'})`, here('applies_to', 'metrics'));
+  const metrics = metricsOf(context, db);
+  for (const m of appliesTo.metrics) if (!metrics.has(m)) throw new DataError(`rule '${id}': metric '${m}' is not in the semantic layer (known${context.metrics instanceof Map ? ` in database ${db}` : ''}: ${[...metrics].join(', ') || 'none'})`, here('applies_to', 'metrics'));
 
   const tableName = (name: string, path: (string | number)[]): string => {
     const t = schema.find((x) => x.name.toLowerCase() === name.toLowerCase());
@@ -184,8 +195,8 @@ function parseRule(item: unknown, i: number, fileDb: string | undefined, context
   if (!Array.isArray(filterList) || !filterList.every((x) => typeof x === 'string')) throw new DataError(`rule '${id}': 'required_filter' must be a column (Table.Column) or a list of them`, here('required_filter'));
   const requiredFilter = (filterList as string[]).map((c) => columnName(c, ['required_filter']));
   const requiredMetric = text('required_metric', false);
-  if (requiredMetric !== undefined && !context.metrics.has(requiredMetric)) {
-    throw new DataError(`rule '${id}': metric '${requiredMetric}' is not in the semantic layer (known: ${[...context.metrics].join(', ') || 'none'})`, here('required_metric'));
+  if (requiredMetric !== undefined && !metrics.has(requiredMetric)) {
+    throw new DataError(`rule '${id}': metric '${requiredMetric}' is not in the semantic layer (known${context.metrics instanceof Map ? ` in database ${db}` : ''}: ${[...metrics].join(', ') || 'none'})`, here('required_metric'));
   }
   let sign: Definition['sign'];
   const s = r['sign'];

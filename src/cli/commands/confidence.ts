@@ -17,14 +17,14 @@ import type { ResultMatcher } from '../../confidence/types.js';
 import { loadDefinitions } from '../../definitions/load.js';
 import type { Definition } from '../../definitions/types.js';
 import type { GoldenQuestion } from '../../golden/types.js';
-import { parseSemanticFiles } from '../../semantic/load.js';
+import { parseSemanticLayers, semanticLayerFor } from '../../semantic/load.js';
 import type { TableInfo } from '../../warehouse/types.js';
 import { alignSamples, goldenFailed, parseLabels, type AlignedSamples, type SampleSet } from '../../confidence/samples.js';
 import { WarehouseProfile } from '../../confidence/warehouse-profile.js';
 import { agreementMatcher, MATCH_POLICIES, parsePolicyList, type MatchPolicy } from '../../confidence/policy.js';
 import type { LabelSet } from '../../confidence/report.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
-import { openProject, type Project } from '../../pipeline/project.js';
+import { databaseDialect, openProject, semanticDialect, type Project } from '../../pipeline/project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { TOOL_NAME } from '../../version.js';
@@ -175,16 +175,34 @@ async function loadProjectDefinitions(
   const paths = opts.definitions !== undefined ? opts.definitions.map((p) => resolve(ctx.cwd, p)) : settings.definitions;
   if (paths.length === 0) return undefined;
   const databases = new Map<string, readonly TableInfo[]>();
-  const dialects = new Set<string>();
+  const dialects = new Map<string, string>();
   for (const name of project.config.warehouse.databases.keys()) {
     const engine = project.warehouse.engine(name);
     databases.set(name, await engine.listTables());
-    dialects.add(engine.dialect);
+    dialects.set(name, engine.dialect);
   }
-  const metrics = project.config.semanticFiles.length === 0 ? new Set<string>() : new Set((await parseSemanticFiles(project.config.semanticFiles)).metrics.keys());
+  // The semantic layer is per database (a file's top-level `database:`), as `check` reads it:
+  // each database's metrics, so two databases may each name a metric `performances`.
+  const metrics = new Map<string, ReadonlySet<string>>();
+  if (project.config.semanticFiles.length > 0) {
+    const configured = project.config.warehouse.databases;
+    const layers = await parseSemanticLayers(project.config.semanticFiles, (db) => (db === undefined ? semanticDialect(configured) : databaseDialect(configured, db)));
+    for (const name of databases.keys()) metrics.set(name, new Set(semanticLayerFor(layers, name)?.metrics.keys() ?? []));
+  }
   const list = await loadDefinitions(paths, { databases, metrics, root: ctx.cwd });
   // Sources relative to the project (what a report reader knows), not to where the command ran.
-  return { list, sources: paths.map((p) => relative(project.config.root, p) || p), dialect: [...dialects].join(', ') };
+  return { list, sources: paths.map((p) => relative(project.config.root, p) || p), dialect: dialectsText(dialects) };
+}
+
+/**
+ * The SQL dialect(s) definitions are read in, for the report: one name when every database has
+ * one engine; else each database's (every answer is read in its own question's database's
+ * dialect, never a list of them).
+ */
+function dialectsText(dialects: ReadonlyMap<string, string>): string {
+  const distinct = new Set(dialects.values());
+  if (distinct.size <= 1) return [...distinct][0] ?? 'sqlite';
+  return `each database's own: ${[...dialects].map(([db, d]) => `${db} ${d}`).join(', ')}`;
 }
 
 function parseAgentList(value: string): string[] {

@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/index.js';
+import { loadDefinitions } from '../../src/definitions/load.js';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { cwd, stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), isTTY: false });
+  return { code, stdout, stderr };
+}
+
+describe('definitions on a project whose semantic layer is per database (review finding 1)', () => {
+  it("the repo's six-database project: two databases each with a metric 'performances' load, as check reads them", async () => {
+    const r = await cli(
+      ['confidence', '--agents', 'din-sql-gpt4,dail-sql-gpt4,gpt4-zero-shot', '--definitions', 'definitions/spider/car_1.yml', '-q', 'spider-dev-0087,spider-dev-0088', '--no-progress', '--resamples', '200'],
+      REPO,
+    );
+    expect(r.stderr).not.toMatch(/duplicate metric/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Approved definitions \(1 rules from definitions\/spider\/car_1\.yml; SQL read as sqlite\)/);
+  }, 120_000);
+
+  it("a rule may name only its own database's metrics, and the error says which database's it knows", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replaygate-defs-db-'));
+    dirs.push(dir);
+    const file = join(dir, 'd.yml');
+    const rule = (db: string): string =>
+      `database: ${db}\ndefinitions:\n  - {id: r, approver: owner, approved: 2026-12-01, applies_to: {words: [shows]}, effect: cap, required_metric: performances}\n`;
+    const tables = [{ name: 't', columns: [{ name: 'c', type: 'INTEGER' }] }];
+    const context = {
+      databases: new Map([['orchestra', tables], ['concert_singer', tables], ['car_1', tables]]),
+      metrics: new Map([['orchestra', new Set(['performances'])], ['concert_singer', new Set(['performances', 'singers'])], ['car_1', new Set(['cars'])]]),
+      root: dir,
+    };
+    writeFileSync(file, rule('orchestra'));
+    expect((await loadDefinitions([file], context))[0]?.requiredMetric).toBe('performances');
+    writeFileSync(file, rule('car_1'));
+    await expect(loadDefinitions([file], context)).rejects.toThrow(/d\.yml:3: .*metric 'performances' is not in the semantic layer \(known in database car_1: cars\)/);
+  });
+});
