@@ -4,6 +4,8 @@ import type { Evaluation, RuleEvaluation } from './evaluate.js';
 import type { PlantReport } from './plant-report.js';
 import { agreementPolicyText, labelPolicyText } from './policy.js';
 import type { AnswerRow, ConfidenceReport, LabelPolicyEvaluation } from './report.js';
+import type { GateThresholds } from './rules.js';
+import { passText } from './thresholds-file.js';
 import type { RuleName } from './types.js';
 
 /** Display names of the rules, as in the paper's tables. */
@@ -58,6 +60,17 @@ export function confidenceSvg(report: ConfidenceReport): string {
   return coverageSvg(chartSeries(report), `Accuracy–coverage: ${report.title}`);
 }
 
+/**
+ * The gate thresholds as words: `pass ≥ 0.80, flag ≥ 0.60`, plus each rule with its own
+ * thresholds (a thresholds file's rule), where a pass threshold no score reaches is said as
+ * "no threshold reaches the target: nothing passes", never a number.
+ */
+export function gateText(report: Pick<ConfidenceReport, 'gate' | 'ruleGates'>): string {
+  const one = (g: GateThresholds): string => `${passText(g.passAt)}, ${Number.isFinite(g.flagAt) ? `flag ≥ ${g.flagAt.toFixed(2)}` : 'nothing flagged'}`;
+  const own = Object.entries(report.ruleGates ?? {}) as [RuleName, GateThresholds][];
+  return own.length === 0 ? one(report.gate) : `${own.map(([rule, g]) => `${rule}: ${one(g)}`).join('; ')}; other rules: ${one(report.gate)}`;
+}
+
 /** Options of the Markdown and text renderings. */
 export interface RenderOptions {
   /** Per-answer rows shown (default: all); the rest are summarised in one line. */
@@ -76,7 +89,7 @@ export function renderConfidenceMarkdown(report: ConfidenceReport, options: Rend
   const out: string[] = [`## Answer confidence: ${report.title}`, ''];
   out.push(
     `K = ${report.k} ${report.samplesKind === 'systems' ? 'systems' : report.samplesKind === 'candidates' ? 'candidates' : 'samples'} per question, ` +
-      `${report.answers.length} questions; gate: pass ≥ ${report.gate.passAt.toFixed(2)}, flag ≥ ${report.gate.flagAt.toFixed(2)}, abstain below.` +
+      `${report.answers.length} questions; gate: ${gateText(report)}, abstain below.` +
       (report.labelsSource === null ? ' No labels: no evaluation.' : ` Labels: ${report.labelsSource}.`),
     '',
     ...policyLines(report).map((l) => `**${l.slice(0, l.indexOf(':'))}**${l.slice(l.indexOf(':'))}  `),

@@ -42,6 +42,8 @@ export interface ThresholdsFile {
     readonly splits: number;
     readonly seed: number;
     readonly method: string;
+    /** Splits whose held-out pass accuracy reached the target (absent in files written before it was recorded). */
+    readonly splitsReachingTarget?: number;
   };
   /** The data they came from. */
   readonly data: {
@@ -113,6 +115,7 @@ export function thresholdsFile(result: CalibrationResult, provenance: Thresholds
       splits: result.splits.length,
       seed: result.seed,
       method: h.method,
+      splitsReachingTarget: h.splitsReachingTarget,
     },
     data: {
       created: provenance.created,
@@ -159,6 +162,7 @@ export function renderThresholdsFile(file: ThresholdsFile): string {
       splits: h.splits,
       seed: h.seed,
       method: h.method,
+      ...(h.splitsReachingTarget !== undefined ? { splits_reaching_target: h.splitsReachingTarget } : {}),
     },
     data: {
       created: d.created,
@@ -196,7 +200,7 @@ const TOP_KEYS = [
   'held_out',
   'data',
 ] as const;
-const HELD_OUT_KEYS = ['pass_accuracy', 'pass_accuracy_low', 'pass_accuracy_high', 'coverage', 'coverage_low', 'coverage_high', 'splits', 'seed', 'method'] as const;
+const HELD_OUT_KEYS = ['pass_accuracy', 'pass_accuracy_low', 'pass_accuracy_high', 'coverage', 'coverage_low', 'coverage_high', 'splits', 'seed', 'method', 'splits_reaching_target'] as const;
 const DATA_KEYS = ['created', 'samples', 'answers', 'right', 'databases', 'answers_sha256', 'labels_sha256', 'labels_source', 'recordings'] as const;
 
 /**
@@ -309,6 +313,7 @@ function parseThresholds(yaml: LoadedYaml): ThresholdsFile {
       splits: whole(heldOut, 'splits', ho, 1),
       seed: whole(heldOut, 'seed', ho, 0),
       method: text(heldOut, 'method', ho),
+      ...(heldOut['splits_reaching_target'] !== undefined ? { splitsReachingTarget: whole(heldOut, 'splits_reaching_target', ho, 0) } : {}),
     },
     data: {
       created: text(data, 'created', da),
@@ -325,20 +330,84 @@ function parseThresholds(yaml: LoadedYaml): ThresholdsFile {
 }
 
 /**
- * One line saying which thresholds are in force and where they came from, for reports.
+ * One line saying which thresholds are in force, for which rule, and what they were measured to
+ * do: the in-sample thresholds, and whether the target pass accuracy was reached held out
+ * (cross-fitted by database), with its interval and in how many splits.
  *
- * @example thresholdsLine(file, 'confidence-thresholds.yml') // 'confidence-thresholds.yml: agreement-first, pass ≥ 0.80, flag ≥ 0.60 (fitted 2026-…; target pass accuracy 0.95; held-out 0.93 (0.90–0.95), coverage 0.55)'
+ * @example thresholdsLine(file, 'confidence-thresholds.yml')
+ * // 'confidence-thresholds.yml: agreement-first only, pass ≥ 0.80, flag ≥ 0.60 (fitted … on 656 answers of 14 databases, …; target pass accuracy 0.9 reached held out: 0.897 (0.865–0.922), coverage …, in 11 of 20 splits, cross-fitted by database)'
  */
 export function thresholdsLine(file: ThresholdsFile, name: string): string {
-  const t = (x: number | null): string => (x === null ? 'none' : x.toFixed(2));
-  const h = file.heldOut;
-  const held =
-    h.passAccuracy === null
-      ? 'held-out: nothing passed'
-      : `held-out pass accuracy ${h.passAccuracy.toFixed(3)} (${(h.passAccuracyLow ?? 0).toFixed(3)}–${(h.passAccuracyHigh ?? 0).toFixed(3)}), coverage ${h.coverage.toFixed(3)} (${h.coverageLow.toFixed(3)}–${h.coverageHigh.toFixed(3)})`;
+  const flag = file.flagAt === null ? 'nothing flagged' : `flag ≥ ${file.flagAt.toFixed(2)}`;
   return (
-    `${name}: ${file.rule}${file.variant === 'fitted' ? ' (fitted variant: logistic regression on its terms)' : ''}, pass ≥ ${t(file.passAt)}, flag ≥ ${t(file.flagAt)} ` +
+    `${name}: ${file.rule} only${file.variant === 'fitted' ? ' (fitted variant: logistic regression on its terms)' : ''}, ${passText(file.passAt)}, ${flag} ` +
     `(fitted ${file.data.created} on ${file.data.answers} answers of ${file.data.databases} databases, ${file.labelPolicy} labels, ${file.agreementPolicy} agreement, K = ${file.k}; ` +
-    `target pass accuracy ${file.targetPassAccuracy}; ${held}, cross-fitted by database over ${h.splits} splits)`
+    `${heldOutText(file)})`
   );
+}
+
+/**
+ * Whether the file's target pass accuracy was reached held out, with the estimate, its interval,
+ * the coverage and the splits: "target 0.95 not reached held out: 0.887 (0.825–0.928), …".
+ */
+export function heldOutText(file: ThresholdsFile): string {
+  const h = file.heldOut;
+  const splits = h.splitsReachingTarget === undefined ? `over ${h.splits} splits` : `reached in ${h.splitsReachingTarget} of ${h.splits} splits`;
+  if (h.passAccuracy === null) return `target pass accuracy ${file.targetPassAccuracy} not reached held out: nothing passed held out (${splits}, cross-fitted by database)`;
+  const reached = h.passAccuracy >= file.targetPassAccuracy;
+  return (
+    `target pass accuracy ${file.targetPassAccuracy} ${reached ? 'reached' : 'not reached'} held out: ${h.passAccuracy.toFixed(3)} (${(h.passAccuracyLow ?? 0).toFixed(3)}–${(h.passAccuracyHigh ?? 0).toFixed(3)}), ` +
+    `coverage ${h.coverage.toFixed(3)} (${h.coverageLow.toFixed(3)}–${h.coverageHigh.toFixed(3)}), ${splits}, cross-fitted by database`
+  );
+}
+
+/** The run a thresholds file is about to gate: what must match what the file was fitted on. */
+export interface ThresholdsRun {
+  /** Samples per question of this run. */
+  readonly k: number;
+  /** The run's leading label policy (undefined: no labels). */
+  readonly labelPolicy?: LabelPolicy;
+  readonly agreementPolicy: MatchPolicy;
+  /** Recording name → SHA-256 of its folder, for the agents of this run. */
+  readonly recordings: Readonly<Record<string, string>>;
+}
+
+/**
+ * Compares a thresholds file with the run it would gate. A different K or agreement policy
+ * changes the score the thresholds were fitted on (agreement takes K + 1 values; another
+ * matcher agrees differently), so it is an error naming the file and the field; a different
+ * label policy keeps the scores but changes what the target pass accuracy means, and other
+ * recordings mean the thresholds were fitted on other answers: both are warnings.
+ *
+ * @returns `errors` (refuse: exit 2) and `warnings` (gate, and say so).
+ * @example thresholdsMismatch(file, { k: 10, agreementPolicy: 'relaxed', recordings: {} }).errors
+ * // ["k: the thresholds were fitted for K = 5 samples per question; this run has K = 10 …"]
+ */
+export function thresholdsMismatch(file: ThresholdsFile, run: ThresholdsRun): { errors: string[]; warnings: string[] } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  if (file.k !== run.k) {
+    errors.push(`k: the thresholds were fitted for K = ${file.k} samples per question; this run has K = ${run.k} (agreement takes other values): fit them again on this run's samples, or run with K = ${file.k}`);
+  }
+  if (file.agreementPolicy !== run.agreementPolicy) {
+    errors.push(`agreement_policy: the thresholds were fitted with ${file.agreementPolicy} agreement; this run uses ${run.agreementPolicy} (the score is another one): give --agreement-policy ${file.agreementPolicy}, or fit them again`);
+  }
+  if (run.labelPolicy !== undefined && file.labelPolicy !== run.labelPolicy) {
+    warnings.push(`label_policy: the thresholds were fitted on ${file.labelPolicy} labels; this run's labels are ${run.labelPolicy}, so the target pass accuracy ${file.targetPassAccuracy} was set under other labels`);
+  }
+  const changed = Object.entries(run.recordings).filter(([name, hash]) => file.data.recordings[name] !== undefined && file.data.recordings[name] !== hash).map(([name]) => name);
+  const absent = Object.keys(run.recordings).filter((name) => file.data.recordings[name] === undefined);
+  if (changed.length > 0 || absent.length > 0) {
+    const parts = [
+      ...(changed.length > 0 ? [`recording${changed.length > 1 ? 's' : ''} ${changed.join(', ')} changed since`] : []),
+      ...(absent.length > 0 ? [`${absent.join(', ')} ${absent.length > 1 ? 'were' : 'was'} not among the recordings fitted on (${Object.keys(file.data.recordings).join(', ') || 'none'})`] : []),
+    ];
+    warnings.push(`data.recordings: the thresholds were fitted on other answers (${parts.join('; ')}): their held-out figures describe those answers, not these`);
+  }
+  return { errors, warnings };
+}
+
+/** `pass ≥ 0.80`, or what a null / infinite pass threshold means, for reports. */
+export function passText(passAt: number | null, digits = 2): string {
+  return passAt === null || !Number.isFinite(passAt) ? 'no threshold reaches the target: nothing passes' : `pass ≥ ${passAt.toFixed(digits)}`;
 }

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/index.js';
 import { loadDefinitions } from '../../src/definitions/load.js';
+import type { TableInfo } from '../../src/warehouse/types.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -35,7 +36,7 @@ describe('definitions on a project whose semantic layer is per database (review 
     const file = join(dir, 'd.yml');
     const rule = (db: string): string =>
       `database: ${db}\ndefinitions:\n  - {id: r, approver: owner, approved: 2026-12-01, applies_to: {words: [shows]}, effect: cap, required_metric: performances}\n`;
-    const tables = [{ name: 't', columns: [{ name: 'c', type: 'INTEGER' }] }];
+    const tables: TableInfo[] = [{ name: 't', columns: [{ name: 'c', type: 'INTEGER', primaryKey: false }], foreignKeys: [] }];
     const context = {
       databases: new Map([['orchestra', tables], ['concert_singer', tables], ['car_1', tables]]),
       metrics: new Map([['orchestra', new Set(['performances'])], ['concert_singer', new Set(['performances', 'singers'])], ['car_1', new Set(['cars'])]]),
