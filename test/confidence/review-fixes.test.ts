@@ -48,3 +48,21 @@ describe('definitions on a project whose semantic layer is per database (review 
     await expect(loadDefinitions([file], context)).rejects.toThrow(/d\.yml:3: .*metric 'performances' is not in the semantic layer \(known in database car_1: cars\)/);
   });
 });
+
+describe('YAML alias bombs (review finding 10)', () => {
+  const bomb =
+    'a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ndefinitions: [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n';
+  it('every YAML file the product reads refuses one with an input error naming the file (exit 2, not a stack trace)', async () => {
+    const { parseYaml } = await import('../../src/util/yaml.js');
+    const { DataError } = await import('../../src/util/errors.js');
+    expect(() => parseYaml(bomb, 'bomb.yml')).toThrow(DataError);
+    expect(() => parseYaml(bomb, 'bomb.yml')).toThrow(/^bomb\.yml: malformed YAML: Excessive alias count/);
+    const dir = mkdtempSync(join(tmpdir(), 'replaygate-bomb-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'bomb.yml'), bomb);
+    const r = await cli(['confidence', '-c', join(REPO, 'replaygate.yml'), '--agents', 'din-sql-gpt4,dail-sql-gpt4', '--definitions', join(dir, 'bomb.yml'), '-q', 'spider-dev-0087', '--no-progress'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bomb\.yml: malformed YAML: Excessive alias count/);
+    expect(r.stderr).not.toMatch(/ReferenceError|\n\s+at /);
+  }, 120_000);
+});
