@@ -1,15 +1,10 @@
 import type { WilsonInterval } from '../stats/wilson-interval.js';
 import type { AnswerAssessment } from './assess.js';
 import { fittedScore, thresholdGate, type CalibrationResult, type GateCounts } from './calibrate.js';
-import { heldOutText, passText, sha256Text, type ThresholdsFile } from './thresholds-file.js';
+import { heldOutText, passText, RULE_TERMS, sha256Text, type ThresholdsFile } from './thresholds-file.js';
 import type { RuleName } from './types.js';
 
-/** The terms of each calibrated rule, in feature order (the fitted variant's regressors). */
-export const RULE_TERMS: Readonly<Partial<Record<RuleName, readonly string[]>>> = {
-  agreement: ['agreement'],
-  'agreement-first': ['agreement', 'veto', 'cap'],
-  v3: ['agreement', 'veto', 'cap', 'empty_result'],
-};
+export { RULE_TERMS };
 
 /**
  * The terms of a rule for one answer: agreement A (0 without a result), whether a veto fired

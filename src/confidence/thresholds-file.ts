@@ -4,7 +4,7 @@ import { ConfigError } from '../util/errors.js';
 import { loadYamlFileAs, type LoadedYaml } from '../util/yaml.js';
 import type { CalibrationResult, CalibrationVariant } from './calibrate.js';
 import { MATCH_POLICIES, type LabelPolicy, type MatchPolicy } from './policy.js';
-import { RULE_NAMES, type RuleName } from './types.js';
+import type { RuleName } from './types.js';
 
 /** Version of the thresholds file written by `replaygate confidence calibrate`. */
 export const THRESHOLDS_SCHEMA_VERSION = 1;
@@ -60,6 +60,14 @@ export interface ThresholdsFile {
     /** Recording name → SHA-256 of its calls file. */
     readonly recordings: Readonly<Record<string, string>>;
   };
+}
+
+/** Whether `YYYY-MM-DD` is a day of the calendar (2026-02-31 is not). */
+export function validDate(day: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (m === null) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
 }
 
 /** `sha256:` + hex of a text. */
@@ -184,6 +192,40 @@ export function renderThresholdsFile(file: ThresholdsFile): string {
   );
 }
 
+/** Rules a thresholds file can be fitted for (those `confidence calibrate` fits: built on agreement). */
+const CALIBRATED_RULES: readonly RuleName[] = ['agreement-first', 'agreement', 'v3'];
+/** The terms of each calibrated rule, in feature order (the fitted variant's regressors, besides the intercept). */
+export const RULE_TERMS: Readonly<Partial<Record<RuleName, readonly string[]>>> = {
+  agreement: ['agreement'],
+  'agreement-first': ['agreement', 'veto', 'cap'],
+  v3: ['agreement', 'veto', 'cap', 'empty_result'],
+};
+
+/** A value as a message shows it: `.nan` and `.inf` by name (JSON would say null). */
+function shownValue(v: unknown): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? '.nan (not a number)' : v > 0 ? '.inf (infinity)' : '-.inf (infinity)';
+  return JSON.stringify(v) ?? String(v);
+}
+
+/** The known name nearest to `name` (edit distance at most 2, or a third of its length), if any. */
+function closest(name: string, known: readonly string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      let prev = row[0]!;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const here = row[j]!;
+        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+        prev = here;
+      }
+    }
+    return row[b.length]!;
+  };
+  const best = known.map((k) => ({ k, d: distance(name.toLowerCase(), k.toLowerCase()) })).sort((x, y) => x.d - y.d)[0];
+  return best !== undefined && best.d <= Math.max(2, Math.floor(name.length / 3)) ? best.k : undefined;
+}
+
 const TOP_KEYS = [
   'schema_version',
   'kind',
@@ -243,7 +285,7 @@ function parseThresholds(yaml: LoadedYaml): ThresholdsFile {
     if (v === null && nullable) return null;
     if (typeof v !== 'number' || !Number.isFinite(v) || (range !== undefined && (v < range[0] || v > range[1]))) {
       const what = range === undefined ? 'a number' : `a number from ${range[0]} to ${range[1]}`;
-      throw new ConfigError(`'${[...path, key].join('.')}' must be ${what}${nullable ? ' or null' : ''}, got ${JSON.stringify(v)}`, at(...path, key));
+      throw new ConfigError(`'${[...path, key].join('.')}' must be ${what}${nullable ? ' or null' : ''}, got ${shownValue(v)}`, at(...path, key));
     }
     return v;
   };
@@ -262,17 +304,25 @@ function parseThresholds(yaml: LoadedYaml): ThresholdsFile {
   const passAt = number(r, 'pass_at', [], variant === 'thresholds' ? [0, 1] : [0, 1], true);
   const flagAt = number(r, 'flag_at', [], [0, 1], true);
   if (passAt !== null && flagAt !== null && flagAt > passAt) throw new ConfigError(`'flag_at' (${flagAt}) must not be above 'pass_at' (${passAt})`, at('flag_at'));
+  const rule = text(r, 'rule', [], CALIBRATED_RULES) as RuleName;
   let coefficients: Record<string, number> | null = null;
   if (variant === 'fitted') {
     const c = need(r, 'coefficients');
-    if (c === null || typeof c !== 'object' || Array.isArray(c) || !('intercept' in c)) {
-      throw new ConfigError("'coefficients' must map 'intercept' and each term to a number (the fitted variant)", at('coefficients'));
+    const terms = ['intercept', ...(RULE_TERMS[rule] ?? [])];
+    if (c === null || typeof c !== 'object' || Array.isArray(c)) {
+      throw new ConfigError(`'coefficients' must map ${terms.join(', ')} to numbers (the fitted variant of ${rule})`, at('coefficients'));
     }
     coefficients = {};
     for (const [k, v] of Object.entries(c)) {
-      if (typeof v !== 'number' || !Number.isFinite(v)) throw new ConfigError(`'coefficients.${k}' must be a number, got ${JSON.stringify(v)}`, at('coefficients', k));
+      if (!terms.includes(k)) {
+        const near = closest(k, terms);
+        throw new ConfigError(`unknown term 'coefficients.${k}'${near !== undefined ? ` (did you mean '${near}'?)` : ''}; ${rule} has the terms ${terms.join(', ')}`, at('coefficients', k));
+      }
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new ConfigError(`'coefficients.${k}' must be a finite number, got ${shownValue(v)}`, at('coefficients', k));
       coefficients[k] = v;
     }
+    const missing = terms.filter((t) => !(t in c));
+    if (missing.length > 0) throw new ConfigError(`'coefficients' lacks ${missing.join(', ')}: every term of ${rule} (${terms.join(', ')}) needs its coefficient`, at('coefficients'));
   } else if (r['coefficients'] !== undefined) {
     throw new ConfigError("'coefficients' belongs to variant: fitted; this file says variant: thresholds", at('coefficients'));
   }
@@ -291,14 +341,32 @@ function parseThresholds(yaml: LoadedYaml): ThresholdsFile {
   };
   const ho = ['held_out'];
   const da = ['data'];
+  const targetPass = number(r, 'target_pass_accuracy', [], [0, 1]) as number;
+  if (targetPass === 0) throw new ConfigError("'target_pass_accuracy' must be above 0 (0 asks for nothing: everything would pass)", at('target_pass_accuracy'));
+  const created = text(data, 'created', da);
+  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(created) || Number.isNaN(Date.parse(created)) || !validDate(created.slice(0, 10))) {
+    throw new ConfigError(`'data.created' must be an ISO date or time (2026-12-01T10:00:00Z), got ${JSON.stringify(created)}`, at('data', 'created'));
+  }
+  const answers = whole(data, 'answers', da, 1);
+  const right = whole(data, 'right', da, 0);
+  if (right > answers) throw new ConfigError(`'data.right' (${right}) must not exceed 'data.answers' (${answers})`, at('data', 'right'));
+  const ordered = (lowKey: string, key: string, highKey: string): void => {
+    const low = heldOut[lowKey];
+    const mid = heldOut[key];
+    const high = heldOut[highKey];
+    if (typeof low === 'number' && typeof mid === 'number' && low > mid) throw new ConfigError(`'held_out.${lowKey}' (${low}) must not be above 'held_out.${key}' (${mid})`, at('held_out', lowKey));
+    if (typeof high === 'number' && typeof mid === 'number' && high < mid) throw new ConfigError(`'held_out.${highKey}' (${high}) must not be below 'held_out.${key}' (${mid})`, at('held_out', highKey));
+  };
+  ordered('coverage_low', 'coverage', 'coverage_high');
+  ordered('pass_accuracy_low', 'pass_accuracy', 'pass_accuracy_high');
   return {
     schemaVersion: THRESHOLDS_SCHEMA_VERSION,
-    rule: text(r, 'rule', [], RULE_NAMES) as RuleName,
+    rule,
     variant,
     passAt,
     flagAt,
     coefficients,
-    targetPassAccuracy: number(r, 'target_pass_accuracy', [], [0, 1]) as number,
+    targetPassAccuracy: targetPass,
     targetFlagAccuracy: number(r, 'target_flag_accuracy', [], [0, 1]) as number,
     labelPolicy: text(r, 'label_policy', [], [...MATCH_POLICIES, 'file']) as LabelPolicy,
     agreementPolicy: text(r, 'agreement_policy', [], MATCH_POLICIES) as MatchPolicy,
@@ -316,10 +384,10 @@ function parseThresholds(yaml: LoadedYaml): ThresholdsFile {
       ...(heldOut['splits_reaching_target'] !== undefined ? { splitsReachingTarget: whole(heldOut, 'splits_reaching_target', ho, 0) } : {}),
     },
     data: {
-      created: text(data, 'created', da),
+      created,
       samples: text(data, 'samples', da),
-      answers: whole(data, 'answers', da, 1),
-      right: whole(data, 'right', da, 0),
+      answers,
+      right,
       databases: whole(data, 'databases', da, 1),
       answersSha256: text(data, 'answers_sha256', da),
       labelsSha256: text(data, 'labels_sha256', da),

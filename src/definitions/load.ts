@@ -1,5 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { validDate } from '../confidence/thresholds-file.js';
 import { DataError } from '../util/errors.js';
 import { loadYamlFileAs, type LoadedYaml } from '../util/yaml.js';
 import type { TableInfo } from '../warehouse/types.js';
@@ -131,7 +132,7 @@ function parseRule(item: unknown, i: number, fileDb: string | undefined, context
   const id = text('id', true) as string;
   const approver = text('approver', true) as string;
   const approved = text('approved', true) as string;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(approved) || Number.isNaN(Date.parse(approved))) throw new DataError(`'approved' must be a date (YYYY-MM-DD), got ${JSON.stringify(approved)}`, here('approved'));
+  if (!validDate(approved)) throw new DataError(`'approved' must be a date of the calendar (YYYY-MM-DD), got ${JSON.stringify(approved)}`, here('approved'));
   const description = text('description', false);
   const db = text('database', false) ?? fileDb ?? (context.databases.size === 1 ? [...context.databases.keys()][0] : undefined);
   if (db === undefined) throw new DataError(`rule '${id}' needs 'database' (the warehouse has several: ${[...context.databases.keys()].join(', ')})`, here());
