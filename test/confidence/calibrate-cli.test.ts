@@ -161,6 +161,12 @@ describe('replaygate confidence --definitions (the checking-only condition on th
     const chq005 = json.answers.find((a) => a.questionId === 'chq-005');
     expect(chq005?.definitions).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'tracks-sold-is-quantity', status: 'broken' }), expect.objectContaining({ id: 'year-filters-use-invoice-date', status: 'kept' })]));
     expect(chq005?.scores.designed.reasons.map((x) => x.code)).toContain('definition:tracks-sold-is-quantity');
+    // K = 1 (review finding 12): the text and Markdown rows name the broken rule (the designed score's gate and reasons), and full agreement is n/a.
+    expect(r.stdout).toMatch(/chq-005 .*(flag|abstain) \(designed\)\s+.*definition:tracks-sold-is-quantity/);
+    expect(r.stdout).toContain('wrong with full agreement n/a (K = 1)');
+    const md = readFileSync(join(dir, 'defs.md'), 'utf8');
+    expect(md).toMatch(/\| chq-005 .*\| (flag|abstain) \(designed\) \| .*definition:tracks-sold-is-quantity/);
+    expect(md).toContain('Wrong answers with full agreement: n/a (K = 1: agreement is undefined).');
     writeFileSync(join(OUTPUTS, 'definitions-chinook.md'), readFileSync(join(dir, 'defs.md'), 'utf8'));
     expect(readFileSync(join(dir, 'defs.md'), 'utf8')).toContain('| tracks-sold-is-quantity | veto | Sales data owner (example role) | 2026-12-01 | 3 | 2 | 1 (0 / 1) | 0 |');
     writeFileSync(join(dir, 'bad-defs.yml'), 'definitions:\n  - id: x\n    approver: a\n    approved: 2026-12-01\n    applies_to: {words: [revenue]}\n    effect: veto\n    must_read: {tables: [Invoices]}\n');
