@@ -66,3 +66,19 @@ describe('YAML alias bombs (review finding 10)', () => {
     expect(r.stderr).not.toMatch(/ReferenceError|\n\s+at /);
   }, 120_000);
 });
+
+describe('tiny and one-class label sets (review finding 9)', () => {
+  it('calibrate refuses one class (exit 2) and warns below the documented minimum', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replaygate-tiny-'));
+    dirs.push(dir);
+    const base = ['confidence', 'calibrate', '-c', join(REPO, 'replaygate.yml'), '--agents', 'din-sql-gpt4,dail-sql-gpt4', '-q', 'spider-dev-0000,spider-dev-0001,spider-dev-0087,spider-dev-0088', '--labels', 'l.csv', '--out', join(dir, 't.yml'), '--no-progress'];
+    writeFileSync(join(dir, 'l.csv'), 'id,correct\nspider-dev-0000,1\nspider-dev-0001,1\nspider-dev-0087,1\nspider-dev-0088,1\n');
+    const one = await cli(base, dir);
+    expect(one.code).toBe(2);
+    expect(one.stderr).toMatch(/l\.csv: the 4 labelled answers are all right: thresholds fitted on one class/);
+    writeFileSync(join(dir, 'l.csv'), 'id,correct\nspider-dev-0000,1\nspider-dev-0001,0\nspider-dev-0087,1\nspider-dev-0088,0\n');
+    const tiny = await cli(base, dir);
+    expect(tiny.code, tiny.stderr).toBe(0);
+    expect(tiny.stderr).toMatch(/warning: only 4 labelled answers \(2 right\), the smallest half of the databases holding 2: below the documented minimum \(40 answers, 20 per fold\)/);
+  }, 120_000);
+});

@@ -76,6 +76,9 @@ interface CalibrateOptions extends SampleOptions {
   markdown?: string;
 }
 
+/** Fewest labelled answers for a calibration without a warning (and half of it per fold): docs/confidence.md. */
+const MIN_CALIBRATION_LABELS = 40;
+
 /** Rules `confidence calibrate` can fit thresholds for (those built on agreement). */
 const CALIBRATED_RULES = ['agreement-first', 'agreement', 'v3'] as const;
 type CalibratedRule = (typeof CALIBRATED_RULES)[number];
@@ -587,6 +590,21 @@ async function runCalibrate(project: Project, opts: CalibrateOptions, ctx: CliCo
     throw new DataError(
       `cross-fitting by database needs labelled answers from at least two databases; these ${answers.length} come from ${[...databases].join(', ')}: ` +
         'thresholds fitted and judged on one database would be judged on the answers they were fitted on',
+    );
+  }
+  const right = answers.filter((a) => a.label).length;
+  if (right === 0 || right === answers.length) {
+    throw new DataError(
+      `the ${answers.length} labelled answers are all ${right === 0 ? 'wrong' : 'right'}: thresholds fitted on one class say nothing about telling right from wrong; label answers of both kinds`,
+      opts.labels,
+    );
+  }
+  // Fewest labelled answers per fold: a half of the databases with fewer cannot estimate a pass accuracy.
+  const perDb = [...new Set(answers.map((a) => a.db))].map((db) => answers.filter((a) => a.db === db).length).sort((x, y) => x - y);
+  const smallestFold = perDb.slice(0, Math.floor(perDb.length / 2)).reduce((sum, n) => sum + n, 0);
+  if (answers.length < MIN_CALIBRATION_LABELS || smallestFold < MIN_CALIBRATION_LABELS / 2) {
+    ctx.stderr(
+      `warning: only ${answers.length} labelled answers (${right} right), the smallest half of the databases holding ${smallestFold}: below the documented minimum (${MIN_CALIBRATION_LABELS} answers, ${MIN_CALIBRATION_LABELS / 2} per fold), the thresholds and held-out figures are unreliable\n`,
     );
   }
   const termNames = RULE_TERMS[opts.rule] ?? ['agreement'];
