@@ -345,7 +345,7 @@ function parseThresholds(yaml: LoadedYaml): ThresholdsFile {
   if (targetPass === 0) throw new ConfigError("'target_pass_accuracy' must be above 0 (0 asks for nothing: everything would pass)", at('target_pass_accuracy'));
   const created = text(data, 'created', da);
   if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(created) || Number.isNaN(Date.parse(created)) || !validDate(created.slice(0, 10))) {
-    throw new ConfigError(`'data.created' must be an ISO date or time (2026-12-01T10:00:00Z), got ${JSON.stringify(created)}`, at('data', 'created'));
+    throw new ConfigError(`'data.created' must be an ISO date or time (YYYY-MM-DD or YYYY-MM-DDThh:mm:ssZ), got ${JSON.stringify(created)}`, at('data', 'created'));
   }
   const answers = whole(data, 'answers', da, 1);
   const right = whole(data, 'right', da, 0);
