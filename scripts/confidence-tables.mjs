@@ -95,10 +95,12 @@ const perRule = [];
 for (const [label, args, cwd] of experiments) {
   const file = join(tmp, 'defs.json');
   await run(['confidence', ...args, '--no-progress', '--max-answers', '0', '--json', file], cwd);
-  const { definitions: d } = JSON.parse(readFileSync(file, 'utf8'));
+  const { definitions: d, k } = JSON.parse(readFileSync(file, 'utf8'));
   const e = d.experiment;
+  // At K = 1 agreement is undefined, so "full agreement" is too.
+  const full = k === 1 ? 'n/a (K = 1)' : `${e.fullAgreementWrong} (${e.fullAgreementWrongPassedBefore} → ${e.fullAgreementWrongPassedAfter})`;
   out(
-    `| ${label} | ${e.rule} | ${e.fullAgreementWrong} (${e.fullAgreementWrongPassedBefore} → ${e.fullAgreementWrongPassedAfter}) | ${e.wrongMovedFromPass} | ${e.wrongNewlyWithheld} | ${e.correctMovedFromPass} | ${e.correctNewlyWithheld} | ` +
+    `| ${label} | ${e.rule} | ${full} | ${e.wrongMovedFromPass} | ${e.wrongNewlyWithheld} | ${e.correctMovedFromPass} | ${e.correctNewlyWithheld} | ` +
       `${e.before.pass.right} / ${e.before.pass.wrong} | ${e.after.pass.right} / ${e.after.pass.wrong} |`,
   );
   perRule.push([label, d.rules]);

@@ -1,15 +1,10 @@
 import type { WilsonInterval } from '../stats/wilson-interval.js';
 import type { AnswerAssessment } from './assess.js';
 import { fittedScore, thresholdGate, type CalibrationResult, type GateCounts } from './calibrate.js';
-import type { ThresholdsFile } from './thresholds-file.js';
+import { heldOutText, passText, RULE_TERMS, sha256Text, type ThresholdsFile } from './thresholds-file.js';
 import type { RuleName } from './types.js';
 
-/** The terms of each calibrated rule, in feature order (the fitted variant's regressors). */
-export const RULE_TERMS: Readonly<Partial<Record<RuleName, readonly string[]>>> = {
-  agreement: ['agreement'],
-  'agreement-first': ['agreement', 'veto', 'cap'],
-  v3: ['agreement', 'veto', 'cap', 'empty_result'],
-};
+export { RULE_TERMS };
 
 /**
  * The terms of a rule for one answer: agreement A (0 without a result), whether a veto fired
@@ -45,10 +40,10 @@ function summaryLines(result: CalibrationResult, rule: RuleName): string[] {
       : [`coefficients (logistic regression, ridge λ = ${result.ridge}): intercept ${result.fit.coefficients[0]?.toFixed(3)}, ${result.termNames.map((t, i) => `${t} ${result.fit.coefficients?.[i + 1]?.toFixed(3)}`).join(', ')}`];
   return [
     `rule: ${rule}${result.variant === 'fitted' ? ` (fitted variant: logistic regression of the label on ${result.termNames.join(', ')})` : ''}; target pass accuracy ${result.targetPassAccuracy}, flagged band at least ${result.targetFlagAccuracy}`,
-    `thresholds (fitted on all ${result.n} answers, ${result.right} right, ${result.databases.length} databases): pass ≥ ${threshold(result.fit.passAt)}, flag ≥ ${threshold(result.fit.flagAt)}`,
+    `thresholds (fitted on all ${result.n} answers, ${result.right} right, ${result.databases.length} databases): ${passText(result.fit.passAt, 3)}, ${result.fit.flagAt === null ? 'nothing flagged' : `flag ≥ ${threshold(result.fit.flagAt)}`}`,
     ...coef,
     `in sample (optimistic): ${counts(result.inSample)}; pass accuracy ${pct(inPass === 0 ? null : result.inSample.pass.right / inPass)}, coverage ${pct(inPass / result.n)}`,
-    `held out (cross-fitted by database, ${result.splits.length} splits, seed ${result.seed}): pass accuracy ${share(h.passAccuracy)}, coverage ${share(h.coverage)}, shown (pass or flag) ${share(h.shown)}`,
+    `held out (cross-fitted by database, ${result.splits.length} splits, seed ${result.seed}): target ${result.targetPassAccuracy} ${h.passAccuracy !== null && h.passAccuracy.estimate >= result.targetPassAccuracy ? 'reached' : 'not reached'}; pass accuracy ${share(h.passAccuracy)}, coverage ${share(h.coverage)}, shown (pass or flag) ${share(h.shown)}`,
     `  range over the splits: pass accuracy ${h.range.passAccuracy === null ? '–' : `${pct(h.range.passAccuracy[0])}–${pct(h.range.passAccuracy[1])}`}, coverage ${pct(h.range.coverage[0])}–${pct(h.range.coverage[1])}; target reached in ${h.splitsReachingTarget} of ${result.splits.length} splits`,
     `  mean held-out counts (right / wrong): ${counts(h.meanCounts, 1)}; correct withheld ${pct(h.correctWithheld)}`,
     `  intervals: ${h.method}`,
@@ -84,37 +79,51 @@ export function renderCalibrationMarkdownReport(result: CalibrationResult, rule:
 /**
  * What the thresholds of a thresholds file decide on a report's answers, as one note: the
  * file's rule scored (for the fitted variant, the fitted probability σ(β · terms) with the
- * file's coefficients), gated at its pass / flag thresholds, and counted by label.
+ * file's coefficients), gated at its pass / flag thresholds, and counted by label; whether these
+ * are the very answers the thresholds were fitted on (in sample: the pass accuracy is optimistic)
+ * and whether the target was reached held out.
  *
  * @param assessments - the report's answers.
  * @param labels - question id → label (the report's first label policy), when known.
  * @param file - the thresholds file.
  * @param name - its name, for the note.
+ * @param defaultDb - the database of answers without one (a one-database warehouse's).
  * @example calibratedGateNote(assessments, labels, file, 'confidence-thresholds.yml')
- * // 'Calibrated gate (confidence-thresholds.yml: agreement-first, thresholds): pass 393 right / 39 wrong, flag 37 / 16, abstain 28 / 143; pass accuracy 91.0%.'
+ * // 'Calibrated gate (confidence-thresholds.yml: agreement-first only, thresholds, pass ≥ 0.80, flag ≥ 0.60) on these 656 answers, in sample (the answers it was fitted on: optimistic): pass 393 / 39, … pass accuracy 91.0% in sample; target pass accuracy 0.9 reached held out: …'
  */
 export function calibratedGateNote(
   assessments: readonly AnswerAssessment[],
   labels: ReadonlyMap<string, boolean> | undefined,
   file: ThresholdsFile,
   name: string,
+  defaultDb = 'main',
 ): string {
   const terms = RULE_TERMS[file.rule] ?? ['agreement'];
   const coefficients = file.coefficients === null ? undefined : [file.coefficients['intercept'] ?? 0, ...terms.map((t) => file.coefficients?.[t] ?? 0)];
   const counts = { pass: { right: 0, wrong: 0, unlabelled: 0 }, flag: { right: 0, wrong: 0, unlabelled: 0 }, abstain: { right: 0, wrong: 0, unlabelled: 0 } };
   let scored = 0;
+  const lines: string[] = [];
   for (const a of assessments) {
     const s = a.rules.scores.find((x) => x.rule === file.rule);
     if (s === undefined) continue;
     scored += 1;
-    const score = fittedScore({ variant: file.variant, ...(coefficients !== undefined ? { coefficients } : {}) }, { score: s.score, terms: ruleTerms(a, file.rule) });
+    const t = ruleTerms(a, file.rule);
+    const score = fittedScore({ variant: file.variant, ...(coefficients !== undefined ? { coefficients } : {}) }, { score: s.score, terms: t });
     const gate = thresholdGate(score, file);
     const y = labels?.get(a.questionId);
     counts[gate][y === undefined ? 'unlabelled' : y ? 'right' : 'wrong'] += 1;
+    if (y !== undefined) lines.push(`${a.questionId} ${a.db ?? defaultDb} ${y} ${s.score} ${t.join(',')}`);
   }
-  const head = `Calibrated gate (${name}: ${file.rule}, ${file.variant === 'fitted' ? 'fitted variant' : 'thresholds'}, pass ≥ ${file.passAt ?? 'none'}, flag ≥ ${file.flagAt ?? 'none'})`;
+  const head = `Calibrated gate (${name}: ${file.rule} only, ${file.variant === 'fitted' ? 'fitted variant' : 'thresholds'}, ${passText(file.passAt, 3)}, ${file.flagAt === null ? 'nothing flagged' : `flag ≥ ${file.flagAt.toFixed(3)}`})`;
   if (scored === 0) return `${head}: the rule is undefined for every answer here (K = 1), nothing to gate.`;
+  const inSample = lines.length === file.data.answers && sha256Text(lines.sort().join('\n')) === file.data.answersSha256;
+  const where = inSample
+    ? `on these ${scored} answers, in sample (the answers it was fitted on: optimistic)`
+    : `on these ${scored} answers (not the ${file.data.answers} it was fitted on)`;
   const c = (g: keyof typeof counts): string => `${counts[g].right} / ${counts[g].wrong}${counts[g].unlabelled > 0 ? ` (+${counts[g].unlabelled} unlabelled)` : ''}`;
   const passed = counts.pass.right + counts.pass.wrong;
-  return `${head}: pass ${c('pass')}, flag ${c('flag')}, abstain ${c('abstain')} (right / wrong); pass accuracy ${pct(passed === 0 ? null : counts.pass.right / passed)}.`;
+  return (
+    `${head} ${where}: pass ${c('pass')}, flag ${c('flag')}, abstain ${c('abstain')} (right / wrong); ` +
+    `pass accuracy ${pct(passed === 0 ? null : counts.pass.right / passed)}${inSample ? ' in sample' : ''}; ${heldOutText(file)}.`
+  );
 }

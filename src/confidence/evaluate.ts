@@ -74,6 +74,24 @@ export const DEFAULT_DIFFERENCES: readonly (readonly [RuleName, RuleName])[] = [
 ];
 
 /**
+ * Fewest answers of each class (right and wrong) for an AUROC and its bootstrap interval: with
+ * fewer, most resamples hold one or two answers of a class and the interval says 1.000 (1.000–1.000)
+ * of two answers; the AUROC is undefined, with this reason.
+ */
+export const MIN_AUROC_PER_CLASS = 5;
+
+/** The reason an AUROC is not computed for these labels (one class, or fewer than {@link MIN_AUROC_PER_CLASS} of a class), or undefined. */
+function tooFewForAuroc(labels: readonly boolean[]): { defined: false; reason: string } | undefined {
+  const right = labels.filter((y) => y).length;
+  const wrong = labels.length - right;
+  if (right === 0 || wrong === 0) return { defined: false, reason: `one class only (${right} right, ${wrong} wrong): AUROC compares right answers with wrong ones` };
+  if (right < MIN_AUROC_PER_CLASS || wrong < MIN_AUROC_PER_CLASS) {
+    return { defined: false, reason: `too few labels (${right} right, ${wrong} wrong; at least ${MIN_AUROC_PER_CLASS} of each needed for an AUROC and its interval)` };
+  }
+  return undefined;
+}
+
+/**
  * Evaluates confidence rules against correctness labels (paper §4.4): per rule the AUROC with a
  * 95% percentile bootstrap interval (2,000 resamples, seeded), ECE (10 bins), Brier score, the
  * gate table by correctness and its quantities (pass accuracy, pass share, correct withheld,
@@ -104,7 +122,7 @@ export function evaluateRules(answers: readonly LabelledAnswer[], options: Evalu
       rule,
       n: rows.length,
       right: labels.filter((y) => y).length,
-      auroc: bootstrapAurocInterval(scores, labels, { random: createRandom(seed), resamples }),
+      auroc: tooFewForAuroc(labels) ?? bootstrapAurocInterval(scores, labels, { random: createRandom(seed), resamples }),
       ece: rows.length === 0 ? undefined : expectedCalibrationError(scores, labels).ece,
       brier: brierScore(scores, labels),
       gate: table,
@@ -124,7 +142,7 @@ export function evaluateRules(answers: readonly LabelledAnswer[], options: Evalu
         rule,
         baseline,
         n: rows.length,
-        difference: pairedBootstrapAurocDifference(
+        difference: tooFewForAuroc(rows.map((r) => r.label)) ?? pairedBootstrapAurocDifference(
           rows.map((r) => r.a),
           rows.map((r) => r.b),
           rows.map((r) => r.label),

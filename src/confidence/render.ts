@@ -4,6 +4,8 @@ import type { Evaluation, RuleEvaluation } from './evaluate.js';
 import type { PlantReport } from './plant-report.js';
 import { agreementPolicyText, labelPolicyText } from './policy.js';
 import type { AnswerRow, ConfidenceReport, LabelPolicyEvaluation } from './report.js';
+import type { GateThresholds } from './rules.js';
+import { passText } from './thresholds-file.js';
 import type { RuleName } from './types.js';
 
 /** Display names of the rules, as in the paper's tables. */
@@ -58,6 +60,17 @@ export function confidenceSvg(report: ConfidenceReport): string {
   return coverageSvg(chartSeries(report), `Accuracy–coverage: ${report.title}`);
 }
 
+/**
+ * The gate thresholds as words: `pass ≥ 0.80, flag ≥ 0.60`, plus each rule with its own
+ * thresholds (a thresholds file's rule), where a pass threshold no score reaches is said as
+ * "no threshold reaches the target: nothing passes", never a number.
+ */
+export function gateText(report: Pick<ConfidenceReport, 'gate' | 'ruleGates'>): string {
+  const one = (g: GateThresholds): string => `${passText(g.passAt)}, ${Number.isFinite(g.flagAt) ? `flag ≥ ${g.flagAt.toFixed(2)}` : 'nothing flagged'}`;
+  const own = Object.entries(report.ruleGates ?? {}) as [RuleName, GateThresholds][];
+  return own.length === 0 ? one(report.gate) : `${own.map(([rule, g]) => `${rule}: ${one(g)}`).join('; ')}; other rules: ${one(report.gate)}`;
+}
+
 /** Options of the Markdown and text renderings. */
 export interface RenderOptions {
   /** Per-answer rows shown (default: all); the rest are summarised in one line. */
@@ -76,7 +89,7 @@ export function renderConfidenceMarkdown(report: ConfidenceReport, options: Rend
   const out: string[] = [`## Answer confidence: ${report.title}`, ''];
   out.push(
     `K = ${report.k} ${report.samplesKind === 'systems' ? 'systems' : report.samplesKind === 'candidates' ? 'candidates' : 'samples'} per question, ` +
-      `${report.answers.length} questions; gate: pass ≥ ${report.gate.passAt.toFixed(2)}, flag ≥ ${report.gate.flagAt.toFixed(2)}, abstain below.` +
+      `${report.answers.length} questions; gate: ${gateText(report)}, abstain below.` +
       (report.labelsSource === null ? ' No labels: no evaluation.' : ` Labels: ${report.labelsSource}.`),
     '',
     ...policyLines(report).map((l) => `**${l.slice(0, l.indexOf(':'))}**${l.slice(l.indexOf(':'))}  `),
@@ -122,7 +135,7 @@ export function renderConfidenceMarkdown(report: ConfidenceReport, options: Rend
     out.push('### Evaluation', '', 'Nothing to evaluate: no answer has a label.', '');
   }
   if (report.plant !== null) out.push(...plantMarkdown(report.plant), '');
-  if (report.definitions !== null) out.push(...definitionsMarkdown(report.definitions), '');
+  if (report.definitions !== null) out.push(...definitionsMarkdown(report.definitions, report.k), '');
   out.push(...answersMarkdown(report, options.maxAnswers));
   return `${out.join('\n')}\n`;
 }
@@ -201,7 +214,7 @@ function gateRow(r: RuleEvaluation): string {
 }
 
 /** The approved definitions' table and the checking-only experiment (before / after). */
-function definitionsMarkdown(d: NonNullable<ConfidenceReport['definitions']>): string[] {
+function definitionsMarkdown(d: NonNullable<ConfidenceReport['definitions']>, k: number): string[] {
   const out = [
     `### Approved definitions (${d.rules.length} rules from ${d.sources.join(', ')}; SQL read as ${d.dialect})`,
     '',
@@ -225,7 +238,7 @@ function definitionsMarkdown(d: NonNullable<ConfidenceReport['definitions']>): s
       '',
       `Wrong answers moved out of pass: ${e.wrongMovedFromPass}; newly withheld: ${e.wrongNewlyWithheld}. ` +
         `Correct answers moved out of pass: ${e.correctMovedFromPass}; newly withheld: ${e.correctNewlyWithheld}. ` +
-        `Wrong answers with full agreement: ${e.fullAgreementWrong}, passed ${e.fullAgreementWrongPassedBefore} before and ${e.fullAgreementWrongPassedAfter} after.`,
+        (k === 1 ? 'Wrong answers with full agreement: n/a (K = 1: agreement is undefined).' : `Wrong answers with full agreement: ${e.fullAgreementWrong}, passed ${e.fullAgreementWrongPassedBefore} before and ${e.fullAgreementWrongPassedAfter} after.`),
     );
   }
   return out;
@@ -270,11 +283,12 @@ function answersMarkdown(report: ConfidenceReport, maxAnswers: number | undefine
 
 function answerRow(a: AnswerRow): string {
   const af = a.scores['agreement-first'];
-  const reasons = (af?.reasons ?? []).map((r) => `${r.code}: ${r.detail}`).join('; ');
+  const shown = af ?? a.scores.designed;
+  const reasons = (shown?.reasons ?? []).map((r) => `${r.code}: ${r.detail}`).join('; ');
   return (
     `| ${cell(`${a.questionId} ${clip(a.question, 60)}`)} | ${a.label === undefined ? '–' : a.label ? 'right' : 'wrong'} | ` +
     `${a.agreement === null ? 'undefined' : `${a.agreement.agreeing}/${a.agreement.k}`} | ${num(af?.score, 2)} | ${num(a.scores.v3?.score, 2)} | ` +
-    `${num(a.scores.designed?.score, 2)} | ${af?.gate ?? '–'} | ${cell(clip(reasons, 200))} |`
+    `${num(a.scores.designed?.score, 2)} | ${shown?.gate ?? '–'}${af === undefined && shown !== undefined ? ' (designed)' : ''} | ${cell(clip(reasons, 200))} |`
   );
 }
 
@@ -290,6 +304,8 @@ export function renderConfidenceText(report: ConfidenceReport, options: RenderOp
   const table = [['question', 'label', 'A', 'agr-first', 'v3', 'designed', 'gate', 'reasons']];
   for (const a of rows) {
     const af = a.scores['agreement-first'];
+    // K = 1: agreement-first is undefined; the gate and reasons shown are the designed score's.
+    const shown = af ?? a.scores.designed;
     table.push([
       a.questionId,
       a.label === undefined ? '-' : a.label ? 'right' : 'wrong',
@@ -297,8 +313,8 @@ export function renderConfidenceText(report: ConfidenceReport, options: RenderOp
       num(af?.score, 2),
       num(a.scores.v3?.score, 2),
       num(a.scores.designed?.score, 2),
-      af?.gate ?? '-',
-      clip((af?.reasons ?? []).map((r) => `${r.code}: ${r.detail}`).join('; '), 120),
+      shown === undefined ? '-' : `${shown.gate}${af === undefined ? ' (designed)' : ''}`,
+      clip((shown?.reasons ?? []).map((r) => `${r.code}: ${r.detail}`).join('; '), 120),
     ]);
   }
   const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => (r[c] ?? '').length)));
@@ -330,7 +346,7 @@ export function renderConfidenceText(report: ConfidenceReport, options: RenderOp
       out.push(
         `  checking only, ${e.rule}: without definitions ${g(e.before)}; with ${g(e.after)}`,
         `  wrong moved out of pass ${e.wrongMovedFromPass}, newly withheld ${e.wrongNewlyWithheld}; correct moved out of pass ${e.correctMovedFromPass}, newly withheld ${e.correctNewlyWithheld}; ` +
-          `wrong with full agreement ${e.fullAgreementWrong}: passed ${e.fullAgreementWrongPassedBefore} before, ${e.fullAgreementWrongPassedAfter} after`,
+          (report.k === 1 ? 'wrong with full agreement n/a (K = 1)' : `wrong with full agreement ${e.fullAgreementWrong}: passed ${e.fullAgreementWrongPassedBefore} before, ${e.fullAgreementWrongPassedAfter} after`),
       );
     }
   }

@@ -100,6 +100,8 @@ export interface ConfidenceReport {
   /** The evaluation under every label policy asked for, side by side; the first is `evaluation`. Empty without labels. */
   readonly byLabelPolicy: readonly LabelPolicyEvaluation[];
   readonly gate: GateThresholds;
+  /** Thresholds of single rules (from a thresholds file: its rule only), overriding `gate` for them; `passAt` null in JSON = nothing passes. */
+  readonly ruleGates?: Readonly<Partial<Record<RuleName, GateThresholds>>>;
   readonly thinEvidence: ThinEvidencePolicy;
   /** Statements about what is measured here and what is not (unmeasured terms, K = 1, samples kind). */
   readonly notes: readonly string[];
@@ -155,6 +157,8 @@ export interface BuildReportOptions {
   /** Where the gate thresholds come from (default: the paper's design thresholds). */
   readonly gateSource?: string;
   readonly gate: GateThresholds;
+  /** Thresholds of single rules (a thresholds file's rule), overriding `gate` for them. */
+  readonly ruleGates?: Readonly<Partial<Record<RuleName, GateThresholds>>>;
   readonly thinEvidence: ThinEvidencePolicy;
   readonly judgeRecordings: boolean;
   readonly evaluation?: EvaluationOptions;
@@ -235,6 +239,7 @@ export function buildConfidenceReport(assessments: readonly AnswerAssessment[], 
     gateSource: options.gateSource ?? DESIGN_GATE_SOURCE,
     byLabelPolicy,
     gate: options.gate,
+    ...(options.ruleGates !== undefined ? { ruleGates: options.ruleGates } : {}),
     thinEvidence: options.thinEvidence,
     notes: [...notesFor(assessments, options, k), ...(labels === undefined ? [] : [unlabelledNote(unlabelled, assessments.length)].filter((n): n is string => n !== undefined))],
     answers: rows,

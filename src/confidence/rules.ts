@@ -70,7 +70,13 @@ export function definitionReason(finding: DefinitionFinding): Reason {
 
 /** Options of {@link scoreRules}. */
 export interface RuleOptions {
+  /** Gate thresholds of every rule without its own in `ruleGates` (default 0.80 / 0.60). */
   readonly gate?: GateThresholds;
+  /**
+   * Thresholds for one rule only (a thresholds file fitted for agreement-first gates
+   * agreement-first, not the other rules); `passAt: Infinity` = nothing passes.
+   */
+  readonly ruleGates?: Readonly<Partial<Record<RuleName, GateThresholds>>>;
   readonly thinEvidence?: ThinEvidencePolicy;
 }
 
@@ -136,6 +142,7 @@ const VETO_CHECKS = ['missingTable', 'badJoin', 'standIn'] as const;
  */
 export function scoreRules(evidence: AnswerEvidence, options: RuleOptions = {}): AnswerRuleScores {
   const gate = options.gate ?? DEFAULT_GATE;
+  const gateFor = (rule: RuleName): GateThresholds => options.ruleGates?.[rule] ?? gate;
   const policy = options.thinEvidence ?? 'available';
   const { checks, agreement } = evidence;
   const scores: RuleScore[] = [];
@@ -168,23 +175,23 @@ export function scoreRules(evidence: AnswerEvidence, options: RuleOptions = {}):
     for (const rule of ['agreement', 'agreement-first', 'v3', 'v2'] as const) undefinedRules.push({ rule, reason: `agreement undefined: ${reason}` });
   } else {
     const k = agreement.k;
-    const low: Reason[] = [];
-    if (!evidence.hasResult) low.push(noResult);
-    else if (a < gate.passAt) {
-      low.push({ code: 'low_agreement', detail: `${agreement.agreeing} of ${k} samples agree with the shown answer (A = ${a.toFixed(2)})` });
-    }
-    scores.push(gated('agreement', a, low, gate));
+    const lowFor = (rule: RuleName): Reason[] => {
+      if (!evidence.hasResult) return [noResult];
+      if (a < gateFor(rule).passAt) return [{ code: 'low_agreement', detail: `${agreement.agreeing} of ${k} samples agree with the shown answer (A = ${a.toFixed(2)})` }];
+      return [];
+    };
+    scores.push(gated('agreement', a, lowFor('agreement'), gateFor('agreement')));
 
     let af = a;
     if (vetoes.length > 0) af = Math.min(af, HARD_CAP);
     if (softCaps.length > 0) af = Math.min(af, SOFT_CAP);
-    scores.push(gated('agreement-first', af, [...low, ...vetoes, ...softCaps], gate));
+    scores.push(gated('agreement-first', af, [...lowFor('agreement-first'), ...vetoes, ...softCaps], gateFor('agreement-first')));
 
     const signals: Reason[] = fired(checks.emptyResult) ? [checkReason(checks.emptyResult)] : [];
     let v3 = af;
     if (signals.length === 1) v3 = Math.min(v3, SOFT_CAP);
     if (signals.length >= 2) v3 = Math.min(v3, HARD_CAP);
-    scores.push(gated('v3', v3, [...low, ...vetoes, ...softCaps, ...signals], gate));
+    scores.push(gated('v3', v3, [...lowFor('v3'), ...vetoes, ...softCaps, ...signals], gateFor('v3')));
 
     const v2Terms = terms(evidence, a, policy, true);
     const v2Caps: Reason[] = [...vetoes];
@@ -195,14 +202,14 @@ export function scoreRules(evidence: AnswerEvidence, options: RuleOptions = {}):
     if (v2Terms.thin) v2Soft.push({ code: 'thin_evidence', detail: v2Terms.thinDetail });
     if (judge?.complete !== undefined && judge.complete < 0.5) v2Soft.push({ code: 'incomplete', detail: `COMPLETE = ${judge.complete.toFixed(2)} < 0.5` });
     v2Soft.push(...definitionCaps);
-    scores.push(weighted('v2', v2Terms, v2Caps, v2Soft, gate));
+    scores.push(weighted('v2', v2Terms, v2Caps, v2Soft, gateFor('v2')));
   }
 
   if (evidence.strictEntropy === undefined) {
     undefinedRules.push({ rule: 'entropy', reason: 'entropy term undefined: K = 1 (log K = 0)' });
   } else {
-    const low: Reason[] = evidence.strictEntropy < gate.passAt ? [{ code: 'low_score', detail: `entropy term ${evidence.strictEntropy.toFixed(2)}` }] : [];
-    scores.push(gated('entropy', evidence.strictEntropy, low, gate));
+    const low: Reason[] = evidence.strictEntropy < gateFor('entropy').passAt ? [{ code: 'low_score', detail: `entropy term ${evidence.strictEntropy.toFixed(2)}` }] : [];
+    scores.push(gated('entropy', evidence.strictEntropy, low, gateFor('entropy')));
   }
 
   const designedCaps: Reason[] = [...vetoes];
@@ -212,7 +219,7 @@ export function scoreRules(evidence: AnswerEvidence, options: RuleOptions = {}):
   }
   if (!evidence.hasResult) designedCaps.push(noResult);
   const designedSoft: Reason[] = [...(designedTerms.thin ? [{ code: 'thin_evidence', detail: designedTerms.thinDetail }] : []), ...definitionCaps];
-  scores.push(weighted('designed', designedTerms, designedCaps, designedSoft, gate));
+  scores.push(weighted('designed', designedTerms, designedCaps, designedSoft, gateFor('designed')));
 
   return { scores, undefinedRules, terms: designedTerms };
 }

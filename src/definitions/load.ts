@@ -1,5 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { validDate } from '../confidence/thresholds-file.js';
 import { DataError } from '../util/errors.js';
 import { unknownKeyMessage } from '../util/known-keys.js';
 import { loadYamlFileAs, type LoadedYaml } from '../util/yaml.js';
@@ -10,8 +11,12 @@ import type { ColumnName, Definition, DefinitionEffect, SignRule } from './types
 export interface DefinitionsContext {
   /** Database name → its tables (from `SqlEngine.listTables()`). */
   readonly databases: ReadonlyMap<string, readonly TableInfo[]>;
-  /** Metric names of the semantic layer (empty when there is none). */
-  readonly metrics: ReadonlySet<string>;
+  /**
+   * Metric names of the semantic layer (empty when there is none): one set for every database,
+   * or per database (the semantic layer is per database: a file's top-level `database:`), so a
+   * rule on `car_1` may only name `car_1`'s metrics.
+   */
+  readonly metrics: ReadonlySet<string> | ReadonlyMap<string, ReadonlySet<string>>;
   /** Folder names are shown relative to this (default: the current folder). */
   readonly root?: string;
 }
@@ -98,6 +103,12 @@ function parseFile(yaml: LoadedYaml, context: DefinitionsContext): Definition[] 
   return list.map((item, i) => parseRule(item, i, typeof fileDb === 'string' ? fileDb : undefined, context, at));
 }
 
+/** The metric names a rule on database `db` may name. */
+function metricsOf(context: DefinitionsContext, db: string): ReadonlySet<string> {
+  const m = context.metrics;
+  return m instanceof Map ? (m.get(db) ?? new Set<string>()) : (m as ReadonlySet<string>);
+}
+
 function unknownKeys(obj: Record<string, unknown>, keys: readonly string[], path: (string | number)[], at: (...p: (string | number)[]) => string): void {
   for (const k of Object.keys(obj)) {
     if (!keys.includes(k)) throw new DataError(unknownKeyMessage(k, keys, path.filter((p) => typeof p === 'string').join('.')), at(...path, k));
@@ -122,7 +133,7 @@ function parseRule(item: unknown, i: number, fileDb: string | undefined, context
   const id = text('id', true) as string;
   const approver = text('approver', true) as string;
   const approved = text('approved', true) as string;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(approved) || Number.isNaN(Date.parse(approved))) throw new DataError(`'approved' must be a date (YYYY-MM-DD), got ${JSON.stringify(approved)}`, here('approved'));
+  if (!validDate(approved)) throw new DataError(`'approved' must be a date of the calendar (YYYY-MM-DD), got ${JSON.stringify(approved)}`, here('approved'));
   const description = text('description', false);
   const db = text('database', false) ?? fileDb ?? (context.databases.size === 1 ? [...context.databases.keys()][0] : undefined);
   if (db === undefined) throw new DataError(`rule '${id}' needs 'database' (the warehouse has several: ${[...context.databases.keys()].join(', ')})`, here());
@@ -151,7 +162,8 @@ function parseRule(item: unknown, i: number, fileDb: string | undefined, context
     questions: strings(a, 'questions', [...base, 'applies_to']),
   };
   if (Object.values(appliesTo).every((l) => l.length === 0)) throw new DataError(`rule '${id}' has an empty 'applies_to': name at least one tag, metric, word or question`, here('applies_to'));
-  for (const m of appliesTo.metrics) if (!context.metrics.has(m)) throw new DataError(`rule '${id}': metric '${m}' is not in the semantic layer (known: ${[...context.metrics].join(', ') || 'none'})`, here('applies_to', 'metrics'));
+  const metrics = metricsOf(context, db);
+  for (const m of appliesTo.metrics) if (!metrics.has(m)) throw new DataError(`rule '${id}': metric '${m}' is not in the semantic layer (known${context.metrics instanceof Map ? ` in database ${db}` : ''}: ${[...metrics].join(', ') || 'none'})`, here('applies_to', 'metrics'));
 
   const tableName = (name: string, path: (string | number)[]): string => {
     const t = schema.find((x) => x.name.toLowerCase() === name.toLowerCase());
@@ -185,8 +197,8 @@ function parseRule(item: unknown, i: number, fileDb: string | undefined, context
   if (!Array.isArray(filterList) || !filterList.every((x) => typeof x === 'string')) throw new DataError(`rule '${id}': 'required_filter' must be a column (Table.Column) or a list of them`, here('required_filter'));
   const requiredFilter = (filterList as string[]).map((c) => columnName(c, ['required_filter']));
   const requiredMetric = text('required_metric', false);
-  if (requiredMetric !== undefined && !context.metrics.has(requiredMetric)) {
-    throw new DataError(`rule '${id}': metric '${requiredMetric}' is not in the semantic layer (known: ${[...context.metrics].join(', ') || 'none'})`, here('required_metric'));
+  if (requiredMetric !== undefined && !metrics.has(requiredMetric)) {
+    throw new DataError(`rule '${id}': metric '${requiredMetric}' is not in the semantic layer (known${context.metrics instanceof Map ? ` in database ${db}` : ''}: ${[...metrics].join(', ') || 'none'})`, here('required_metric'));
   }
   let sign: Definition['sign'];
   const s = r['sign'];

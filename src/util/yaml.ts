@@ -48,9 +48,19 @@ export function parseYaml(text: string, file: string): LoadedYaml {
     const offset = node?.range?.[0];
     return offset === undefined ? undefined : lineFromOffset(lineStarts, offset);
   };
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // An alias bomb (aliases of aliases, "billion laughs") or a self-referencing alias: refused, for every YAML file read.
+    if (error instanceof ReferenceError) {
+      throw new DataError(`malformed YAML: ${error.message.replace(/\.$/, '')} (at most 100 alias expansions; write the values out instead of nesting aliases)`, file);
+    }
+    throw error;
+  }
   return {
     file,
-    value: doc.toJS({ maxAliasCount: 100 }),
+    value,
     lineOf,
     where: (path) => {
       const line = lineOf(path);

@@ -44,7 +44,7 @@ describe('replaygate confidence calibrate', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('label policy: relaxed execution match of the shown answer');
     expect(r.stdout).toContain('agreement policy: relaxed');
-    expect(r.stdout).toMatch(/held out \(cross-fitted by database, 20 splits, seed 1\): pass accuracy \d+\.\d% \(95% CI \d+\.\d%–\d+\.\d%\), coverage \d+\.\d% \(95% CI/);
+    expect(r.stdout).toMatch(/held out \(cross-fitted by database, 20 splits, seed 1\): target 0\.9 (not )?reached; pass accuracy \d+\.\d% \(95% CI \d+\.\d%–\d+\.\d%\), coverage \d+\.\d% \(95% CI/);
     expect(r.stdout).toContain('wrote th.yml; use it with\n  confidence:\n    thresholds: th.yml');
     const file = await readThresholdsFile(join(dir, 'th.yml'), 'th.yml');
     expect(file).toMatchObject({ rule: 'agreement-first', variant: 'thresholds', targetPassAccuracy: 0.9, labelPolicy: 'relaxed', agreementPolicy: 'relaxed', k: 3 });
@@ -72,23 +72,54 @@ describe('replaygate confidence calibrate', () => {
     config('confidence:\n  thresholds: th.yml\n');
     const r = await cli(['confidence', '--agents', AGENTS, '--resamples', '200', '--json', 'c.json', '--no-progress'], dir);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/gate thresholds: th\.yml: agreement-first, pass ≥ \S+, flag ≥ \S+ \(fitted \d{4}-\d\d-\d\dT[^ ]+ on \d+ answers of 6 databases, relaxed labels, relaxed agreement, K = 3; target pass accuracy 0\.9; held-out pass accuracy/);
-    const json = JSON.parse(readFileSync(join(dir, 'c.json'), 'utf8')) as { gateSource: string };
-    expect(json.gateSource).toMatch(/^th\.yml: agreement-first/);
+    expect(r.stdout).toMatch(
+      /gate thresholds: th\.yml: agreement-first only, pass ≥ \S+, (flag ≥ \S+|nothing flagged) \(fitted \d{4}-\d\d-\d\dT[^ ]+ on \d+ answers of 6 databases, relaxed labels, relaxed agreement, K = 3; target pass accuracy 0\.9 (not )?reached held out: \d\.\d{3} \(\d\.\d{3}–\d\.\d{3}\), coverage .*, reached in \d+ of 20 splits, cross-fitted by database\); the other rules: the paper's design thresholds/,
+    );
+    const json = JSON.parse(readFileSync(join(dir, 'c.json'), 'utf8')) as { gateSource: string; ruleGates: Record<string, unknown>; answers: { scores: Record<string, { score: number; gate: string }> }[] };
+    expect(json.gateSource).toMatch(/^th\.yml: agreement-first only/);
+    // The file gates the rule it was fitted for, and no other (review finding 5).
+    expect(Object.keys(json.ruleGates)).toEqual(['agreement-first']);
+    for (const a of json.answers) {
+      const d = a.scores['designed'];
+      if (d !== undefined) expect(d.gate).toBe(d.score >= 0.8 ? 'pass' : d.score >= 0.6 ? 'flag' : 'abstain');
+    }
     // the command line still wins, and says so
     const cmd = await cli(['confidence', '--agents', AGENTS, '--resamples', '200', '--pass-at', '0.7', '--no-progress'], dir);
     expect(cmd.stdout).toContain('gate thresholds: the command line (pass ≥ 0.70, flag ≥ 0.60)');
-    expect(r.stdout).toMatch(/note: Calibrated gate \(th\.yml: agreement-first, thresholds, pass ≥ \S+, flag ≥ \S+\): pass \d+ \/ \d+, flag \d+ \/ \d+, abstain \d+ \/ \d+ \(right \/ wrong\); pass accuracy \d+\.\d%\./);
+    expect(r.stdout).toMatch(
+      /note: Calibrated gate \(th\.yml: agreement-first only, thresholds, pass ≥ \S+, (flag ≥ \S+|nothing flagged)\) on these \d+ answers, in sample \(the answers it was fitted on: optimistic\): pass \d+ \/ \d+, flag \d+ \/ \d+, abstain \d+ \/ \d+ \(right \/ wrong\); pass accuracy \d+\.\d% in sample; target pass accuracy 0\.9 (not )?reached held out/,
+    );
     const gate = await cli(['gate', '--base', 'din-sql-gpt4', '--candidate', 'dail-sql-gpt4', '--no-progress'], dir);
-    expect(gate.stdout).toMatch(/Confidence thresholds: th\.yml: agreement-first, pass ≥/);
+    expect(gate.stdout).toMatch(/Confidence thresholds: th\.yml: agreement-first only, pass ≥/);
     // a fitted file gates its fitted probability, in a note; the rules keep the design thresholds
     config('confidence:\n  thresholds: fitted.yml\n');
     const fitted = await cli(['confidence', '--agents', AGENTS, '--resamples', '200', '--no-progress'], dir);
     expect(fitted.code, fitted.stderr).toBe(0);
     expect(fitted.stdout).toContain('fitted.yml is the fitted variant, which gates its fitted probability');
-    expect(fitted.stdout).toMatch(/note: Calibrated gate \(fitted\.yml: agreement-first, fitted variant, pass ≥ \S+, flag ≥ \S+\): pass \d+/);
+    expect(fitted.stdout).toMatch(/note: Calibrated gate \(fitted\.yml: agreement-first only, fitted variant, pass ≥ \S+, flag ≥ \S+\) on these \d+ answers, in sample/);
     config();
   }, 120_000);
+
+  it('a thresholds file fitted for another K or agreement policy is refused; other labels or recordings are warned about (review finding 5)', async () => {
+    config('confidence:\n  thresholds: th.yml\n');
+    const k2 = await cli(['confidence', '--agents', 'din-sql-gpt4,dail-sql-gpt4', '--resamples', '200', '--no-progress'], dir);
+    expect(k2.code).toBe(2);
+    expect(k2.stderr).toMatch(/th\.yml: these thresholds do not fit this run: k: the thresholds were fitted for K = 3 samples per question; this run has K = 2/);
+    const exact = await cli(['confidence', '--agents', AGENTS, '--agreement-policy', 'exact', '--resamples', '200', '--no-progress'], dir);
+    expect(exact.code).toBe(2);
+    expect(exact.stderr).toMatch(/th\.yml: these thresholds do not fit this run: agreement_policy: the thresholds were fitted with relaxed agreement; this run uses exact/);
+    const labels = await cli(['confidence', '--agents', AGENTS, '--label-policy', 'exact', '--resamples', '200', '--no-progress'], dir);
+    expect(labels.code, labels.stderr).toBe(0);
+    expect(labels.stderr).toMatch(/warning: th\.yml: label_policy: the thresholds were fitted on relaxed labels; this run's labels are exact/);
+    // Other recordings: the thresholds were fitted on other answers.
+    writeFileSync(join(dir, 'other.yml'), readFileSync(join(dir, 'th.yml'), 'utf8').replace(/(din-sql-gpt4: )sha256:[0-9a-f]+/, '$1sha256:00'));
+    config('confidence:\n  thresholds: other.yml\n');
+    const other = await cli(['confidence', '--agents', AGENTS, '--resamples', '200', '--no-progress'], dir);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr).toMatch(/warning: other\.yml: data\.recordings: the thresholds were fitted on other answers \(recording din-sql-gpt4 changed since\)/);
+    expect(other.stdout).toMatch(/note: Warning: other\.yml: data\.recordings: the thresholds were fitted on other answers/);
+    config();
+  }, 180_000);
 
   it('bad input: an unknown confidence key, a missing thresholds file, one database, both --labels and a policy', async () => {
     config('confidence:\n  threshold: th.yml\n');
@@ -131,6 +162,12 @@ describe('replaygate confidence --definitions (the checking-only condition on th
     const chq005 = json.answers.find((a) => a.questionId === 'chq-005');
     expect(chq005?.definitions).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'tracks-sold-is-quantity', status: 'broken' }), expect.objectContaining({ id: 'year-filters-use-invoice-date', status: 'kept' })]));
     expect(chq005?.scores.designed.reasons.map((x) => x.code)).toContain('definition:tracks-sold-is-quantity');
+    // K = 1 (review finding 12): the text and Markdown rows name the broken rule (the designed score's gate and reasons), and full agreement is n/a.
+    expect(r.stdout).toMatch(/chq-005 .*(flag|abstain) \(designed\)\s+.*definition:tracks-sold-is-quantity/);
+    expect(r.stdout).toContain('wrong with full agreement n/a (K = 1)');
+    const md = readFileSync(join(dir, 'defs.md'), 'utf8');
+    expect(md).toMatch(/\| chq-005 .*\| (flag|abstain) \(designed\) \| .*definition:tracks-sold-is-quantity/);
+    expect(md).toContain('Wrong answers with full agreement: n/a (K = 1: agreement is undefined).');
     writeFileSync(join(OUTPUTS, 'definitions-chinook.md'), readFileSync(join(dir, 'defs.md'), 'utf8'));
     expect(readFileSync(join(dir, 'defs.md'), 'utf8')).toContain('| tracks-sold-is-quantity | veto | Sales data owner (example role) | 2026-12-01 | 3 | 2 | 1 (0 / 1) | 0 |');
     writeFileSync(join(dir, 'bad-defs.yml'), 'definitions:\n  - id: x\n    approver: a\n    approved: 2026-12-01\n    applies_to: {words: [revenue]}\n    effect: veto\n    must_read: {tables: [Invoices]}\n');

@@ -70,6 +70,24 @@ describe('calibrateConfidence: cross-fitted by database', () => {
     }
   });
 
+  it("changing the held-out labels leaves that fold's thresholds unchanged (it would not under leakage) (review finding 3)", () => {
+    const answers = synthetic();
+    const base = calibrateConfidence(answers, { targetPassAccuracy: 0.8, termNames: ['agreement', 'veto', 'cap'] });
+    for (const variant of ['thresholds', 'fitted'] as const) {
+      const ref = variant === 'thresholds' ? base : calibrateConfidence(answers, { targetPassAccuracy: 0.8, variant, termNames: ['agreement', 'veto', 'cap'] });
+      for (const [i, split] of ref.splits.slice(0, 5).entries()) {
+        // Flip every label of fold B: the fit on A (applied to B) must not move; the fit on B must.
+        const heldB = new Set(split.databasesB);
+        const flipped = answers.map((a) => (heldB.has(a.db) ? { ...a, label: !a.label } : a));
+        const again = calibrateConfidence(flipped, { targetPassAccuracy: 0.8, variant, termNames: ['agreement', 'veto', 'cap'] });
+        const s = again.splits[i]!;
+        expect(s.databasesA).toEqual(split.databasesA);
+        expect(s.fits[0]).toEqual(split.fits[0]);
+        expect(s.fits[1]).not.toEqual(split.fits[1]);
+      }
+    }
+  });
+
   it('also for the fitted variant (logistic regression): the regression and its thresholds are fitted on the training databases only', () => {
     const answers = synthetic();
     const seen: string[][] = [];
@@ -153,5 +171,36 @@ describe('the thresholds file', () => {
     expect(await read(text.replace(/  answers: 240/, '  answers: many'))).toMatch(/^bad\.yml:\d+: 'data\.answers' must be a number, got "many"/);
     expect(await read(text.replace('label_policy: relaxed', 'label_policy: loose'))).toMatch(/^bad\.yml:\d+: 'label_policy' must be one of exact, relaxed, spider, file/);
     expect(await read('pass_at: [1\n')).toMatch(/^bad\.yml:\d+: malformed YAML/);
+  });
+
+  it('the fitted variant: a mistyped or missing term is an error naming its line, with did-you-mean (review finding 6)', async () => {
+    const text = renderThresholdsFile(file);
+    const read = async (t: string): Promise<string> => {
+      writeFileSync(join(dir, 'bad.yml'), t);
+      return readThresholdsFile(join(dir, 'bad.yml'), 'bad.yml').then(() => 'read', (error: Error) => error.message);
+    };
+    const line = (key: string): number => text.split('\n').findIndex((l) => l.startsWith(`  ${key}:`)) + 1;
+    expect(await read(text.replace(/^  agreement: .*/m, '  agreemnt: 2'))).toBe(
+      `bad.yml:${line('agreement')}: unknown term 'coefficients.agreemnt' (did you mean 'agreement'?); agreement-first has the terms intercept, agreement, veto, cap`,
+    );
+    expect(await read(text.replace(/^  veto: .*\n/m, ''))).toMatch(/^bad\.yml:\d+: 'coefficients' lacks veto: every term of agreement-first \(intercept, agreement, veto, cap\) needs its coefficient/);
+    expect(await read(text.replace(/^  intercept: .*/m, '  intercept: .nan'))).toMatch(/'coefficients\.intercept' must be a finite number, got \.nan \(not a number\)/);
+  });
+
+  it('validation gaps: .nan / .inf named, rule designed, created not a date, right > answers, coverage_low > coverage, target 0 (review finding 11)', async () => {
+    const text = renderThresholdsFile({ ...file, variant: 'thresholds', coefficients: null });
+    const read = async (t: string): Promise<string> => {
+      writeFileSync(join(dir, 'bad.yml'), t);
+      return readThresholdsFile(join(dir, 'bad.yml'), 'bad.yml').then(() => 'read', (error: Error) => error.message);
+    };
+    expect(await read(text)).toBe('read');
+    expect(await read(text.replace(/^pass_at: .*/m, 'pass_at: .nan'))).toMatch(/'pass_at' must be a number from 0 to 1 or null, got \.nan \(not a number\)/);
+    expect(await read(text.replace(/^pass_at: .*/m, 'pass_at: .inf'))).toMatch(/got \.inf \(infinity\)/);
+    expect(await read(text.replace('rule: agreement-first', 'rule: designed'))).toMatch(/^bad\.yml:\d+: 'rule' must be one of agreement-first, agreement, v3, got "designed"/);
+    expect(await read(text.replace(/created: .*/, 'created: not a date'))).toMatch(/^bad\.yml:\d+: 'data\.created' must be an ISO date or time/);
+    expect(await read(text.replace(/created: .*/, 'created: 2026-02-31T00:00:00Z'))).toMatch(/'data\.created' must be an ISO date/);
+    expect(await read(text.replace(/  right: \d+/, '  right: 241'))).toMatch(/^bad\.yml:\d+: 'data\.right' \(241\) must not exceed 'data\.answers' \(240\)/);
+    expect(await read(text.replace(/  coverage_low: .*/, '  coverage_low: 0.99'))).toMatch(/^bad\.yml:\d+: 'held_out\.coverage_low' \(0\.99\) must not be above 'held_out\.coverage'/);
+    expect(await read(text.replace(/^target_pass_accuracy: .*/m, 'target_pass_accuracy: 0'))).toMatch(/'target_pass_accuracy' must be above 0/);
   });
 });

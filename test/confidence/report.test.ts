@@ -41,7 +41,7 @@ describe('accuracy–coverage curve and charts', () => {
 
 describe('evaluateRules', () => {
   it('is reproducible from its seed and pairs differences on the same resamples', () => {
-    const answers = [1, 0.8, 0.6, 0.4, 0.2, 1, 0.8, 0.2].map((a, i) => ({
+    const answers = [1, 0.8, 0.6, 0.4, 0.2, 1, 0.8, 0.2, 1, 0.8, 0.6, 0.4, 0.2, 1, 0.8, 0.2].map((a, i) => ({
       questionId: String(i),
       label: i % 3 !== 2,
       scores: [
@@ -55,7 +55,18 @@ describe('evaluateRules', () => {
     const designed = a.rules.find((r) => r.rule === 'designed');
     expect(designed?.auroc).toMatchObject({ defined: true, estimate: 0.5 }); // a constant score: ties only
     expect(designed?.metrics.passAccuracy).toBeUndefined();
-    expect(a.differences[0]?.n).toBe(8);
+    expect(a.differences[0]?.n).toBe(16);
+  });
+
+  it('tiny or one-class label sets: AUROC undefined with the reason, never 1.000 (1.000–1.000) (review finding 9)', () => {
+    const rows = (labels: boolean[]) =>
+      labels.map((label, i) => ({ questionId: String(i), label, scores: [{ rule: 'agreement' as const, score: label ? 1 : 0.2, gate: label ? ('pass' as const) : ('abstain' as const), reasons: [] }] }));
+    const two = evaluateRules(rows([true, false]), { resamples: 200 });
+    expect(two.rules[0]?.auroc).toEqual({ defined: false, reason: 'too few labels (1 right, 1 wrong; at least 5 of each needed for an AUROC and its interval)' });
+    const one = evaluateRules(rows([true, true, true, true, true, true]), { resamples: 200 });
+    expect(one.rules[0]?.auroc).toEqual({ defined: false, reason: 'one class only (6 right, 0 wrong): AUROC compares right answers with wrong ones' });
+    const enough = evaluateRules(rows([...Array(5).fill(true), ...Array(5).fill(false)] as boolean[]), { resamples: 200 });
+    expect(enough.rules[0]?.auroc).toMatchObject({ defined: true, estimate: 1 });
   });
 });
 

@@ -109,6 +109,21 @@ describe('each approved definition: a trace that breaks it and one that keeps it
     expect(check({ question: recent, queries: ['SELECT cost_of_treatment FROM Treatments ORDER BY date_of_treatment DESC LIMIT 1'] }, 'dog_kennels-recency-by-treatment-date', 'dog_kennels')?.status).toBe('kept');
   });
 
+  it('car_1-countries-are-named-in-countries (must read a column) and dog_kennels-treated-dogs-are-distinct (must not read a table)', () => {
+    const country = 'How many car makers are there in france?';
+    expect(check({ question: country, queries: ["SELECT count(*) FROM car_makers WHERE Country = 'france'"] }, 'car_1-countries-are-named-in-countries', 'car_1')).toMatchObject({
+      status: 'broken',
+      detail: 'no query reads countries.CountryName',
+    });
+    expect(check({ question: country, queries: ["SELECT count(*) FROM car_makers AS T1 JOIN countries AS T2 ON T1.Country = T2.CountryId WHERE T2.CountryName = 'france'"] }, 'car_1-countries-are-named-in-countries', 'car_1')?.status).toBe('kept');
+    const treated = 'How many dogs went through a treatment?';
+    expect(check({ question: treated, queries: ['SELECT count(*) FROM Dogs AS T1 JOIN Treatments AS T2 ON T1.dog_id = T2.dog_id'] }, 'dog_kennels-treated-dogs-are-distinct', 'dog_kennels')).toMatchObject({
+      status: 'broken',
+      detail: 'the trace reads table Dogs, which this definition rules out',
+    });
+    expect(check({ question: treated, queries: ['SELECT count(DISTINCT dog_id) FROM Treatments'] }, 'dog_kennels-treated-dogs-are-distinct', 'dog_kennels')?.status).toBe('kept');
+  });
+
   it('SQL no grammar can read leaves the rule unmeasured, with the reason', () => {
     const f = check({ question: 'How many tracks were sold in 2024?', queries: ['SELEKT everything'] }, 'tracks-sold-is-quantity');
     expect(f?.status).toBe('unmeasured');

@@ -85,7 +85,8 @@ describe('loadDefinitions', () => {
     expect(await load(RULE.replace('effect: veto', 'effect: veto\n    must_reads: {tables: [Invoice]}'))).toMatch(/^d\.yml:7: unknown key 'definitions\.must_reads': did you mean 'must_read'\? \(known: id, approver/);
     expect(await load(RULE.replace('{words: [revenue]}', '{word: [revenue]}'))).toMatch(/^d\.yml:5: unknown key 'definitions\.applies_to\.word'/);
     expect(await load(RULE.replace('{words: [revenue]}', '{words: revenue}'))).toMatch(/^d\.yml:5: 'definitions\.applies_to\.words' must be a list of non-empty strings/);
-    expect(await load(RULE.replace('approved: 2026-12-01', 'approved: yesterday'))).toMatch(/^d\.yml:4: 'approved' must be a date \(YYYY-MM-DD\), got "yesterday"/);
+    expect(await load(RULE.replace('approved: 2026-12-01', 'approved: yesterday'))).toMatch(/^d\.yml:4: 'approved' must be a date of the calendar \(YYYY-MM-DD\), got "yesterday"/);
+    expect(await load(RULE.replace('approved: 2026-12-01', 'approved: 2026-02-31'))).toMatch(/^d\.yml:4: 'approved' must be a date of the calendar \(YYYY-MM-DD\), got "2026-02-31"/);
     expect(await load(RULE.replace('    approver: Sales owner\n', ''))).toMatch(/^d\.yml:2: rule 1 has no 'approver': an approved definition says who approved it and when/);
     expect(await load(RULE.replace('effect: veto', 'effect: block'))).toMatch(/^d\.yml:6: rule 'r1': 'effect' must be veto \(caps the score at 0\.59: withheld\) or cap/);
     expect(await load(RULE.replace('    must_read: {tables: [InvoiceLine]}\n', ''))).toMatch(/^d\.yml:2: rule 'r1' checks nothing/);

@@ -11,20 +11,20 @@ import { DEFAULT_GATE, type GateThresholds, type RuleOptions, type ThinEvidenceP
 import { calibrateConfidence, DEFAULT_SPLITS, DEFAULT_TARGET_FLAG_ACCURACY, type CalibrationAnswer, type CalibrationVariant } from '../../confidence/calibrate.js';
 import { calibratedGateNote, renderCalibrationMarkdownReport, renderCalibrationText, RULE_TERMS, ruleTerms } from '../../confidence/calibrate-render.js';
 import { confidenceSettings, type ConfidenceSettings } from '../../confidence/settings.js';
-import { renderThresholdsFile, sha256Text, thresholdsFile, thresholdsLine } from '../../confidence/thresholds-file.js';
+import { renderThresholdsFile, sha256Text, thresholdsFile, thresholdsLine, thresholdsMismatch } from '../../confidence/thresholds-file.js';
 import { agreementPolicyText, labelPolicyText } from '../../confidence/policy.js';
-import type { ResultMatcher } from '../../confidence/types.js';
+import type { ResultMatcher, RuleName } from '../../confidence/types.js';
 import { loadDefinitions } from '../../definitions/load.js';
 import type { Definition } from '../../definitions/types.js';
 import type { GoldenQuestion } from '../../golden/types.js';
-import { parseSemanticFiles } from '../../semantic/load.js';
+import { parseSemanticLayers, semanticLayerFor } from '../../semantic/load.js';
 import type { TableInfo } from '../../warehouse/types.js';
 import { alignSamples, goldenFailed, parseLabels, type AlignedSamples, type SampleSet } from '../../confidence/samples.js';
 import { WarehouseProfile } from '../../confidence/warehouse-profile.js';
-import { agreementMatcher, MATCH_POLICIES, parsePolicyList, type MatchPolicy } from '../../confidence/policy.js';
+import { agreementMatcher, MATCH_POLICIES, parsePolicyList, type LabelPolicy, type MatchPolicy } from '../../confidence/policy.js';
 import type { LabelSet } from '../../confidence/report.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
-import type { Project } from '../../pipeline/project.js';
+import { databaseDialect, semanticDialect, type Project } from '../../pipeline/project.js';
 import { openProject } from '../project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import type { RunRecord } from '../../scoring/types.js';
@@ -82,6 +82,9 @@ interface CalibrateOptions extends SampleOptions {
   json?: string;
   markdown?: string;
 }
+
+/** Fewest labelled answers for a calibration without a warning (and half of it per fold): docs/confidence.md. */
+const MIN_CALIBRATION_LABELS = 40;
 
 /** Rules `confidence calibrate` can fit thresholds for (those built on agreement). */
 const CALIBRATED_RULES = ['agreement-first', 'agreement', 'v3'] as const;
@@ -150,26 +153,51 @@ function checkSampleOptions(opts: SampleOptions): void {
 }
 
 /**
- * The gate thresholds in force and where they come from: the command line, else the config's
- * `confidence.thresholds` file (variant `thresholds`; a `fitted` file gates its own score), else
- * the paper's design thresholds.
+ * The gate thresholds in force and where they come from: the command line (every rule), else
+ * the config's `confidence.thresholds` file (variant `thresholds`: the file's rule only, the
+ * other rules keep the design thresholds; a `fitted` file gates its own fitted probability, in
+ * the calibrated gate note), else the paper's design thresholds.
  */
-function gateOf(opts: SampleOptions, settings: ConfidenceSettings): { gate: GateThresholds; gateSource: string } {
+function gateOf(opts: SampleOptions, settings: ConfidenceSettings): { gate: GateThresholds; ruleGates?: Partial<Record<RuleName, GateThresholds>>; gateSource: string } {
   if (opts.passAt !== undefined || opts.flagAt !== undefined) {
     const gate = { passAt: opts.passAt ?? DEFAULT_GATE.passAt, flagAt: opts.flagAt ?? DEFAULT_GATE.flagAt };
-    return { gate, gateSource: `the command line (pass ≥ ${gate.passAt.toFixed(2)}, flag ≥ ${gate.flagAt.toFixed(2)})` };
+    return { gate, gateSource: `the command line (pass ≥ ${gate.passAt.toFixed(2)}, flag ≥ ${gate.flagAt.toFixed(2)})${settings.thresholds !== undefined ? `; it wins over ${settings.thresholds.name}` : ''}` };
   }
   const t = settings.thresholds;
   if (t !== undefined && t.value.variant === 'thresholds') {
     // pass_at null: nothing reached the target, so nothing passes (a threshold above every score).
     const passAt = t.value.passAt ?? Number.POSITIVE_INFINITY;
+    // flag_at null: nothing is flagged either (everything below pass is withheld).
     const flagAt = Math.min(t.value.flagAt ?? passAt, passAt);
-    return { gate: { passAt, flagAt }, gateSource: thresholdsLine(t.value, t.name) };
+    return {
+      gate: DEFAULT_GATE,
+      ruleGates: { [t.value.rule]: { passAt, flagAt } },
+      gateSource: `${thresholdsLine(t.value, t.name)}; the other rules: the paper's design thresholds (pass ≥ 0.80, flag ≥ 0.60)`,
+    };
   }
   if (t !== undefined) {
     return { gate: DEFAULT_GATE, gateSource: `${DESIGN_GATE_SOURCE}; ${t.name} is the fitted variant, which gates its fitted probability: see the calibrated gate note` };
   }
   return { gate: DEFAULT_GATE, gateSource: DESIGN_GATE_SOURCE };
+}
+
+/**
+ * Refuses a thresholds file fitted for another K or agreement policy (exit 2, naming the file
+ * and the field) and returns the warnings for another label policy or other recordings.
+ */
+async function thresholdsWarnings(project: Project, opts: SampleOptions, settings: ConfidenceSettings, k: number, labelPolicy: LabelPolicy | undefined): Promise<string[]> {
+  const t = settings.thresholds;
+  if (t === undefined || opts.passAt !== undefined || opts.flagAt !== undefined) return [];
+  const recordings: Record<string, string> = {};
+  for (const agent of opts.agent !== undefined ? [opts.agent] : (opts.agents ?? [])) {
+    const dir = project.config.agents.get(agent)?.recording;
+    if (dir !== undefined) recordings[agent] = await folderHash(dir);
+  }
+  const { errors, warnings } = thresholdsMismatch(t.value, { k, agreementPolicy: opts.agreementPolicy, recordings, ...(labelPolicy !== undefined ? { labelPolicy } : {}) });
+  if (errors.length > 0) {
+    throw new ConfigError(`these thresholds do not fit this run: ${errors.join('; ')} (or give --pass-at / --flag-at)`, t.name);
+  }
+  return warnings.map((w) => `${t.name}: ${w}`);
 }
 
 /** The approved definitions named on the command line or in the config, validated against the warehouse and semantic layer. */
@@ -182,16 +210,34 @@ async function loadProjectDefinitions(
   const paths = opts.definitions !== undefined ? opts.definitions.map((p) => resolve(ctx.cwd, p)) : settings.definitions;
   if (paths.length === 0) return undefined;
   const databases = new Map<string, readonly TableInfo[]>();
-  const dialects = new Set<string>();
+  const dialects = new Map<string, string>();
   for (const name of project.config.warehouse.databases.keys()) {
     const engine = project.warehouse.engine(name);
     databases.set(name, await engine.listTables());
-    dialects.add(engine.dialect);
+    dialects.set(name, engine.dialect);
   }
-  const metrics = project.config.semanticFiles.length === 0 ? new Set<string>() : new Set((await parseSemanticFiles(project.config.semanticFiles)).metrics.keys());
+  // The semantic layer is per database (a file's top-level `database:`), as `check` reads it:
+  // each database's metrics, so two databases may each name a metric `performances`.
+  const metrics = new Map<string, ReadonlySet<string>>();
+  if (project.config.semanticFiles.length > 0) {
+    const configured = project.config.warehouse.databases;
+    const layers = await parseSemanticLayers(project.config.semanticFiles, (db) => (db === undefined ? semanticDialect(configured) : databaseDialect(configured, db)));
+    for (const name of databases.keys()) metrics.set(name, new Set(semanticLayerFor(layers, name)?.metrics.keys() ?? []));
+  }
   const list = await loadDefinitions(paths, { databases, metrics, root: ctx.cwd });
   // Sources relative to the project (what a report reader knows), not to where the command ran.
-  return { list, sources: paths.map((p) => relative(project.config.root, p) || p), dialect: [...dialects].join(', ') };
+  return { list, sources: paths.map((p) => relative(project.config.root, p) || p), dialect: dialectsText(dialects) };
+}
+
+/**
+ * The SQL dialect(s) definitions are read in, for the report: one name when every database has
+ * one engine; else each database's (every answer is read in its own question's database's
+ * dialect, never a list of them).
+ */
+function dialectsText(dialects: ReadonlyMap<string, string>): string {
+  const distinct = new Set(dialects.values());
+  if (distinct.size <= 1) return [...distinct][0] ?? 'sqlite';
+  return `each database's own: ${[...dialects].map(([db, d]) => `${db} ${d}`).join(', ')}`;
 }
 
 function parseAgentList(value: string): string[] {
@@ -308,6 +354,8 @@ interface Prepared {
   readonly settings: ConfidenceSettings;
   readonly gate: GateThresholds;
   readonly gateSource: string;
+  /** Warnings about the configured thresholds file (other labels or recordings). */
+  readonly thresholdNotes: readonly string[];
   readonly rules: RuleOptions;
   readonly match: ResultMatcher;
   readonly byId: ReadonlyMap<string, GoldenQuestion>;
@@ -317,7 +365,7 @@ interface Prepared {
   readonly whole: readonly GoldenQuestion[];
 }
 
-async function prepare(project: Project, opts: SampleOptions, ctx: CliContext): Promise<Prepared> {
+async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, mode: 'confidence' | 'calibrate'): Promise<Prepared> {
   const timing: Record<string, number> = {};
   const unsharded = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
   const selection = { ...unsharded, ...(opts.shard ? { shard: opts.shard } : {}) };
@@ -376,8 +424,11 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext): 
     return p;
   };
   const settings = await confidenceSettings(project.config);
-  const { gate, gateSource } = gateOf(opts, settings);
-  const rules = { gate, thinEvidence: opts.thinEvidence };
+  // calibrate fits thresholds; it does not gate with the configured ones.
+  const { gate, ruleGates, gateSource } = mode === 'calibrate' ? { gate: DEFAULT_GATE, ruleGates: undefined, gateSource: DESIGN_GATE_SOURCE } : gateOf(opts, settings);
+  const thresholdNotes = mode === 'calibrate' ? [] : await thresholdsWarnings(project, opts, settings, sets.length, labelSets[0]?.policy);
+  for (const w of thresholdNotes) ctx.stderr(`warning: ${w}\n`);
+  const rules: RuleOptions = { gate, ...(ruleGates !== undefined ? { ruleGates } : {}), thinEvidence: opts.thinEvidence };
   const match = agreementMatcher(opts.agreementPolicy);
   const definitions = await loadProjectDefinitions(project, opts, ctx, settings);
   const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
@@ -414,6 +465,7 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext): 
     settings,
     gate,
     gateSource,
+    thresholdNotes,
     rules,
     match,
     byId,
@@ -424,7 +476,7 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext): 
 }
 
 async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: CliContext): Promise<void> {
-  const prepared = await prepare(project, opts, ctx);
+  const prepared = await prepare(project, opts, ctx, 'confidence');
   const { title, kind, sets, aligned, labelSets, assessments, rules, match, byId, profileFor, timing, gate, gateSource } = prepared;
   const [first, ...more] = labelSets;
   let t: number;
@@ -448,6 +500,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     moreLabelSets: more,
     agreementPolicy: opts.agreementPolicy,
     gate,
+    ...(rules.ruleGates !== undefined ? { ruleGates: rules.ruleGates } : {}),
     gateSource,
     thinEvidence: opts.thinEvidence,
     judgeRecordings: false,
@@ -467,8 +520,10 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   });
   timing['evaluate'] = performance.now() - t;
   const notes = aligned.unrecorded.length > 0 ? [`${aligned.unrecorded.length} selected golden questions have no recording in any sample set and are left out.`] : [];
+  notes.push(...prepared.thresholdNotes.map((w) => `Warning: ${w}.`));
   const thresholds = prepared.settings.thresholds;
-  if (thresholds !== undefined) notes.push(calibratedGateNote(assessments, first?.labels, thresholds.value, thresholds.name));
+  const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
+  if (thresholds !== undefined) notes.push(calibratedGateNote(assessments, first?.labels, thresholds.value, thresholds.name, onlyDb ?? 'main'));
   const fingerprint = await configFingerprint(project.config, project.golden, {
     kind: 'confidence',
     agents: opts.agents ?? (opts.agent !== undefined ? [opts.agent] : []),
@@ -608,7 +663,7 @@ function shownLabels(runs: readonly RunRecord[], aligned: AlignedSamples): Map<s
  * cross-fitted by database, and writes the thresholds file with the data it came from.
  */
 async function runCalibrate(project: Project, opts: CalibrateOptions, ctx: CliContext): Promise<void> {
-  const prepared = await prepare(project, opts, ctx);
+  const prepared = await prepare(project, opts, ctx, 'calibrate');
   const set = prepared.labelSets[0];
   if (set === undefined) throw new ConfigError('calibrate needs labels: execution match (--label-policy) or a labels file (--labels)');
   const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
@@ -627,6 +682,21 @@ async function runCalibrate(project: Project, opts: CalibrateOptions, ctx: CliCo
     throw new DataError(
       `cross-fitting by database needs labelled answers from at least two databases; these ${answers.length} come from ${[...databases].join(', ')}: ` +
         'thresholds fitted and judged on one database would be judged on the answers they were fitted on',
+    );
+  }
+  const right = answers.filter((a) => a.label).length;
+  if (right === 0 || right === answers.length) {
+    throw new DataError(
+      `the ${answers.length} labelled answers are all ${right === 0 ? 'wrong' : 'right'}: thresholds fitted on one class say nothing about telling right from wrong; label answers of both kinds`,
+      opts.labels,
+    );
+  }
+  // Fewest labelled answers per fold: a half of the databases with fewer cannot estimate a pass accuracy.
+  const perDb = [...new Set(answers.map((a) => a.db))].map((db) => answers.filter((a) => a.db === db).length).sort((x, y) => x - y);
+  const smallestFold = perDb.slice(0, Math.floor(perDb.length / 2)).reduce((sum, n) => sum + n, 0);
+  if (answers.length < MIN_CALIBRATION_LABELS || smallestFold < MIN_CALIBRATION_LABELS / 2) {
+    ctx.stderr(
+      `warning: only ${answers.length} labelled answers (${right} right), the smallest half of the databases holding ${smallestFold}: below the documented minimum (${MIN_CALIBRATION_LABELS} answers, ${MIN_CALIBRATION_LABELS / 2} per fold), the thresholds and held-out figures are unreliable\n`,
     );
   }
   const termNames = RULE_TERMS[opts.rule] ?? ['agreement'];
