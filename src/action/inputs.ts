@@ -42,6 +42,8 @@ export interface ActionInputs {
   readonly checkRun: boolean;
   /** `command: comment`: the JSON report of the gate step, relative to the workspace. */
   readonly report: string;
+  /** `command: gate`: only this golden split; `undefined`: every split but a held-out test split the head did not record. */
+  readonly split?: 'dev' | 'test';
 }
 
 /** In-code defaults, mirroring action.yml (the runner fills those; direct runs do not). */
@@ -54,6 +56,7 @@ export const INPUT_DEFAULTS = {
   'fail-on': 'verdict',
   'check-run': 'true',
   report: 'replaygate-report/report.json',
+  split: '',
 } as const;
 
 /**
@@ -141,5 +144,13 @@ export function readActionInputs(source: InputSource = actionsInputSource): Acti
     failOn: getChoiceInput(source, 'fail-on', FAIL_ON_VALUES, INPUT_DEFAULTS['fail-on']),
     checkRun: getBooleanInput(source, 'check-run', true),
     report,
+    ...splitInput(source),
   };
+}
+
+/** The `split` input: `dev`, `test` or empty (every split but an unrecorded held-out test split). */
+function splitInput(source: InputSource): { split?: 'dev' | 'test' } {
+  const value = source('split').trim();
+  if (value === '') return {};
+  return { split: getChoiceInput(source, 'split', ['dev', 'test'] as const, 'dev') };
 }

@@ -259,7 +259,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     const pipelineLogger = mapLogger(logger, state.map);
     let raw: GateRunResult;
     try {
-      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger });
+      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger, ...(inputs.split ? { split: inputs.split } : {}) });
     } catch (error) {
       if (!(error instanceof BaseLoadError) || baseCommit === undefined) throw error;
       const short = baseCommit.sha.slice(0, 7);
@@ -274,7 +274,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       notes.push(note);
       baseConfig = undefined;
       command = 'score';
-      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger });
+      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger, ...(inputs.split ? { split: inputs.split } : {}) });
     }
     const result = mapResult(raw, state.map);
     notes.push(...(result.notes ?? []));

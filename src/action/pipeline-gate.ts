@@ -20,6 +20,7 @@ import { ConfigError, isUserError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { TOOL_NAME } from '../version.js';
 import { gateAgainstBase, onBase } from '../base-side/index.js';
+import { shellCommand } from '../util/shell-quote.js';
 import { recordingCallsChange } from './recordings-change.js';
 import type { Finding, GoldenFileChange, GateRunRequest, GateRunResult, MissingRecordingNote, RunGate, VerdictReason } from './types.js';
 
@@ -74,7 +75,7 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
       const baseConfig = request.baseConfig;
       const base = await onBase(() => open(baseConfig));
       try {
-        return await gate(base, head, request.logger, concurrency, now);
+        return await gate(base, head, request.logger, concurrency, now, request.split);
       } finally {
         await base.close();
       }
@@ -104,10 +105,10 @@ async function replayAll(
   return out;
 }
 
-async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date): Promise<GateRunResult> {
+async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date, split?: 'dev' | 'test'): Promise<GateRunResult> {
   // The base-versus-head gate shared with `replaygate gate --base-ref` (src/base-side/gate-sides.ts).
   const headGolden = new GoldenResults(head.config.match, head.config.warehouse);
-  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden });
+  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden, ...(split ? { split } : {}) });
   const { newAgents } = sides;
   const gated = sides.results.map((r) => r.agent);
   // New agents are scored, not gated: there is no base to compare them with.
@@ -125,6 +126,17 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
   const missing: MissingRecordingNote[] = [];
   for (const r of sides.results) missing.push(...missingOf(r.baseRuns, 'base'), ...missingOf(r.headRuns, 'candidate'));
   const thresholds = await confidenceThresholdsNote(head.config);
+  const notes = [
+    ...(thresholds !== undefined ? [thresholds] : []),
+    ...sides.results.flatMap((r) =>
+      r.heldOut === undefined
+        ? []
+        : [
+            label(r.agent, `the ${r.heldOut.split} split is held out and was not gated: ${r.heldOut.missing} of its ${r.heldOut.questions} question(s) have no recording in the pull request ` +
+              `(record it once, when tuning ends: \`${shellCommand(['replaygate', 'record', '-a', r.agent, '--split', r.heldOut.split, '--allow-rerecord-test'])}\`)`),
+          ],
+    ),
+  ];
   const first = results[0]?.gate;
   const verdict = results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail';
   const report: ActionGateReport = { schemaVersion: 1, kind: 'action-gate', tool: TOOL_NAME, createdAt: now().toISOString(), verdict, agents: results, newAgents };
@@ -145,7 +157,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     stableBreaks: results.flatMap((r) => r.gate.stableBreaks.map((id) => label(r.agent, id))),
     missingRecordings: missing,
     markdown: '',
-    ...(thresholds !== undefined ? { notes: [thresholds] } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
     report,
     gateViews: views,
     newAgents,

@@ -10,6 +10,8 @@ export interface GateRunRequest {
   /** Absolute config file in the materialised base tree; set exactly for `gate`. */
   readonly baseConfig: string | undefined;
   readonly logger: Logger;
+  /** `gate`: only this golden split (the `split` input); undefined: the default of gateAgainstBase. */
+  readonly split?: 'dev' | 'test';
 }
 
 /** A run that ended in `missing_recording`. */
