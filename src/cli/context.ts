@@ -8,7 +8,10 @@ export interface CliContext {
   readonly isTTY: boolean;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Asks the user one question and returns the reply; undefined when stdin is not a terminal (ask nothing then). */
+  /**
+   * Asks the user one question and returns the reply; undefined when stdin is not a terminal (ask nothing then).
+   * Rejects with {@link PromptCancelled} on Ctrl+C or Ctrl+D.
+   */
   readonly ask?: (question: string) => Promise<string>;
   /** Exit code of the command: 0 pass, 1 gate failed, 2 usage or input error. */
   exitCode: number;
@@ -17,5 +20,13 @@ export interface CliContext {
 /** A command module: adds one subcommand to the program. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-/** Exit codes (SPEC §10). */
-export const EXIT = { pass: 0, fail: 1, usage: 2 } as const;
+/** Exit codes (SPEC §10); `cancelled` is the shell's 128 + SIGINT, for Ctrl+C or Ctrl+D at a question. */
+export const EXIT = { pass: 0, fail: 1, usage: 2, cancelled: 130 } as const;
+
+/**
+ * The user cancelled a question on the terminal (Ctrl+C, or Ctrl+D: end of input). Not a
+ * bug and not a mistake: the CLI prints the message and exits 130.
+ */
+export class PromptCancelled extends Error {
+  override readonly name = 'PromptCancelled';
+}
