@@ -5,6 +5,7 @@ import { studentTInterval } from '../stats/student-t-interval.js';
 import { DataError } from '../util/errors.js';
 import { DEFAULT_GATE_RULES } from './rules.js';
 import type { Comparison, GateRules, MissingRun, MissingSeeds, QuestionComparison, SideQuestion, SideSummary } from './types.js';
+import { naturalIdOrder } from '../util/natural-order.js';
 
 /** Options of {@link compareRuns}. */
 export interface CompareOptions {
@@ -154,7 +155,8 @@ export function compareRuns(
 ): Comparison {
   const b = indexSide('base', base, options.seeds);
   const c = indexSide('candidate', candidate, options.seeds);
-  const pairedIds = [...b.questions.keys()].filter((id) => c.questions.has(id));
+  // Natural id order (q-2 before q-10): the lists the gate prints (stable breaks, fixed, broken) read in id order.
+  const pairedIds = [...b.questions.keys()].filter((id) => c.questions.has(id)).sort(naturalIdOrder);
   if (pairedIds.length === 0) {
     const seedNote = options.seeds === undefined ? '' : ` with seeds ${options.seeds.join(', ')}`;
     throw new DataError(
