@@ -15,7 +15,9 @@ function checkSharedData(): void {
   if (!existsSync(join(data, 'spider', 'dev.json'))) {
     throw new Error(
       `The tests need the public data set at ${data} (Spider databases and questions, published predictions; see the README). ` +
-        'Place the shared/ folder beside this repository and run npm test again.',
+        'Get it beside this repository: mkdir -p ../shared && curl -fsSL "$SHARED_DATA_URL" | tar -xz -C ../shared ' +
+        '(the tarball CI downloads; ask the maintainers for the URL), or rebuild it from the public repositories and commits ' +
+        'its PROVENANCE.md names (README, "The test data beside the repository"). Then run npm test again; npm run typecheck runs without it.',
     );
   }
 }

@@ -17,7 +17,7 @@
 // prompt (start the block with `$ <command>`), edit=FILE:FROM→TO (run in a temporary copy of the
 // project with that edit), from=TEXT / to=TEXT (keep the lines from the first containing FROM,
 // up to the first containing TO), head=N. Commands: `replaygate …` (the CLI, in process),
-// `npm start` (= replaygate score), `bench NAME` (the text of bench/results/NAME.json, written by
+// `npm start --silent` (= replaygate score, without npm's header lines), `bench NAME` (the text of bench/results/NAME.json, written by
 // `npm run bench`: timings are never re-measured here), `dist` (the Action bundle's size).
 //
 // Value sources: a `source:` comment (a CLI command run with --json into a temporary file), `bench`
@@ -250,7 +250,8 @@ export async function generate(text, { root, file, run, useCache = false, cache 
     const cwd = options.cwd ?? '.';
     const go = async (dir) => {
       let argv = words;
-      if (argv[0] === 'npm' && argv[1] === 'start') argv = ['replaygate', 'score'];
+      // `npm start --silent` prints exactly what `replaygate score` prints (no npm header lines).
+      if (argv[0] === 'npm' && argv[1] === 'start' && argv[2] === '--silent' && argv.length === 3) argv = ['replaygate', 'score'];
       if (argv[0] === 'npx') argv = argv.slice(1);
       if (argv[0] !== 'replaygate') throw new Error(`${file}: only replaygate commands run here, got ${words.join(' ')}`);
       const result = await run([...argv.slice(1), ...extraArgs], { cwd: dir, env: {} });

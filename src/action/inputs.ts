@@ -48,6 +48,8 @@ export interface ActionInputs {
   readonly shard: Shard | undefined;
   /** `command: merge`: the shard jobs' reports, files or folders (every `.json` below), relative to the workspace. */
   readonly reports: readonly string[];
+  /** `command: gate`: only this golden split; `undefined`: every split but a held-out test split the head did not record. */
+  readonly split?: 'dev' | 'test';
 }
 
 /** In-code defaults, mirroring action.yml (the runner fills those; direct runs do not). */
@@ -62,6 +64,7 @@ export const INPUT_DEFAULTS = {
   report: 'replaygate-report/report.json',
   shard: '',
   reports: '',
+  split: '',
 } as const;
 
 /**
@@ -166,5 +169,13 @@ export function readActionInputs(source: InputSource = actionsInputSource): Acti
     report,
     shard,
     reports,
+    ...splitInput(source),
   };
+}
+
+/** The `split` input: `dev`, `test` or empty (every split but an unrecorded held-out test split). */
+function splitInput(source: InputSource): { split?: 'dev' | 'test' } {
+  const value = source('split').trim();
+  if (value === '') return {};
+  return { split: getChoiceInput(source, 'split', ['dev', 'test'] as const, 'dev') };
 }

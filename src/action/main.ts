@@ -308,7 +308,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
           }
         }
       }
-      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger, ...(shard ? { shard } : {}), ...(command === 'merge' ? { reports } : {}) });
+      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger, ...(shard ? { shard } : {}), ...(command === 'merge' ? { reports } : {}), ...(inputs.split ? { split: inputs.split } : {}) });
     } catch (error) {
       if (!(error instanceof BaseLoadError) || baseCommit === undefined) throw error;
       const short = baseCommit.sha.slice(0, 7);
@@ -323,7 +323,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
       notes.push(note);
       baseConfig = undefined;
       command = 'score';
-      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger, ...(shard ? { shard } : {}) });
+      raw = await deps.runGate({ command, headConfig, baseConfig, logger: pipelineLogger, ...(shard ? { shard } : {}), ...(inputs.split ? { split: inputs.split } : {}) });
     }
     const result = mapResult(raw, state.map);
     notes.push(...(result.notes ?? []));

@@ -23,6 +23,7 @@ import type { Shard } from '../shard/shard.js';
 import type { Logger } from '../util/logger.js';
 import { TOOL_NAME } from '../version.js';
 import { gateAgainstBase, onBase } from '../base-side/index.js';
+import { shellCommand } from '../util/shell-quote.js';
 import { recordingCallsChange } from './recordings-change.js';
 import type { Finding, GoldenFileChange, GateRunRequest, GateRunResult, MissingRecordingNote, RunGate, VerdictReason } from './types.js';
 
@@ -79,7 +80,7 @@ export function pipelineGate(options: PipelineGateOptions = {}): RunGate {
       const baseConfig = request.baseConfig;
       const base = await onBase(() => open(baseConfig));
       try {
-        return await gate(base, head, request.logger, concurrency, now, shard);
+        return await gate(base, head, request.logger, concurrency, now, shard, request.split);
       } finally {
         await base.close();
       }
@@ -160,11 +161,11 @@ async function replayAll(
   return out;
 }
 
-async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date, shard?: Shard): Promise<GateRunResult> {
+async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date, shard?: Shard, split?: 'dev' | 'test'): Promise<GateRunResult> {
   // The base-versus-head gate shared with `replaygate gate --base-ref` (src/base-side/gate-sides.ts).
   const headGolden = new GoldenResults(head.config.match, head.config.warehouse);
   const rerecord: RerecordContext = { config: basename(head.config.file) };
-  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden, rerecord, ...(shard ? { shard } : {}) });
+  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden, rerecord, ...(shard ? { shard } : {}), ...(split ? { split } : {}) });
   const { newAgents, rules } = sides;
   const gated = sides.results.map((r) => r.agent);
   // New agents are scored, not gated: there is no base to compare them with.
@@ -186,6 +187,18 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     if (h !== undefined) recordingCalls.push({ agent, ...(await onBase(() => recordingCallsChange(b, h))) });
   }
   const thresholds = await confidenceThresholdsNote(head.config);
+  const label = (agent: string, text: string): string => (gated.length > 1 ? `${agent}: ${text}` : text);
+  const notes = [
+    ...(thresholds !== undefined ? [thresholds] : []),
+    ...sides.results.flatMap((r) =>
+      r.heldOut === undefined
+        ? []
+        : [
+            label(r.agent, `the ${r.heldOut.split} split is held out and was not gated: ${r.heldOut.missing} of its ${r.heldOut.questions} question(s) have no recording in the pull request ` +
+              `(record it once, when tuning ends: \`${shellCommand(['replaygate', 'record', '-a', r.agent, '--split', r.heldOut.split, '--allow-rerecord-test'])}\`)`),
+          ],
+    ),
+  ];
   const baseRuns = new Map(sides.results.map((r) => [r.agent, r.baseRuns]));
   const headRuns = new Map([...sides.results.map((r): [string, readonly RunRecord[]] => [r.agent, r.headRuns]), ...newRuns]);
   const parts: GateParts = {
@@ -202,7 +215,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     recordingCalls,
     goldenSources: head.golden.map((q) => ({ id: q.id, source: q.source })),
     files: filesOf(head.config),
-    ...(thresholds !== undefined ? { notes: [thresholds] } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
   };
   const result = gateFromParts(parts, now().toISOString());
   if (shard === undefined) return result;

@@ -15,6 +15,8 @@ export interface GateRunRequest {
   readonly shard?: Shard;
   /** `command: merge`: the shard jobs' report files (absolute). */
   readonly reports?: readonly string[];
+  /** `gate`: only this golden split (the `split` input); undefined: the default of gateAgainstBase. */
+  readonly split?: 'dev' | 'test';
 }
 
 /** A run that ended in `missing_recording`. */

@@ -9,6 +9,7 @@ import { ConfigError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Shard } from '../shard/shard.js';
 import { onBase } from './base-load-error.js';
+import { shellQuote } from '../util/shell-quote.js';
 
 /** Options of {@link gateAgainstBase}. */
 export interface GateSidesOptions {
@@ -38,6 +39,20 @@ export interface AgentGate {
   readonly gate: GateResult;
   readonly baseRuns: readonly RunRecord[];
   readonly headRuns: readonly RunRecord[];
+  /**
+   * The held-out test split, left out of this gate (see {@link gateAgainstBase}): how many of
+   * its questions the candidate has no recording for; undefined when every split was gated.
+   */
+  readonly heldOut?: HeldOutSplit;
+}
+
+/** A split left out of the gate because it is held out (the candidate did not record it). */
+export interface HeldOutSplit {
+  readonly split: Split;
+  /** Questions of the split (all left out). */
+  readonly questions: number;
+  /** Of them, questions with at least one candidate run without a recording. */
+  readonly missing: number;
 }
 
 /** What {@link gateAgainstBase} decided. */
@@ -58,6 +73,13 @@ export interface SidesGate {
  * semantic layer, golden questions, warehouse, recordings), compares them question by
  * question, checks the compared golden questions for ambiguity (on the head's golden SQL) and
  * applies the **base's** gate rules, so that a change cannot loosen its own gate.
+ *
+ * The test split is held out (the regression-gate chapter: record and score it once, when
+ * tuning ends), so `replaygate record` does not re-record it after a prompt edit. Without a
+ * `split` or `questions` selection, a test split whose candidate runs miss recordings is
+ * therefore left out of the gate on both sides when other questions remain, and named in
+ * {@link AgentGate.heldOut}; with `split: 'test'` (or a test split the candidate did record)
+ * it is gated like any other, missing recordings failing it.
  * @throws BaseLoadError wrapping the user error raised while reading the base's gate rules or
  *   replaying its recordings.
  * @throws ConfigError when the two configurations share no agent, or a named agent is
@@ -114,12 +136,35 @@ export async function gateAgainstBase(base: Project, head: Project, options: Gat
   };
   const results: AgentGate[] = [];
   for (const agent of gated) {
-    const baseRuns = await onBase(() => replay(base, baseGolden, agent, 'base'));
-    const headRuns = await replay(head, headGolden, agent, 'head');
+    const allBaseRuns = await onBase(() => replay(base, baseGolden, agent, 'base'));
+    const allHeadRuns = await replay(head, headGolden, agent, 'head');
+    const heldOut = options.split === undefined && options.questions === undefined ? heldOutSplit(allHeadRuns) : undefined;
+    const kept = (runs: readonly RunRecord[]): RunRecord[] => (heldOut === undefined ? [...runs] : runs.filter((r) => r.split !== heldOut.split));
+    const baseRuns = kept(allBaseRuns);
+    const headRuns = kept(allHeadRuns);
+    if (heldOut !== undefined) {
+      options.logger?.info(
+        `${heldOut.split} split held out: not gated (${heldOut.missing} of its ${heldOut.questions} questions have no recording in the head; ` +
+          `record it once, when tuning ends: replaygate record -a ${shellQuote(agent)} --split ${heldOut.split} --allow-rerecord-test)`,
+      );
+    }
     const comparison = compareRuns(baseRuns, headRuns, rules, options.seeds !== undefined ? { seeds: options.seeds } : {});
     const compared = new Set(comparison.questions.map((q) => q.questionId));
     const ambiguous = await goldenAmbiguities(head, head.golden.filter((q) => compared.has(q.id)));
-    results.push({ agent, gate: gateResult(comparison, rules, { checked: true, ambiguous }, options.rerecord), baseRuns, headRuns });
+    results.push({ agent, gate: gateResult(comparison, rules, { checked: true, ambiguous }, options.rerecord), baseRuns, headRuns, ...(heldOut ? { heldOut } : {}) });
   }
   return { verdict: results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail', rules, results, newAgents };
+}
+
+/**
+ * The held-out split to leave out of a default gate: the test split when some of its
+ * candidate runs have no recording and questions of another split remain; else undefined.
+ * @example heldOutSplit(runs) // { split: 'test', questions: 5, missing: 5 }
+ */
+export function heldOutSplit(headRuns: readonly RunRecord[]): HeldOutSplit | undefined {
+  const test = headRuns.filter((r) => r.split === 'test');
+  if (test.length === 0 || test.length === headRuns.length) return undefined;
+  const missing = new Set(test.filter((r) => r.outcome === 'missing_recording').map((r) => r.questionId));
+  if (missing.size === 0) return undefined;
+  return { split: 'test', questions: new Set(test.map((r) => r.questionId)).size, missing: missing.size };
 }

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError } from '../util/errors.js';
+import { shellCommand } from '../util/shell-quote.js';
 
 const GIT_MAX_BUFFER_BYTES = 256 * 1024 * 1024;
 
@@ -79,8 +80,8 @@ export async function resolveCommit(root: string, ref: string, inputName: string
   const shallow = (await git(root, ['rev-parse', '--is-shallow-repository']).catch(() => 'false')).trim() === 'true';
   if (caller === 'cli') {
     const hint = shallow
-      ? `This clone is shallow: fetch the history (git fetch --unshallow) or the ref (git fetch origin ${ref}).`
-      : `Check the branch, tag or SHA (git log --oneline ${ref}); a branch of the remote may need git fetch origin ${ref}.`;
+      ? `This clone is shallow: fetch the history (git fetch --unshallow) or the ref (${shellCommand(['git', 'fetch', 'origin', ref])}).`
+      : `Check the branch, tag or SHA (${shellCommand(['git', 'log', '--oneline', ref])}); a branch of the remote may need ${shellCommand(['git', 'fetch', 'origin', ref])}.`;
     throw new ConfigError(`${inputName}: ${JSON.stringify(ref)} is not a commit in this repository. ${hint}`);
   }
   const hint = shallow

@@ -2,6 +2,7 @@ import { isAbsolute, relative } from 'node:path';
 import { compactIds } from '../report/compact-ids.js';
 import { failureCauses, type FailureCause } from './causes.js';
 import type { MetricFailure, SchemaCheckReport } from './schema-checks.js';
+import { shellCommand } from '../util/shell-quote.js';
 
 /** Failures listed per check in the detailed lists (`--details`) before the rest are counted (`… and N more`). */
 export const MAX_LISTED_FAILURES = 50;
@@ -41,7 +42,7 @@ export function renderSchemaChecks(report: SchemaCheckReport, options: RenderSch
   for (const j of m.joinFailures ?? []) lines.push(`  ${oneLine(j.error)}  (${at(j.source)})`);
   if (r.orphaned > 0) lines.push(`  (${r.orphaned} recorded run(s) of questions no longer in the golden files were not replayed)`);
   for (const a of r.missingRecordings) {
-    lines.push(`  agent ${a.agent}: no recording at ${at(a.folder)} (${a.problem}); record it (replaygate record -a ${a.agent}), import one, ${a.hint ?? "or fix its 'recording:' path"}`);
+    lines.push(`  agent ${a.agent}: no recording at ${at(a.folder)} (${a.problem}); record it (${shellCommand(['replaygate', 'record', '-a', a.agent])}), import one, ${a.hint ?? "or fix its 'recording:' path"}`);
   }
 
   const causes = failureCauses(report);

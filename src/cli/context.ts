@@ -13,7 +13,10 @@ export interface CliContext {
    * recordings, warehouse): report outputs refuse to overwrite them. Filled as configs load.
    */
   readonly protectedPaths: Set<string>;
-  /** Asks the user one question and returns the reply; undefined when stdin is not a terminal (ask nothing then). */
+  /**
+   * Asks the user one question and returns the reply; undefined when stdin is not a terminal (ask nothing then).
+   * Rejects with {@link PromptCancelled} on Ctrl+C or Ctrl+D.
+   */
   readonly ask?: (question: string) => Promise<string>;
   /** Exit code of the command: 0 pass, 1 gate failed, 2 usage or input error. */
   exitCode: number;
@@ -22,5 +25,13 @@ export interface CliContext {
 /** A command module: adds one subcommand to the program. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-/** Exit codes (SPEC §10). */
-export const EXIT = { pass: 0, fail: 1, usage: 2 } as const;
+/** Exit codes (SPEC §10); `cancelled` is the shell's 128 + SIGINT, for Ctrl+C or Ctrl+D at a question. */
+export const EXIT = { pass: 0, fail: 1, usage: 2, cancelled: 130 } as const;
+
+/**
+ * The user cancelled a question on the terminal (Ctrl+C, or Ctrl+D: end of input). Not a
+ * bug and not a mistake: the CLI prints the message and exits 130.
+ */
+export class PromptCancelled extends Error {
+  override readonly name = 'PromptCancelled';
+}

@@ -1,8 +1,8 @@
 import { CommanderError } from 'commander';
 import { userErrorOf } from '../util/errors.js';
-import { EXIT, type CliContext } from './context.js';
+import { EXIT, PromptCancelled, type CliContext } from './context.js';
 import { buildProgram } from './program.js';
-import { createInterface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
 
 /**
  * Runs the CLI. Never calls process.exit: returns the exit code (0 pass, 1 gate failed,
@@ -35,16 +35,32 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
       ctx.stderr(`replaygate: ${userError.message}\n`);
       return EXIT.usage;
     }
+    if (error instanceof PromptCancelled) {
+      ctx.stderr(`\nreplaygate: ${error.message}\n`);
+      return EXIT.cancelled;
+    }
     throw error;
   }
 }
 
-/** One question on the terminal (stdin/stdout), the reply without its newline. */
-async function askOnTerminal(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return await rl.question(question);
-  } finally {
-    rl.close();
-  }
+/**
+ * One question on the terminal (stdin/stdout), the reply without its newline. Ctrl+C (the
+ * readline SIGINT event: the terminal is in raw mode, so no signal reaches the process) and
+ * Ctrl+D (end of input: readline closes) reject with {@link PromptCancelled}; without the
+ * close handler a question pending at end of input would never settle.
+ */
+export function askOnTerminal(question: string, input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stdout): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const rl = createInterface({ input, output });
+    let settled = false;
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      fn();
+      rl.close();
+    };
+    rl.on('SIGINT', () => settle(() => reject(new PromptCancelled('cancelled'))));
+    rl.on('close', () => settle(() => reject(new PromptCancelled('cancelled'))));
+    rl.question(question, (reply) => settle(() => resolvePromise(reply)));
+  });
 }

@@ -6,6 +6,7 @@ import { DataError } from '../util/errors.js';
 import { agentFailures } from './agent-failures.js';
 import { DEFAULT_GATE_RULES } from './rules.js';
 import type { Comparison, ExcludedQuestion, GateRules, MissingRun, MissingSeeds, QuestionComparison, SideQuestion, SideSummary } from './types.js';
+import { naturalIdOrder } from '../util/natural-order.js';
 
 /** Options of {@link compareRuns}. */
 export interface CompareOptions {
@@ -159,7 +160,8 @@ export function compareRuns(
 ): Comparison {
   const b = indexSide('base', base, options.seeds);
   const c = indexSide('candidate', candidate, options.seeds);
-  const pairedIds = [...b.questions.keys()].filter((id) => c.questions.has(id));
+  // Natural id order (q-2 before q-10): the lists the gate prints (stable breaks, fixed, broken) read in id order.
+  const pairedIds = [...b.questions.keys()].filter((id) => c.questions.has(id)).sort(naturalIdOrder);
   if (pairedIds.length === 0) {
     const seedNote = options.seeds === undefined ? '' : ` with seeds ${options.seeds.join(', ')}`;
     throw new DataError(

@@ -99,22 +99,31 @@ Tables, as name(column type, ...), primary keys marked PK, foreign keys as table
 Question: {{question}}
 `;
 
-const WORKFLOW = `# Gates every pull request on the recorded runs: replays the base commit's project and the
-# pull request's over the same golden questions, keeps one sticky comment, fails on a break.
+/**
+ * The pull-request workflow: the same text as docs/workflows/replaygate.yml, the README's
+ * workflow (test/init/scaffold-workflow.test.ts checks they are equal and grant what the Action's
+ * defaults need: \`pull-requests: write\` for the comment, \`checks: write\` for the check run).
+ */
+const WORKFLOW = `# The gate on every pull request from this repository: one sticky comment, a check run with
+# annotations on the changed prompt and golden lines, and a failing check when the gate fails.
 name: replaygate
 on: pull_request
 permissions:
   contents: read        # checkout
   pull-requests: write  # the sticky comment
-concurrency: replaygate-\${{ github.ref }}
+  checks: write         # the check run with its annotations
+concurrency: replaygate-\${{ github.ref }}   # one run per PR at a time: never two comments
 jobs:
   replaygate:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
         with:
-          fetch-depth: 0  # the base commit must be in the clone
+          fetch-depth: 0  # the base commit and the merge base must be in the clone
       - uses: replaygate/replaygate@v1
+        id: gate
+        with:
+          fail-on: verdict  # \`never\` to adopt: report without failing (see docs/action.md)
 `;
 
 const GITATTRIBUTES = `# Recordings are written by replaygate (record, import): keep their bytes exactly as written

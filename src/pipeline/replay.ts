@@ -16,6 +16,7 @@ import type { MatchMode } from '../config/types.js';
 import { GoldenResults } from './golden-results.js';
 import type { Project } from './project.js';
 import { inShard, type Shard } from '../shard/shard.js';
+import { shellCommand } from '../util/shell-quote.js';
 
 /** Rows of an answer kept in a run record. */
 export const PREVIEW_ROWS = 100;
@@ -93,7 +94,7 @@ const NO_KEYS: readonly string[] = Object.freeze([]);
 export async function openRecording(dir: string, root: string, agent: string, hint = "or fix its 'recording:' path"): Promise<Recording> {
   if (!(await hasManifest(dir))) {
     throw new DataError(
-      `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`replaygate record --agent ${agent}\` or import one with \`replaygate import\`, ${hint}`,
+      `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`${shellCommand(['replaygate', 'record', '--agent', agent])}\` or import one with \`replaygate import\`, ${hint}`,
     );
   }
   return Recording.open(dir);

@@ -31,7 +31,7 @@ describe('Action inputs', () => {
       runs: { using: string; main: string };
     };
     expect(action.runs).toEqual({ using: 'node24', main: 'dist/index.js' });
-    expect(Object.keys(action.inputs).sort()).toEqual(['base-ref', 'check-run', 'command', 'comment', 'config', 'fail-on', 'github-token', 'report', 'reports', 'shard', 'working-directory']);
+    expect(Object.keys(action.inputs).sort()).toEqual(['base-ref', 'check-run', 'command', 'comment', 'config', 'fail-on', 'github-token', 'report', 'reports', 'shard', 'split', 'working-directory']);
     for (const [name, input] of Object.entries(action.inputs)) {
       expect(input.description.length, name).toBeGreaterThan(10);
       expect(name).toMatch(/^[a-z]+(-[a-z]+)*$/);
@@ -73,6 +73,12 @@ describe('Action inputs', () => {
     expect(() => readActionInputs(from({ 'fail-on': 'sometimes' }))).toThrow("Input 'fail-on' must be one of verdict, never, got \"sometimes\".");
     expect(readActionInputs(from({ 'fail-on': 'never' })).failOn).toBe('never');
     expect(getChoiceInput(from({ command: ' check ' }), 'command', ['gate', 'check'], 'gate')).toBe('check');
+  });
+
+  it('reads split: dev, test, or empty (the default: every split but an unrecorded held-out test split)', () => {
+    expect(readActionInputs(from({})).split).toBeUndefined();
+    expect(readActionInputs(from({ split: 'test' })).split).toBe('test');
+    expect(() => readActionInputs(from({ split: 'train' }))).toThrow("Input 'split' must be one of dev, test, got \"train\".");
   });
 
   it('rejects a base-ref git would read as an option', () => {

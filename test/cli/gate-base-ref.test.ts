@@ -34,6 +34,12 @@ describe('gate --base-ref', () => {
     expect(r.stderr).toContain('--base-ref: "no-such-branch" is not a commit in this repository. Check the branch, tag or SHA');
   });
 
+  it('quotes a hostile ref in the commands it suggests', async () => {
+    const r = await cli(['gate', '--base-ref', 'HEAD;rm -rf /'], repo.dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("(git log --oneline 'HEAD;rm -rf /'); a branch of the remote may need git fetch origin 'HEAD;rm -rf /'.");
+  });
+
   it('a base without the config: nothing to compare', async () => {
     const r = await cli(['gate', '--base-ref', 'HEAD~1'], repo.dir);
     expect(r.code).toBe(2);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,39 @@ describe('replaygate init', () => {
     expect(readFileSync(join(dir, 'project/golden/questions.yml'), 'utf8')).toContain('golden_sql: "SELECT count(*) FROM \\"Student\\""');
     const check = await cli(['check'], join(dir, 'project'));
     expect(check.stdout).toContain('golden SQL: 0 of 1 fail');
+  });
+
+  it('warns when the warehouse is outside the repository (CI will not have it); --copy-warehouse copies it in', async () => {
+    const dir = temp();
+    mkdirSync(join(dir, 'data'));
+    copyFileSync(join(SPIDER, 'pets_1/pets_1.sqlite'), join(dir, 'data/shop.sqlite'));
+    const outside = await cli(['init', 'analytics', '--warehouse', 'data/shop.sqlite'], dir);
+    expect(outside.code, outside.stderr).toBe(0);
+    expect(outside.stderr).toContain(
+      'warning: the warehouse data/shop.sqlite is outside the project folder: replaygate.yml points at ../data/shop.sqlite, which a CI checkout (the GitHub Action) will not have. ' +
+        'Copy it in (replaygate init analytics --warehouse data/shop.sqlite --copy-warehouse)',
+    );
+    // Inside the git repository that holds the project: no warning.
+    execFileSync('git', ['init', '-q'], { cwd: dir });
+    const inside = await cli(['init', 'in-repo', '--warehouse', 'data/shop.sqlite'], dir);
+    expect(inside.code, inside.stderr).toBe(0);
+    expect(inside.stderr).toBe('');
+    const copied = await cli(['init', 'copied', '--warehouse', join(dir, 'data/shop.sqlite'), '--copy-warehouse'], join(dir, 'data'));
+    expect(copied.code, copied.stderr).toBe(0);
+    expect(copied.stderr).toBe('');
+    expect(copied.stdout).toContain('.gitattributes, warehouse/shop.sqlite\n');
+    expect(readFileSync(join(dir, 'data/copied/replaygate.yml'), 'utf8')).toContain('path: "warehouse/shop.sqlite"');
+    expect(readFileSync(join(dir, 'data/copied/warehouse/shop.sqlite'))).toEqual(readFileSync(join(dir, 'data/shop.sqlite')));
+    expect((await cli(['init', 'x', '--copy-warehouse'], dir)).stderr).toContain('--copy-warehouse copies the file given with --warehouse');
+  });
+
+  it("--help's next steps are in the order init prints them (record before check)", async () => {
+    const help = await cli(['init', '--help'], temp());
+    expect(help.stdout).toContain('Then: OPENAI_API_KEY=… replaygate record -a sql-agent; replaygate score; replaygate check; git add -A && git commit.');
+    const dir = temp();
+    const init = await cli(['init'], dir);
+    const next = init.stdout.split('Next:\n')[1]?.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.replace(/\s+#.*/, '').trim()) ?? [];
+    expect(next.slice(0, 3)).toEqual(['OPENAI_API_KEY=… replaygate record -a sql-agent', 'replaygate score', 'replaygate check']);
   });
 
   it('names a bad agent name or a missing warehouse file', async () => {

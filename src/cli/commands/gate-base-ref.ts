@@ -1,13 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { BaseLoadError, checkoutBase, gateAgainstBase, onBase, repositoryRoot, type SidesGate } from '../../base-side/index.js';
+import { BaseLoadError, checkoutBase, gateAgainstBase, onBase, repositoryRoot, type HeldOutSplit, type SidesGate } from '../../base-side/index.js';
 import { repeatsReport, type GateResult } from '../../gate/index.js';
 import { openProject, type Project } from '../../pipeline/project.js';
 import { openProject as openCliProject } from '../project.js';
 import { renderGateMarkdown } from '../../report/gate-markdown.js';
 import { gateText, repeatsText } from '../../report/gate-text.js';
 import { ConfigError } from '../../util/errors.js';
+import { shellCommand } from '../../util/shell-quote.js';
 import { TOOL_NAME } from '../../version.js';
 import { EXIT, type CliContext } from '../context.js';
 import { writeOutput } from '../output.js';
@@ -35,7 +36,8 @@ export interface BaseRefGateReportJson {
   readonly createdAt: string;
   readonly verdict: 'pass' | 'fail';
   readonly base: { readonly ref: string; readonly sha: string };
-  readonly agents: readonly { readonly agent: string; readonly gate: GateResult }[];
+  /** `heldOut`: the test split, left out of the gate because the candidate did not record it. */
+  readonly agents: readonly { readonly agent: string; readonly gate: GateResult; readonly heldOut?: HeldOutSplit }[];
   readonly newAgents: readonly string[];
 }
 
@@ -110,6 +112,7 @@ export async function gateBaseRef(ctx: CliContext, opts: GateBaseRefOptions): Pr
     for (const r of labelled) {
       if (several) ctx.stdout(`== agent ${r.agent}\n`);
       ctx.stdout(map(gateText(r.gate)));
+      if (r.heldOut !== undefined) ctx.stdout(heldOutText(r.agent, r.heldOut));
       if (r.gate.questions.some((q) => q.base.runs > 1 || q.candidate.runs > 1)) {
         ctx.stdout(`${repeatsText('base', repeatsReport(r.baseRuns))}\n${repeatsText('candidate', repeatsReport(r.headRuns))}\n`);
       }
@@ -127,7 +130,7 @@ export async function gateBaseRef(ctx: CliContext, opts: GateBaseRefOptions): Pr
         createdAt: new Date().toISOString(),
         verdict: sides.verdict,
         base: { ref: opts.baseRef, sha: checkout.sha },
-        agents: labelled.map((r) => ({ agent: r.agent, gate: r.gate })),
+        agents: labelled.map((r) => ({ agent: r.agent, gate: r.gate, ...(r.heldOut ? { heldOut: r.heldOut } : {}) })),
         newAgents: sides.newAgents,
       };
       await writeOutput(ctx, opts.json, `${map(JSON.stringify(report, null, 2))}\n`);
@@ -140,4 +143,13 @@ export async function gateBaseRef(ctx: CliContext, opts: GateBaseRefOptions): Pr
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** The line that says the held-out test split was not gated, and how to record it at the end. */
+function heldOutText(agent: string, h: HeldOutSplit): string {
+  return (
+    `${h.split} split: not gated (held out; ${h.missing} of its ${h.questions} question(s) have no recording in the working tree). ` +
+    `Record it once, when tuning ends: ${shellCommand(['replaygate', 'record', '-a', agent, '--split', h.split, '--allow-rerecord-test'])}; ` +
+    `gate it with --split ${h.split}\n`
+  );
 }

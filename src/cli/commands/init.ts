@@ -1,14 +1,17 @@
 import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { AGENT_NAME, SCAFFOLD_DEFAULTS, SCAFFOLD_PATHS, scaffoldFiles, type ScaffoldAnswers } from '../../init/scaffold.js';
-import { ConfigError } from '../../util/errors.js';
+import { repositoryRoot } from '../../base-side/index.js';
+import { ConfigError, isUserError } from '../../util/errors.js';
+import { shellCommand } from '../../util/shell-quote.js';
 import { openWarehouse } from '../../warehouse/index.js';
-import type { CliContext } from '../context.js';
+import { PromptCancelled, type CliContext } from '../context.js';
 
 interface InitOptions {
   warehouse?: string;
+  copyWarehouse?: boolean;
   model?: string;
   agent?: string;
 }
@@ -30,47 +33,94 @@ export function registerInit(program: Command, ctx: CliContext): void {
         'them exists, nothing is written.',
     )
     .option('--warehouse <file>', 'your SQLite database (default: copy an example database, Spider concert_singer, into warehouse/)')
+    .option('--copy-warehouse', 'copy the --warehouse file into the project (warehouse/<name>), so a CI checkout has it')
     .option('--model <name>', `model the agent calls (default: ${SCAFFOLD_DEFAULTS.model})`)
     .option('--agent <name>', `agent name (default: ${SCAFFOLD_DEFAULTS.agent})`)
     .addHelpText(
       'after',
       '\nExamples:\n' +
         '  mkdir shop-agent && cd shop-agent && git init && replaygate init\n' +
-        '  replaygate init analytics --warehouse ../data/shop.sqlite --model gpt-4.1-mini\n' +
-        '\nThen: replaygate check; OPENAI_API_KEY=… replaygate record -a sql-agent; replaygate score.',
+        '  replaygate init --warehouse data/shop.sqlite --model gpt-4.1-mini   # at the top of your repository, beside data/\n' +
+        '  replaygate init analytics --warehouse ~/exports/shop.sqlite --copy-warehouse   # a file outside the repository: copy it in\n' +
+        '\nThen: OPENAI_API_KEY=… replaygate record -a sql-agent; replaygate score; replaygate check; git add -A && git commit.\n' +
+        'A warehouse outside the repository is not in a CI checkout: init warns, and --copy-warehouse copies it in.\n' +
+        'On a terminal, Ctrl+C or Ctrl+D at a question cancels (exit 130) and writes nothing.',
     )
     .action(async (dir: string | undefined, opts: InitOptions) => {
       const target = resolve(ctx.cwd, dir ?? '.');
       const ask = ctx.ask;
-      const answer = async (given: string | undefined, question: string, fallback: string): Promise<string> => {
-        if (given !== undefined) return given;
-        if (ask === undefined) return fallback;
-        const reply = (await ask(`${question} [${fallback}]: `)).trim();
-        return reply === '' ? fallback : reply;
+      /** Asks until `accept` takes the reply (it returns an error message to show, or undefined). */
+      const answer = async (
+        given: string | undefined,
+        question: string,
+        fallback: string,
+        accept: (reply: string) => Promise<string | undefined> = async () => undefined,
+      ): Promise<string> => {
+        if (given !== undefined || ask === undefined) return given ?? fallback;
+        for (;;) {
+          let reply: string;
+          try {
+            reply = (await ask(`${question} [${fallback}]: `)).trim();
+          } catch (error) {
+            if (error instanceof PromptCancelled) throw new PromptCancelled('init cancelled, nothing written');
+            throw error;
+          }
+          const value = reply === '' ? fallback : reply;
+          const problem = await accept(value);
+          if (problem === undefined) return value;
+          ctx.stderr(`${problem}; try again (Ctrl+C cancels)\n`);
+        }
       };
-      const warehouseAnswer = await answer(opts.warehouse, 'SQLite warehouse file (Enter: copy an example database)', '');
-      const model = await answer(opts.model, 'Model', SCAFFOLD_DEFAULTS.model);
-      const agent = await answer(opts.agent, 'Agent name', SCAFFOLD_DEFAULTS.agent);
-      if (!AGENT_NAME.test(agent)) {
-        throw new ConfigError(`--agent: ${JSON.stringify(agent)} is not a usable agent name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit`);
-      }
+      const examples = new Map<string, ScaffoldAnswers['example']>();
+      const readWarehouse = async (reply: string, label: string): Promise<string | undefined> => {
+        if (reply === '') return undefined;
+        try {
+          examples.set(reply, await exampleQuestion(resolve(ctx.cwd, reply), reply, label));
+          return undefined;
+        } catch (error) {
+          if (isUserError(error)) return error.message;
+          throw error;
+        }
+      };
+      const warehouseAnswer = await answer(opts.warehouse, 'SQLite warehouse file (Enter: copy an example database)', '', (r) => readWarehouse(r, 'warehouse'));
+      const model = await answer(opts.model, 'Model', SCAFFOLD_DEFAULTS.model, async (r) => (r.trim() === '' ? 'give a model name' : undefined));
+      const agent = await answer(opts.agent, 'Agent name', SCAFFOLD_DEFAULTS.agent, async (r) => (AGENT_NAME.test(r) ? undefined : agentProblem('agent name', r)));
+      if (!AGENT_NAME.test(agent)) throw new ConfigError(agentProblem('--agent', agent));
       if (model.trim() === '') throw new ConfigError('--model: give a model name');
+      if (opts.copyWarehouse && warehouseAnswer === '') throw new ConfigError('--copy-warehouse copies the file given with --warehouse: give one (without it, init copies an example database)');
 
       let warehouse: string;
       let example: ScaffoldAnswers['example'];
       const extra: string[] = [];
+      let copyFrom: string | undefined;
       if (warehouseAnswer === '') {
         if (!(await exists(EXAMPLE_DATABASE))) {
           throw new ConfigError('this installation of replaygate has no example database: give your SQLite warehouse with --warehouse FILE');
         }
         warehouse = EXAMPLE_TARGET;
         example = EXAMPLE_QUESTION;
+        copyFrom = EXAMPLE_DATABASE;
         extra.push(EXAMPLE_TARGET, EXAMPLE_NOTICE);
       } else {
         const file = resolve(ctx.cwd, warehouseAnswer);
-        warehouse = toPosix(relative(target, file));
-        if (warehouse === '' || isAbsolute(warehouse)) warehouse = file;
-        example = await exampleQuestion(file, warehouseAnswer);
+        example = examples.get(warehouseAnswer) ?? (await exampleQuestion(file, warehouseAnswer, '--warehouse'));
+        if (opts.copyWarehouse) {
+          warehouse = `warehouse/${basename(file)}`;
+          copyFrom = file;
+          extra.push(warehouse);
+        } else {
+          warehouse = toPosix(relative(target, file));
+          if (warehouse === '' || isAbsolute(warehouse)) warehouse = file;
+          const root = await enclosingRepository(target);
+          const inside = relative(root, file);
+          if (inside.startsWith('..') || isAbsolute(inside)) {
+            ctx.stderr(
+              `warning: the warehouse ${warehouseAnswer} is outside ${root === target ? 'the project folder' : `the git repository ${shown(ctx, root)}`}: ` +
+                `replaygate.yml points at ${warehouse}, which a CI checkout (the GitHub Action) will not have. ` +
+                `Copy it in (${shellCommand(['replaygate', 'init', ...(dir !== undefined ? [dir] : []), '--warehouse', warehouseAnswer, '--copy-warehouse'])}) or move it inside and set warehouse.path.\n`,
+            );
+          }
+        }
       }
 
       const files = scaffoldFiles({ agent, model, warehouse, example });
@@ -88,15 +138,15 @@ export function registerInit(program: Command, ctx: CliContext): void {
         // `wx`: fail rather than overwrite a file created since the check above.
         await writeFile(join(target, path), text, { flag: 'wx' });
       }
-      if (extra.length > 0) {
+      if (copyFrom !== undefined) {
         await mkdir(join(target, 'warehouse'), { recursive: true });
-        await copyFile(EXAMPLE_DATABASE, join(target, EXAMPLE_TARGET), 1 /* COPYFILE_EXCL */);
-        await writeFile(join(target, EXAMPLE_NOTICE), NOTICE, { flag: 'wx' });
+        await copyFile(copyFrom, join(target, warehouse), 1 /* COPYFILE_EXCL */);
+        if (copyFrom === EXAMPLE_DATABASE) await writeFile(join(target, EXAMPLE_NOTICE), NOTICE, { flag: 'wx' });
       }
       const at = shown(ctx, target);
       const steps: [string, string][] = [
-        ...(at === '.' ? [] : ([[`cd ${at}`, '']] as [string, string][])),
-        [`OPENAI_API_KEY=… replaygate record -a ${agent}`, `run the agent live once; its calls go to recordings/${agent}`],
+        ...(at === '.' ? [] : ([[shellCommand(['cd', at]), '']] as [string, string][])),
+        [`OPENAI_API_KEY=… ${shellCommand(['replaygate', 'record', '-a', agent])}`, `run the agent live once; its calls go to recordings/${agent}`],
         ['replaygate score', 'the scorecard, replayed offline from the recording'],
         ['replaygate check', 'golden SQL, metrics and recorded runs all still work'],
         ['git add -A && git commit -m "replaygate project"', 'the Action gates every pull request from now on'],
@@ -105,20 +155,36 @@ export function registerInit(program: Command, ctx: CliContext): void {
       ctx.stdout(
         `created in ${at}: ${paths.join(', ')}\n\nNext:\n` +
           steps.map(([command, why]) => `  ${why === '' ? command : `${command.padEnd(width)}  # ${why}`}\n`).join('') +
-          `After a prompt edit: replaygate record -a ${agent} && replaygate gate --base-ref HEAD\n` +
+          `After a prompt edit: ${shellCommand(['replaygate', 'record', '-a', agent])} && replaygate gate --base-ref HEAD\n` +
           '(OPENAI_BASE_URL points record at another OpenAI-compatible server: vLLM, llama.cpp, Ollama, LM Studio.)\n',
       );
     });
 }
 
+function agentProblem(label: string, agent: string): string {
+  return `${label}: ${JSON.stringify(agent)} is not a usable agent name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit`;
+}
+
+/** The top of the git work tree holding `dir` (or its nearest existing parent); `dir` itself outside git. */
+async function enclosingRepository(dir: string): Promise<string> {
+  let existing = dir;
+  while (!(await exists(existing)) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    return await repositoryRoot(existing, 'cli');
+  } catch (error) {
+    if (isUserError(error)) return dir;
+    throw error;
+  }
+}
+
 /** "How many rows does table X have?" on the first table of the user's warehouse. */
-async function exampleQuestion(file: string, given: string): Promise<ScaffoldAnswers['example']> {
-  if (!(await exists(file))) throw new ConfigError(`--warehouse: ${given} does not exist (give the SQLite file of your warehouse)`);
+async function exampleQuestion(file: string, given: string, label: string): Promise<ScaffoldAnswers['example']> {
+  if (!(await exists(file))) throw new ConfigError(`${label}: ${given} does not exist (give the SQLite file of your warehouse)`);
   const warehouse = openWarehouse(new Map([['main', file]]), { isolation: 'inline' });
   try {
     const tables = await warehouse.engine('main').listTables();
     const first = tables[0];
-    if (first === undefined) throw new ConfigError(`--warehouse: ${given} has no tables; the example golden question needs one`);
+    if (first === undefined) throw new ConfigError(`${label}: ${given} has no tables; the example golden question needs one`);
     return { question: `How many rows does the ${first.name} table have?`, goldenSql: `SELECT count(*) FROM "${first.name.replace(/"/g, '""')}"` };
   } finally {
     await warehouse.close();

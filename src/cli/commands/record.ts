@@ -13,6 +13,7 @@ import { EXIT, type CliContext } from '../context.js';
 import { LIMITS } from '../../config/limits.js';
 import { parseLimit, parseSeeds, questionsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
+import { shellCommand } from '../../util/shell-quote.js';
 
 interface RecordCliOptions {
   config: string;
@@ -140,7 +141,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
           out(
             `${skipped.split} split: not recorded (${skipped.questions} question${skipped.questions === 1 ? '' : 's'}). It is held out: it was recorded ${skipped.recorded}× before, ` +
               'and is recorded once more only for a final number, when tuning ends (re-recording it after every prompt edit makes it optimistic). ' +
-              `Until then score and gate the dev split (--split dev). For the final number: replaygate record -a ${opts.agent} --split ${skipped.split} --allow-rerecord-test\n`,
+              `Until then gate --base-ref leaves it out (or score and gate --split dev). For the final number: ${shellCommand(['replaygate', 'record', '-a', opts.agent, '--split', skipped.split, '--allow-rerecord-test'])}\n`,
           );
         }
         if (summary.interrupted) {
