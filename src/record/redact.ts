@@ -33,16 +33,20 @@ export class Redactor {
    */
   redactSecretsIn<T>(value: T): T {
     if (this.secrets.length === 0) return value;
-    const walk = (v: unknown): unknown => {
+    // A value nested deeper than this (a hostile reply) is not walked, nor kept: it is replaced by
+    // a marker, so no secret can hide below the limit and nothing overflows the stack.
+    const MAX_DEPTH = 500;
+    const walk = (v: unknown, depth = 0): unknown => {
       if (typeof v === 'string') return this.secrets.some((s) => v.includes(s)) ? this.secrets.reduce((out, s) => out.split(s).join(REDACTED), v) : v;
+      if (depth > MAX_DEPTH && v !== null && typeof v === 'object') return `<nested deeper than ${MAX_DEPTH} levels: not kept>`;
       if (Array.isArray(v)) {
-        const items = v.map(walk);
+        const items = v.map((item) => walk(item, depth + 1));
         return items.some((item, i) => item !== v[i]) ? items : v;
       }
       if (v !== null && typeof v === 'object') {
         let changed = false;
         const entries = Object.entries(v).map(([k, item]) => {
-          const [k2, item2] = [walk(k) as string, walk(item)];
+          const [k2, item2] = [walk(k) as string, walk(item, depth + 1)];
           if (k2 !== k || item2 !== item) changed = true;
           return [k2, item2] as const;
         });

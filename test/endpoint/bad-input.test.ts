@@ -261,7 +261,8 @@ describe('secrets', () => {
     const recorded = await cli(['record', '-a', 'echo', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: key });
     expect(recorded.code, recorded.stderr).toBe(0);
     expect(fake.requests.slice(sent).map((r) => r.body['model'])).toEqual(['echo-auth']);
-    const calls = readFileSync(project.path('recordings/echo/calls.jsonl'), 'utf8');
+    // Every recorded call, expanded (any recording format).
+    const calls = JSON.stringify(await allCalls(project.path('recordings/echo')));
     expect(calls).toContain('you sent Bearer ***');
     expect(calls).toContain('"authorization":"Bearer ***"');
     for (const file of project.files()) expect(readFileSync(project.path(file), 'utf8'), file).not.toContain(key);
@@ -305,7 +306,7 @@ describe('record', () => {
     const recorded = await cli(['record', '-a', 'models-404', '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-models-0000' });
     expect(recorded.code).toBe(1);
     expect(recorded.stderr).toMatch(/1 call\(s\) could not be recorded.*\n.*\/models\/no-such-model: the upstream has no such model/);
-    const lines = readFileSync(project.path('recordings/models-404/calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { request: { endpoint: string } });
+    const lines = (await allCalls(project.path('recordings/models-404'))) as unknown as { request: { endpoint: string } }[];
     expect(lines.map((l) => l.request.endpoint)).toEqual(['GET /v1/models/fake-model', 'POST /v1/chat/completions']);
   });
 });
@@ -328,7 +329,7 @@ describe('parallel requests', () => {
       expect(missed[1]).toEqual(missed[0]);
       expect(missed[2]).toEqual(missed[0]);
       // The diff is against part 2's recorded request (one line differs), whichever arrived when.
-      expect(missed[0]!.detail).toMatch(/Nearest recorded request \(.*calls\.jsonl:\d: call \d of this question and seed, the most similar of 4\) differs:\n@@ [^\n]*\n-body\.messages\[0\]\.content: "How many tracks are in the catalogue\? \(part 2\)"\n\+body\.messages\[0\]\.content: "How many tracks are in the catalogue\? \(part 2 changed\)"/);
+      expect(missed[0]!.detail).toMatch(/Nearest recorded request \(.*calls(?:\/[^:]+)?\.jsonl:\d+: call \d of this question and seed, the most similar of 4\) differs:\n@@ [^\n]*\n-body\.messages\[0\]\.content: "How many tracks are in the catalogue\? \(part 2\)"\n\+body\.messages\[0\]\.content: "How many tracks are in the catalogue\? \(part 2 changed\)"/);
     } finally {
       delete process.env['PARALLEL_VARIANT'];
     }

@@ -163,8 +163,8 @@ describe('kind: command in replaygate.yml', () => {
       (f): [string, RegExp] => [`    kind: command\n    command: [python3, agent.py]\n    ignore_fields: [user, ${f}]\n`, new RegExp(`replaygate\\.yml:\\d+: 'ignore_fields' cannot leave '${f}' out of the key: only fields known not to change`)],
     ),
     // Unknown and inapplicable keys name their line, with did-you-mean.
-    ['    kind: command\n    command: [python3, agent.py]\n    timeout: 5000\n', /replaygate\.yml:8: unknown key 'agents\.a\.timeout': did you mean 'timeout_ms'\? \(known for kind: command: kind, model, prompt, recording, command, timeout_ms, concurrency, ignore_fields\)/],
-    ['    kind: command\n    command: [python3, agent.py]\n    env: {A: 1}\n', /replaygate\.yml:8: unknown key 'agents\.a\.env' \(known for kind: command/],
+    ['    kind: command\n    command: [python3, agent.py]\n    timeout: 5000\n', /replaygate\.yml:8: unknown key 'agents\.a\.timeout': did you mean 'timeout_ms'\?/],
+    ['    kind: command\n    command: [python3, agent.py]\n    env: {A: 1}\n', /replaygate\.yml:8: unknown key 'agents\.a\.env' \(known/],
     ['    kind: command\n    command: [python3, agent.py]\n    cwd: sub\n', /replaygate\.yml:8: unknown key 'agents\.a\.cwd'/],
     ['    kind: command\n    command: [python3, agent.py]\n    concurency: 2\n', /did you mean 'concurrency'\?/],
     ['    kind: command\n    command: [python3, agent.py]\n    ignore-fields: [user]\n', /did you mean 'ignore_fields'\?/],

@@ -14,7 +14,7 @@ hostileActionSuite(mini, [
   { name: 'GITHUB_EVENT_PATH holds malformed JSON', event: '{"pull_request": {"number": 7,', names: ['GITHUB_EVENT_PATH', 'not JSON'] },
   { name: 'GITHUB_EVENT_PATH holds binary garbage', event: '\u0000\u0001\u00ff', names: ['GITHUB_EVENT_PATH'] },
   { name: 'an event whose pull_request has the wrong types still scores (exit 0 when all replays)', event: { pull_request: { number: 'seven', base: 5 } }, verdict: 'pass' },
-  { name: 'GITHUB_EVENT_PATH points at a folder: not a pull request, the head is scored', env: { GITHUB_EVENT_PATH: '/tmp' }, verdict: 'pass' },
+  { name: 'GITHUB_EVENT_PATH points at a folder: a failed step naming it', env: { GITHUB_EVENT_PATH: '/tmp' }, names: ['GITHUB_EVENT_PATH', 'is a folder'] },
   { name: "input 'command' unknown", inputs: { command: 'deploy' }, names: ["Input 'command'", 'gate, score, check'] },
   { name: "input 'comment' not a boolean", inputs: { comment: 'maybe' }, names: ["Input 'comment'"] },
   { name: "input 'base-ref' starting with a dash", inputs: { command: 'gate', 'base-ref': '--upload-pack=evil' }, names: ["Input 'base-ref'"] },
@@ -83,7 +83,7 @@ hostileActionSuite(mini, [
     setup: (p) => {
       p.edit(cfg, (t) => `${t}  cmd:\n    kind: command\n    command: [node, /usr/lib/node_modules/npm/index.js]\n    prompt: prompts/sql.md\n`);
     },
-    names: ["'agents.cmd.command[1]'", 'outside the workspace'],
+    names: ["agent 'cmd'", 'outside the project'],
   },
   {
     name: 'a confidence thresholds file that links out of the workspace is refused',

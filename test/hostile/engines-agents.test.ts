@@ -102,13 +102,13 @@ hostileSuite('replaygate.yml agents and sections', mini, [
   },
   bad('confidence.definitions: a number', (t) => `${t}confidence:\n  definitions: 5\n`, ["'confidence.definitions' must be a file or folder"], { args: ['confidence', '-a', 'base', '--no-progress'] }),
   {
-    name: 'a command argument outside the project: the CLI warns',
+    name: 'a command argument outside the project is refused, naming it',
     setup: (p) => {
       p.edit(cfg, commandAgent('    command: [sh, /etc/hostname]\n    prompt: prompts/sql.md\n'));
     },
     args: score,
-    // the program runs (the CLI only warns); its runs are errors, not a failed gate
-    exit: [0, 1, 2],
-    names: ["'agents.base.command[1]'", 'leads outside the project folder'],
+    // a command agent's program and path arguments must be inside the project (the CLI too)
+    exit: 2,
+    names: ["agent 'base'", '/etc/hostname', 'outside the project'],
   },
 ]);

@@ -132,7 +132,7 @@ describe('one writer per recording (hostile)', () => {
       const [ok, other] = a.code === 0 ? [a, b] : [b, a];
       expect(ok.code, ok.stderr).toBe(0);
       expect(other.code, other.stderr).toBe(2);
-      expect(other.stderr).toMatch(new RegExp(`recordings/sql: the recording is being written by process ${ok.pid} \\(replaygate 0\\.1\\.0 record --agent sql, since [^)]+\\): one writer at a time`));
+      expect(other.stderr).toMatch(new RegExp(`recordings/sql: the recording is being written by process ${ok.pid} \\(replaygate [0-9.]+ record --agent sql, since [^)]+\\): one writer at a time`));
     } finally {
       server.delayMs = 0;
     }

@@ -8,6 +8,7 @@ import { parseEquivalenceVerdict } from '../../src/judge/parse-equivalence.js';
 import { readRecordedVerdicts } from '../../src/judge/read-recorded-verdicts.js';
 import { joinRecordedVerdicts, referenceLabelsFromRuns } from '../../src/judge/recorded-verdicts.js';
 import { requestKey } from '../../src/recording/canonical.js';
+import { allCalls } from '../recording/helpers.js';
 import type { RunRecord } from '../../src/scoring/types.js';
 import { DataError } from '../../src/util/errors.js';
 
@@ -54,7 +55,7 @@ describe('LLM-SQL-Solver importer', () => {
     await importLlmSqlSolver(file, named, { agent: 'din', source: 'test', model: 'gpt-4-1106-preview' });
     const namedRead = await readRecordedVerdicts(named);
     expect(namedRead.manifest.model).toBe('gpt-4-1106-preview');
-    expect(readFileSync(join(named, 'calls.jsonl'), 'utf8')).toContain('"model":"gpt-4-1106-preview"');
+    expect(JSON.stringify(await allCalls(named))).toContain('"model":"gpt-4-1106-preview"');
 
     const run = (questionId: string, outcome: RunRecord['outcome'], seed = 0): RunRecord => ({
       agent: 'din', recording: 'din', questionId, split: 'dev', kind: 'answer', seed, outcome, keys: [], calls: 1, promptTokens: 0, completionTokens: 0,

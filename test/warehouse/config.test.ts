@@ -61,7 +61,7 @@ describe('one config, several engines', () => {
     ['a plain path with engine postgres', 'warehouse:\n  engine: postgres\n  databases:\n    d: x.sqlite\n', /is a file path, but warehouse.engine is postgres/],
     ['an unknown database key', 'warehouse:\n  databases:\n    d: {engine: duckdb, file: x}\n', /unknown key 'warehouse.databases.d.file' \(known: engine, path, url_env/],
     ['a file engine without path', 'warehouse:\n  databases:\n    d: {engine: duckdb}\n', /needs path: its DuckDB file/],
-    ['max_connections out of range', 'warehouse: {engine: postgres, url_env: U, max_connections: 0}\n', /max_connections' must be a whole number ≥ 1/],
+    ['max_connections out of range', 'warehouse: {engine: postgres, url_env: U, max_connections: 0}\n', /max_connections' must be a whole number from 1 to/],
     ['main defined twice', 'warehouse:\n  path: a.sqlite\n  databases:\n    main: b.sqlite\n', /database 'main' is defined twice/],
   ])('%s is a ConfigError naming the line', async (_, yaml, message) => {
     await expect(load(yaml)).rejects.toThrow(expect.objectContaining({ name: 'ConfigError', message: expect.stringMatching(message) }));

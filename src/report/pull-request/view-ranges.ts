@@ -20,6 +20,11 @@ function fraction(x: number, path: string): void {
   if (!(x >= 0 && x <= 1)) fail(path, 'a fraction in [0, 1]', show(x));
 }
 
+/** A count of its own: a whole number ≥ 0 (runs with no recording are not among the answers counted in `runs`). */
+function count(x: number, path: string): void {
+  if (!(Number.isInteger(x) && x >= 0)) fail(path, 'a whole number ≥ 0', show(x));
+}
+
 function atMost(count: number, total: number, path: string, what: string): void {
   if (count > total) fail(path, `at most ${what} (${total})`, show(count));
 }
@@ -37,7 +42,7 @@ function wilson(w: readonly [number, number], correct: number, runs: number, pat
 
 function sideRanges(s: SideView, path: string): void {
   atMost(s.correct, s.runs, `${path}.correct`, 'runs');
-  atMost(s.missingRecordings, s.runs, `${path}.missingRecordings`, 'runs');
+  count(s.missingRecordings, `${path}.missingRecordings`);
   wilson(s.wilson, s.correct, s.runs, `${path}.wilson`);
   const seeds = new Set(s.seeds);
   if (seeds.size !== s.seeds.length) fail(`${path}.seeds`, 'each seed once', s.seeds.join(', '));
@@ -116,7 +121,7 @@ export function checkViewRanges(view: PullRequestView, path = 'pullRequest'): vo
   for (const [i, a] of view.agents.entries()) agentRanges(a, `${path}.agents[${i}]`);
   for (const [i, s] of view.scores.entries()) {
     atMost(s.correct, s.runs, `${path}.scores[${i}].correct`, 'runs');
-    atMost(s.missingRecordings, s.runs, `${path}.scores[${i}].missingRecordings`, 'runs');
+    count(s.missingRecordings, `${path}.scores[${i}].missingRecordings`);
     wilson(s.wilson, s.correct, s.runs, `${path}.scores[${i}].wilson`);
   }
   atMost(view.missingRecordings.length, view.missingRecordingCount, `${path}.missingRecordings`, 'missingRecordingCount runs');
