@@ -3,11 +3,6 @@ import type { RunRecord } from '../scoring/types.js';
 import { DataError } from '../util/errors.js';
 import { readJsonFile } from '../util/json-lines.js';
 
-/** Whether a value has the fields of a run record. */
-export function isRunRecord(value: unknown): value is RunRecord {
-  return runRecordProblem(value) === undefined;
-}
-
 /**
  * Reads scored runs from a `replaygate score --json` report (its `runs`) or a JSON list of
  * run records; `agent` selects one agent's runs when the file holds several.

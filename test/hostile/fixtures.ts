@@ -10,8 +10,8 @@
  */
 import { copyFileSync, cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readManifestSync, writeManifestSync } from '../../src/recording/manifest.js';
-import { Recording } from '../../src/recording/recording.js';
+import { readManifestSync } from '../../src/recording/manifest.js';
+import { allCalls, writeFormat1 } from '../recording/helpers.js';
 import { CLI, REPO, runProcess } from './harness.js';
 
 /** The mini project's golden questions (Spider dev, concert_singer; CC BY-SA 4.0). */
@@ -99,13 +99,9 @@ export async function buildMini(dir: string): Promise<void> {
  * are in recording-writers.test.ts and test/recording/format.test.ts.
  */
 async function toFormat1(dir: string): Promise<void> {
-  const recording = await Recording.open(dir);
-  const lines = recording.calls().map((ref) => JSON.stringify(recording.readCall(ref)));
-  recording.close();
-  const manifest = readManifestSync(dir);
+  const [calls, manifest] = [await allCalls(dir), readManifestSync(dir)];
   for (const sub of ['calls', 'blobs']) rmSync(join(dir, sub), { recursive: true, force: true });
-  writeFileSync(join(dir, 'calls.jsonl'), `${lines.join('\n')}\n`);
-  writeManifestSync(dir, manifest, 1);
+  writeFormat1(dir, calls, manifest);
 }
 
 /** Copies examples/chinook into `dir`. */
