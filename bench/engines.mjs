@@ -7,11 +7,13 @@
 // scripts/pg-local.sh (stopped at the end); DuckDB: the example's file, built here by examples/load-sqlite.mjs.
 // Medians of REPEATS runs after a warm-up; wall times in ms, and this process's CPU time
 // (user + sys) for the in-process parts (the PostgreSQL server's own CPU is not in it).
+// Writes bench/results/engines.json (bench/results.mjs: date, machine, load), which `npm run docs`
+// renders in the README and docs/warehouse.md (`bench engines` blocks, `bench.engines.…` values).
 //
 //   npm run build && node bench/engines.mjs        (part of npm run bench)
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
@@ -19,11 +21,11 @@ import { copyToDuckdb, copyToPostgres } from '../examples/load-sqlite.mjs';
 import { openProject } from '../build/pipeline/project.js';
 import { replayAgent } from '../build/pipeline/replay.js';
 import { GoldenResults } from '../build/pipeline/golden-results.js';
+import { writeResult } from './results.mjs';
 
+const startLoad = loadavg()[0];
 const REPEATS = 5;
 const AGENT = 'tools-metrics-first';
-const OUT = resolve('out/bench/engines');
-mkdirSync(OUT, { recursive: true });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const cpuMs = (start) => {
   const { user, system } = process.cpuUsage(start);
@@ -46,11 +48,12 @@ try {
   process.env.CHINOOK_DATABASE_URL = chinookUrl;
 
   const engines = [
-    { name: 'SQLite (better-sqlite3, host processes)', dir: 'examples/chinook', floor: sqliteFloor('examples/chinook/warehouse/chinook.sqlite'), floorName: 'better-sqlite3' },
-    { name: 'DuckDB (@duckdb/node-api)', dir: 'examples/chinook-duckdb', floor: await duckdbFloor(duckFile), floorName: '@duckdb/node-api' },
-    { name: 'PostgreSQL 15 (pg, loopback)', dir: 'examples/chinook-postgres', floor: await postgresFloor(chinookUrl), floorName: 'pg' },
+    { key: 'sqlite', name: 'SQLite (better-sqlite3, host processes)', dir: 'examples/chinook', floor: sqliteFloor('examples/chinook/warehouse/chinook.sqlite'), floorName: 'better-sqlite3' },
+    { key: 'duckdb', name: 'DuckDB (@duckdb/node-api)', dir: 'examples/chinook-duckdb', floor: await duckdbFloor(duckFile), floorName: '@duckdb/node-api' },
+    { key: 'postgres', name: 'PostgreSQL 15 (pg, loopback)', dir: 'examples/chinook-postgres', floor: await postgresFloor(chinookUrl), floorName: 'pg' },
   ];
   const lines = [`Chinook example, agent ${AGENT} (38 runs), per engine; median of ${REPEATS} (wall ms; CPU ms of this process in brackets):`];
+  const numbers = {};
   for (const engine of engines) {
     const project = await openProject(join(engine.dir, 'replaygate.yml'));
     const statements = [];
@@ -84,15 +87,26 @@ try {
     await engine.floor.close();
     const r = median(replay.map((x) => x.ms));
     const f = median(floor.map((x) => x.ms));
+    numbers[engine.key] = {
+      statements: statements.length,
+      correct: first.correct,
+      floorMs: f,
+      floorCpuMs: median(floor.map((x) => x.cpu)),
+      replayMs: r,
+      replayCpuMs: median(replay.map((x) => x.cpu)),
+      ratio: r / f,
+      commandMs: median(command),
+    };
+    const row = (what, ms, rest = '') => `    ${what.padEnd(52)}${`${ms.toFixed(0)} ms`.padStart(9)}${rest}`;
     lines.push(
       `  ${engine.name}: ${statements.length} statements, ${first.correct} correct`,
-      `    floor: bare ${engine.floorName} loop, same statements   ${f.toFixed(0)} ms [${median(floor.map((x) => x.cpu)).toFixed(0)}]`,
-      `    replay + score                                 ${r.toFixed(0)} ms [${median(replay.map((x) => x.cpu)).toFixed(0)}]   ratio ${(r / f).toFixed(2)}×`,
-      `    whole command \`replaygate score\`               ${median(command).toFixed(0)} ms`,
+      row(`floor: bare ${engine.floorName} loop, same statements`, f, ` [${median(floor.map((x) => x.cpu)).toFixed(0)}]`),
+      row('replay + score', r, ` [${median(replay.map((x) => x.cpu)).toFixed(0)}]   ratio ${(r / f).toFixed(2)}×`),
+      row('whole command `replaygate score`', median(command)),
     );
   }
   console.log(lines.join('\n'));
-  writeFileSync(join(OUT, 'result.txt'), `${lines.join('\n')}\n`);
+  writeResult('engines', lines.join('\n'), numbers, startLoad);
 } finally {
   execFileSync('bash', ['scripts/pg-local.sh', 'stop', pgDir]);
 }
