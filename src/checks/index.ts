@@ -7,6 +7,7 @@ export {
   metricCheckQueries,
   type SchemaCheckReport,
   type SchemaCheckOptions,
+  type SchemaCheckProgress,
   type GoldenFailure,
   type MetricFailure,
   type ReplayFailure,

@@ -109,6 +109,19 @@ export interface SchemaCheckOptions {
    * the metric queries in it (a metric query's shard is fixed by its metric and dimension).
    */
   readonly shard?: Shard;
+  /**
+   * Called as the checks advance, for a progress display: once when a phase starts (`done` 0)
+   * and after each of its statements or runs. Phases come in order (golden SQL, metrics,
+   * replays); a phase with nothing to check may not be announced.
+   */
+  readonly onProgress?: (progress: SchemaCheckProgress) => void;
+}
+
+/** How far a phase of the schema checks is: `done` of `total` golden queries, metric queries or recorded runs. */
+export interface SchemaCheckProgress {
+  readonly phase: 'golden' | 'metrics' | 'replays';
+  readonly done: number;
+  readonly total: number;
 }
 
 /**
@@ -152,8 +165,8 @@ export async function runRankedSchemaChecks(project: Project, options: SchemaChe
   const observed = options.onStatement ? observeStatements(project, options.onStatement) : project;
   // One set of golden results for check (a) and the replays of check (c): each golden query runs once.
   const goldenResults = new GoldenResults(observed.config.match, observed.config.warehouse);
-  const golden = await checkGolden(observed, goldenResults, options.shard);
-  const metrics = await checkMetrics(observed, options.shard);
+  const golden = await checkGolden(observed, goldenResults, options.shard, options.onProgress);
+  const metrics = await checkMetrics(observed, options.shard, options.onProgress);
   const replays = await checkReplays(observed, options, goldenResults);
   const databases = [...project.config.warehouse.databases.values()];
   return {
@@ -173,11 +186,16 @@ export function isPassed(golden: SchemaCheckReport['golden'], metrics: SchemaChe
   return golden.failures.length === 0 && metrics.failures.length === 0 && metrics.joinFailures.length === 0 && replays.failures.length === 0 && replays.missingRecordings.length === 0;
 }
 
-async function checkGolden(project: Project, goldenResults: GoldenResults, shard: Shard | undefined): Promise<{ result: SchemaCheckReport['golden']; ranks: number[][] }> {
+type OnProgress = SchemaCheckOptions['onProgress'];
+
+async function checkGolden(project: Project, goldenResults: GoldenResults, shard: Shard | undefined, onProgress: OnProgress): Promise<{ result: SchemaCheckReport['golden']; ranks: number[][] }> {
   const position = new Map(project.golden.map((q, i) => [q.id, i]));
   const withSql = project.golden.filter((q) => q.goldenSql !== undefined && inShard(q.id, shard));
+  let done = 0;
+  const total = withSql.length;
+  onProgress?.({ phase: 'golden', done, total });
   // Every golden query is sent at once (the hosts run them while this process waits); failures keep golden order.
-  const results = await Promise.all(withSql.map((q) => goldenResults.get(q, project.engineFor(q))));
+  const results = await Promise.all(withSql.map((q) => goldenResults.get(q, project.engineFor(q)).finally(() => onProgress?.({ phase: 'golden', done: ++done, total }))));
   const failures: GoldenFailure[] = [];
   const ranks: number[][] = [];
   withSql.forEach((q, i) => {
@@ -203,7 +221,7 @@ export function metricCheckQueries(layer: SemanticLayer): { metric: string; dime
   return out;
 }
 
-async function checkMetrics(project: Project, shard: Shard | undefined): Promise<{ result: SchemaCheckReport['metrics']; ranks: number[][]; order: string[]; ids: string[] }> {
+async function checkMetrics(project: Project, shard: Shard | undefined, onProgress: OnProgress): Promise<{ result: SchemaCheckReport['metrics']; ranks: number[][]; order: string[]; ids: string[] }> {
   const files = project.config.semanticFiles;
   if (files.length === 0) return { result: { queries: 0, metrics: 0, failures: [], failingMetrics: [], joinFailures: [] }, ranks: [], order: [], ids: [] };
   const databases = project.config.warehouse.databases;
@@ -232,6 +250,8 @@ async function checkMetrics(project: Project, shard: Shard | undefined): Promise
   const failures: MetricFailure[] = [];
   const ranks: number[][] = [];
   let queries = 0;
+  const total = ids.filter((id) => inShard(id, shard)).length;
+  onProgress?.({ phase: 'metrics', done: 0, total });
   for (const [index, { layer, query, label }] of all.entries()) {
     if (!inShard(ids[index] as string, shard)) continue;
     queries += 1;
@@ -245,6 +265,7 @@ async function checkMetrics(project: Project, shard: Shard | undefined): Promise
       failures.push({ metric: label, ...(query.dimension ? { dimension: query.dimension } : {}), source: query.source, error: error.message });
       ranks.push([index]);
     }
+    onProgress?.({ phase: 'metrics', done: queries, total });
   }
   const failing = new Set(failures.map((f) => f.metric));
   const metrics = layers.reduce((n, layer) => n + layer.metrics.size, 0);
@@ -291,6 +312,8 @@ async function checkReplays(project: Project, options: SchemaCheckOptions, golde
   let checked = 0;
   let orphaned = 0;
   const agents = options.agents ?? [...project.config.agents.keys()];
+  // First what each agent's recording holds (so the progress total is known), then the replays.
+  const plans: { agentIndex: number; name: string; bySeed: [number, Set<string>][] }[] = [];
   for (const [agentIndex, name] of agents.entries()) {
     const config = project.config.agents.get(name);
     if (!config) throw new ConfigError(`no agent '${name}' in ${project.config.file} (known: ${[...project.config.agents.keys()].join(', ')})`);
@@ -315,7 +338,13 @@ async function checkReplays(project: Project, options: SchemaCheckOptions, golde
     } finally {
       recording.close();
     }
-    for (const [seed, questions] of [...bySeed].sort((a, b) => a[0] - b[0])) {
+    plans.push({ agentIndex, name, bySeed: [...bySeed].sort((a, b) => a[0] - b[0]) });
+  }
+  const total = plans.reduce((n, p) => n + p.bySeed.reduce((m, [, questions]) => m + questions.size, 0), 0);
+  options.onProgress?.({ phase: 'replays', done: 0, total });
+  for (const { agentIndex, name, bySeed } of plans) {
+    for (const [seed, questions] of bySeed) {
+      const before = checked;
       const runs = await replayAgent(project, name, {
         seeds: [seed],
         questions,
@@ -323,6 +352,7 @@ async function checkReplays(project: Project, options: SchemaCheckOptions, golde
         // Only whether each run replays matters here; a failing golden SQL is check (a)'s finding.
         allowBrokenGolden: true,
         ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+        ...(options.onProgress ? { onRun: (_run: unknown, done: number) => options.onProgress?.({ phase: 'replays', done: before + done, total }) } : {}),
       });
       checked += runs.length;
       for (const run of runs) {

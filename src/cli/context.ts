@@ -6,6 +6,8 @@ export interface CliContext {
   readonly stderr: (text: string) => void;
   /** Whether stderr is a terminal (progress bars only then). */
   readonly isTTY: boolean;
+  /** Where progress bars are drawn when `isTTY` (default: process.stderr; tests pass their own terminal-like stream). */
+  readonly progressStream?: NodeJS.WritableStream;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   /**

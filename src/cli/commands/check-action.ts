@@ -1,5 +1,5 @@
 import { relative, resolve } from 'node:path';
-import { renderSchemaChecks, runRankedSchemaChecks } from '../../checks/index.js';
+import { renderSchemaChecks, runRankedSchemaChecks, type SchemaCheckProgress } from '../../checks/index.js';
 import { loadConfig, openProject } from '../project.js';
 import { configFingerprint, fileDigest } from '../../shard/fingerprint.js';
 import { checkReportJson, type CheckShardReportJson } from '../../shard/schema-check-shards.js';
@@ -10,6 +10,8 @@ import { TOOL_NAME } from '../../version.js';
 import { databaseLabel } from '../../warehouse/index.js';
 import { EXIT, type CliContext } from '../context.js';
 import { writeOutput } from '../output.js';
+import { progressFor } from '../progress.js';
+import type { Project } from '../../pipeline/project.js';
 import type { CheckOptions } from './check.js';
 
 /** Runs `replaygate check` with parsed options. */
@@ -36,8 +38,29 @@ export async function runCheck(ctx: CliContext, opts: CheckOptions): Promise<voi
         ? `the warehouse inside a PostgreSQL transaction that is rolled back, migrated by ${shown}`
         : `temporary copies and rolled-back PostgreSQL transactions of the warehouse, migrated by ${shown}`;
   }
+  // On a terminal, one bar per phase on stderr (stdout's report is the same with or without them).
+  const progress = progressFor(ctx, opts.progress);
+  const phases = { golden: ['golden SQL', 'queries'], metrics: ['metrics', 'queries'], replays: ['replays', 'runs'] } as const;
+  let phase: SchemaCheckProgress['phase'] | undefined;
+  const onProgress = (p: SchemaCheckProgress): void => {
+    if (p.phase !== phase) {
+      if (phase !== undefined) progress.stop();
+      phase = p.phase;
+      const [label, unit] = phases[p.phase];
+      progress.start(p.total, label, unit);
+    }
+    progress.tick(p.done);
+  };
+  const migrated = migration?.databases?.length ?? all.size;
+  if (migration) progress.start(migrated, 'migration', migrated === 1 ? 'database' : 'databases');
   // A migration statement that is refused, fails or runs out of time is a DataError (exit 2) naming the file and line.
-  const project = await openProject(ctx, configFile, migration ? { migration } : {});
+  let project: Project;
+  try {
+    project = await openProject(ctx, configFile, migration ? { migration } : {});
+    if (migration) progress.tick(migrated);
+  } finally {
+    if (migration) progress.stop();
+  }
   let json: CheckShardReportJson;
   try {
     const { report, ranks } = await runRankedSchemaChecks(project, {
@@ -45,6 +68,9 @@ export async function runCheck(ctx: CliContext, opts: CheckOptions): Promise<voi
       ...(opts.agent ? { agents: opts.agent } : {}),
       ...(opts.shard ? { shard: opts.shard } : {}),
       concurrency: opts.concurrency,
+      onProgress,
+    }).finally(() => {
+      if (phase !== undefined) progress.stop();
     });
     const agents = opts.agent ?? [...project.config.agents.keys()];
     const fingerprint = await configFingerprint(project.config, project.golden, {

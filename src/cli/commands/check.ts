@@ -15,6 +15,7 @@ export interface CheckOptions {
   json?: string;
   details?: boolean;
   concurrency: number;
+  progress: boolean;
 }
 
 /** Version of the `replaygate check --json` report; bumped on any incompatible change (SPEC §10). */
@@ -52,12 +53,14 @@ export function registerCheck(program: Command, ctx: CliContext): void {
     .option('--json <file>', 'write the check report as JSON here (every failure, and the causes they are grouped by)')
     .option('--details', 'also list every failure, one line each, after the causes')
     .option('--concurrency <n>', 'replayed runs in flight at once', parseLimit(LIMITS.concurrency), 8)
+    .option('--no-progress', 'no progress bars (on a terminal, stderr shows one bar per phase: migration, golden SQL, metrics, replays)')
     .addHelpText(
       'after',
       '\nExamples:\n  replaygate check\n  replaygate check --migration migrations/rename-unit-price.sql   # what would this migration break?\n' +
         '  replaygate check --migration migrations/x.sql --database car_1   # several databases: migrate one\n' +
         '  replaygate check -a din-sql-gpt4 --details --json out/check.json\n' +
         '  replaygate check --shard 1/2 --json out/check-1.json           # half of the checks; replaygate merge out/check-*.json\n' +
+        '  replaygate check --no-progress 2>/dev/null                     # on a terminal, without the progress bars\n' +
         '\nFailures are grouped by cause: a renamed column is one group listing the golden questions, metrics and runs it breaks.',
     )
     .action(async (opts: CheckOptions) => (await import('./check-action.js')).runCheck(ctx, opts));
