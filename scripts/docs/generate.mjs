@@ -23,7 +23,8 @@
 // Value sources: a `source:` comment (a CLI command run with --json into a temporary file), `bench`
 // (bench/results/*.json by file name: bench.score.ratio), `dist` (dist/*.js sizes). Formats:
 // fixed0..fixed3, signed2 / signed3 (+0.02 / −0.23), int (1,234), exp1 (1.3e-9), p (0.41 or 1.3e-9), mb1 (MB with one decimal), count (length
-// of a list), pct1 (percent, one decimal), ids (a list joined by ", "); over a list of objects:
+// of a list), pct1 (percent, one decimal), ids (a list joined by ", "), thr (a threshold: fixed2, or
+// `none` for null); over a list of objects:
 // sum:FIELD, map:FIELD / map1 / map2 / mapint:FIELD (joined by ", "), where:FIELD=VALUE and
 // range:FIELD:LO:HI (counts).
 //
@@ -145,6 +146,7 @@ const FORMATS = {
   count: (x) => String(x.length),
   pct1: (x) => (Number(x) * 100).toFixed(1),
   ids: (x) => x.join(', '),
+  thr: (x) => (x === null ? 'none' : Number(x).toFixed(2)),
 };
 
 /** Formats with an argument, over a list of objects: `sum:missingRecordings`, `map2:coverage` (fixed 2, joined). */

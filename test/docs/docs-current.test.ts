@@ -33,6 +33,35 @@ describe('generated docs', () => {
     expect(firstDifference(stale, regenerated)).toMatch(/^line 1:/);
   });
 
+  it('a deliberately changed confidence, calibration, judge or engine figure is caught', async () => {
+    // Figures read from docs/generated/values.json (the confidence and judge commands on the shared
+    // data) and from bench/results/engines.json: each changed number is put back by the generator.
+    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const cache = JSON.parse(readFileSync(join(ROOT, 'docs', 'generated', 'values.json'), 'utf8')) as Record<string, unknown>;
+    const values = [
+      'confExact.evaluation.rules.rule=agreement-first.auroc.estimate|fixed3',
+      'cal95.result.heldOut.passAccuracy.estimate|pct1',
+      'cal90.result.fit.flagAt|thr',
+      'plant.plant.kinds.kind=bad_join.ownCheckFired',
+      'judgeDailFormal.report.overall.kappa.value|fixed2',
+      'bench.engines.numbers.postgres.ratio|fixed2',
+    ];
+    for (const expr of values) {
+      const marker = `<!-- value: ${expr} -->`;
+      const at = text.indexOf(marker);
+      expect(at, expr).toBeGreaterThan(0);
+      const line = text.slice(at, text.indexOf('<!-- /value -->', at) + '<!-- /value -->'.length);
+      const stale = `${marker}123.4<!-- /value -->`;
+      expect(line).not.toBe(stale);
+      // A source comment from the README for each cached value, so the generator knows the command.
+      const name = expr.split('.')[0] as string;
+      const source = name === 'bench' ? '' : `${/<!-- source: (\S+) = [^\n]*-->/g.exec(text.slice(text.indexOf(`<!-- source: ${name} =`)))?.[0] ?? ''}\n`;
+      const regenerated = await generate(`${source}${stale}\n`, { root: ROOT, file: 'README.md', run, useCache: true, cache });
+      expect(regenerated, expr).toContain(line);
+      expect(regenerated).not.toContain('123.4');
+    }
+  });
+
   it('covers README.md, every docs/*.md and the examples', () => {
     expect(docFiles(ROOT)).toEqual(expect.arrayContaining(['README.md', 'docs/checks.md', 'docs/action.md', 'examples/chinook/README.md']));
   });
