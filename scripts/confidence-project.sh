@@ -8,6 +8,9 @@ OUT="$ROOT/out/confidence-spider"
 DATA="$ROOT/../shared/data"
 node "$ROOT/scripts/spider-dev-project.mjs" --shared "$ROOT/../shared" --out "$OUT" >/dev/null
 cd "$OUT"
+# A generous time limit per statement: the figures must not depend on how busy the machine is
+# (on 2 shared cores a 10 s limit has stopped a one-row golden query).
+sed -i 's/^warehouse:$/warehouse:\n  timeout_ms: 120000/' replaygate.yml
 cat >> replaygate.yml <<'YML'
   llama3-genparse: {kind: sql, model: llama-3-8b-instruct, prompt: prompts/spider-sql.md, recording: recordings/llama3-genparse, temperature: 1}
   deepseek-candidates: {kind: sql, model: deepseek-chat, prompt: prompts/spider-sql.md, recording: recordings/deepseek-candidates}

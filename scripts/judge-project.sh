@@ -10,6 +10,8 @@ OUT="$ROOT/out/judge-spider"
 SOLVER="$ROOT/../shared/data/llm-sql-solver/LLM-SQL-Solver-Data"
 node "$ROOT/scripts/spider-dev-project.mjs" --shared "$ROOT/../shared" --out "$OUT" >/dev/null
 cd "$OUT"
+# A generous time limit per statement: the figures must not depend on how busy the machine is.
+sed -i 's/^warehouse:$/warehouse:\n  timeout_ms: 120000/' replaygate.yml
 DBS="$(sed -n 's/^    \([A-Za-z0-9_]*\): .*\.sqlite$/\1/p' replaygate.yml | paste -sd, -)"
 node "$ROOT/bin/replaygate.js" score -a din-sql-gpt4 dail-sql-gpt4-sc chatgpt-zero-shot --json score.json --no-progress >/dev/null
 node "$ROOT/bin/replaygate.js" score -a din-sql-gpt4 dail-sql-gpt4-sc chatgpt-zero-shot --match exact --json score-exact.json --no-progress >/dev/null

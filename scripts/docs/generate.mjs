@@ -16,7 +16,11 @@
 // code; anything else fails the generation), stream=stdout|stderr|both (default stdout),
 // prompt (start the block with `$ <command>`), edit=FILE:FROM→TO (run in a temporary copy of the
 // project with that edit), from=TEXT / to=TEXT (keep the lines from the first containing FROM,
-// up to the first containing TO), head=N. Commands: `replaygate …` (the CLI, in process),
+// up to the first containing TO), head=N, raw (the output is Markdown, put in as it is: the block
+// is everything up to a line `<!-- /docs -->` instead of a fenced block), cache (the output is kept in
+// docs/generated/values.json, as for sources below), setup="CMD" with needs=PATH (run CMD in the
+// repository first when PATH, default `<cwd>/replaygate.yml`, is absent). Commands: `replaygate …`
+// (the CLI, in process), `node scripts/NAME.mjs …` (a script of this repository, in a child process),
 // `npm start --silent` (= replaygate score, without npm's header lines), `bench NAME` (the text of bench/results/NAME.json, written by
 // `npm run bench`: timings are never re-measured here), `dist` (the Action bundle's size).
 //
@@ -30,7 +34,7 @@
 //
 // Pure but for the injected `run` (the CLI) and file reads: `npm run docs` passes the built CLI,
 // the test passes the TypeScript sources, so the docs always follow the code being tested.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -49,6 +53,8 @@ export function docFiles(root) {
 // A block's fence is three or more backticks, closed by a line of the same fence: output that holds
 // ``` itself gets a longer fence.
 const BLOCK = /^<!-- docs: (.+?) -->\n(`{3,})([a-z]*)\n(?:([\s\S]*?)\n)??\2$/gm;
+// A raw block: `<!-- docs: CMD [raw …] -->`, the Markdown the command printed, `<!-- /docs -->`.
+const RAW = /^<!-- docs: ([^\n]*?\[[^\]\n]*\braw\b[^\]\n]*\]) -->\n(?:[\s\S]*?\n)??<!-- \/docs -->$/gm;
 const VALUE = /(?<!`)<!-- value: (.+?) -->([\s\S]*?)<!-- \/value -->/g;
 const SOURCE = /(?<!`)<!-- source: ([\w-]+) = (.+?) -->/g;
 
@@ -255,8 +261,17 @@ export async function generate(text, { root, file, run, useCache = false, cache 
       // `npm start --silent` prints exactly what `replaygate score` prints (no npm header lines).
       if (argv[0] === 'npm' && argv[1] === 'start' && argv[2] === '--silent' && argv.length === 3) argv = ['replaygate', 'score'];
       if (argv[0] === 'npx') argv = argv.slice(1);
-      if (argv[0] !== 'replaygate') throw new Error(`${file}: only replaygate commands run here, got ${words.join(' ')}`);
-      const result = await run([...argv.slice(1), ...extraArgs], { cwd: dir, env: {} });
+      let result;
+      if (argv[0] === 'node' && /^scripts\/[\w./-]+\.mjs$/.test(argv[1] ?? '') && !argv[1].includes('..')) {
+        // A script of this repository (it runs the built CLI), in a child process.
+        const child = spawnSync(process.execPath, [join(root, argv[1]), ...argv.slice(2), ...extraArgs], { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+        if (child.error) throw child.error;
+        result = { code: child.status ?? 1, stdout: child.stdout, stderr: child.stderr, both: `${child.stdout}${child.stderr}` };
+      } else if (argv[0] === 'replaygate') {
+        result = await run([...argv.slice(1), ...extraArgs], { cwd: dir, env: {} });
+      } else {
+        throw new Error(`${file}: only replaygate commands and node scripts/*.mjs run here, got ${words.join(' ')}`);
+      }
       const expected = options.exit === undefined ? 0 : Number(options.exit);
       if (result.code !== expected) {
         throw new Error(`${file}: \`${words.join(' ')}\` (in ${cwd}) exited ${result.code}, expected ${expected}\n${result.both.slice(-2000)}`);
@@ -286,9 +301,7 @@ export async function generate(text, { root, file, run, useCache = false, cache 
         sources[m[1]] = new CachedSource(m[1], cache, undefined);
         continue;
       }
-      if (spec.options.setup !== undefined && !existsSync(join(root, spec.options.cwd ?? '.', 'replaygate.yml'))) {
-        execFileSync('sh', ['-c', spec.options.setup], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-      }
+      setUp(root, spec.options);
     }
     const out = join(mkdtempSync(join(tmpdir(), 'replaygate-docs-json-')), 'report.json');
     try {
@@ -301,19 +314,32 @@ export async function generate(text, { root, file, run, useCache = false, cache 
   }
 
   const blocks = [];
-  for (const m of text.matchAll(BLOCK)) {
+  const marked = [...[...text.matchAll(BLOCK)].map((m) => ({ m, raw: false })), ...[...text.matchAll(RAW)].map((m) => ({ m, raw: true }))].sort((a, b) => a.m.index - b.m.index);
+  for (const { m, raw } of marked) {
     const spec = parseSpec(m[1]);
     let body;
-    if (spec.words[0] === 'bench') {
+    const cacheKey = `docs: ${m[1]}`;
+    if (spec.options.cache && useCache) {
+      // Heavy (the shared data set, minutes): the text npm run docs kept.
+      const kept = cache[cacheKey];
+      if (kept === undefined) throw new Error(`${file}: the output of \`${spec.command}\` is not in docs/generated/values.json (run npm run docs with ../shared/data beside the repository)`);
+      body = kept.text;
+    } else if (spec.words[0] === 'bench') {
       const result = sources.bench[spec.words[1]];
       if (!result) throw new Error(`${file}: no bench/results/${spec.words[1]}.json (run npm run bench)`);
       body = `${result.text.replace(/\n+$/, '')}\n${benchFooter(result)}`;
     } else {
+      if (spec.options.cache) setUp(root, spec.options);
       const { result, copy } = await runCli(spec.words, spec.options);
       const stream = spec.options.stream ?? 'stdout';
-      const raw = stream === 'both' ? result.both : stream === 'stderr' ? result.stderr : result.stdout;
+      const output = stream === 'both' ? result.both : stream === 'stderr' ? result.stderr : result.stdout;
       const shownPaths = copy === undefined ? paths : [[copy, spec.options.cwd === '<tmp>' ? '.' : (spec.options.cwd ?? home)], ...paths];
-      body = select(clean(raw, shownPaths), spec.options);
+      body = select(clean(output, shownPaths), spec.options);
+      if (spec.options.cache) cache[cacheKey] = { text: body };
+    }
+    if (raw) {
+      blocks.push({ at: m.index, length: m[0].length, replacement: `<!-- docs: ${m[1]} -->\n${body === '' ? '' : `${body}\n`}<!-- /docs -->` });
+      continue;
     }
     if (spec.options.prompt) body = `$ ${spec.command}\n${body}`;
     const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((x) => x[0].length));
@@ -328,6 +354,13 @@ export async function generate(text, { root, file, run, useCache = false, cache 
   }
   out += text.slice(last);
   return out.replace(VALUE, (_m, expr) => `<!-- value: ${expr} -->${lookup(sources, expr)}<!-- /value -->`);
+}
+
+/** Runs a marked command's `setup=` in the repository when what it makes (`needs=`, default `<cwd>/replaygate.yml`) is absent. */
+function setUp(root, options) {
+  if (options.setup === undefined) return;
+  const needs = options.needs ?? join(options.cwd ?? '.', 'replaygate.yml');
+  if (!existsSync(join(root, needs))) execFileSync('sh', ['-c', options.setup], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 const CACHE_FILE = 'docs/generated/values.json';
@@ -351,10 +384,12 @@ export async function generateAll({ root, run, check = false, useCache = check, 
     }
   }
   if (!useCache && !check) {
-    // A run over some files keeps the other files' cached figures.
+    // A run over some files keeps the other files' cached figures (per source: two files may read one source).
     const all = files.length === docFiles(root).length;
+    const merged = { ...cache };
+    for (const [name, entry] of Object.entries(fresh)) merged[name] = name.startsWith('docs: ') ? entry : { ...(cache[name] ?? {}), ...entry };
     mkdirSync(join(root, 'docs', 'generated'), { recursive: true });
-    writeFileSync(cachePath, `${JSON.stringify(sortKeys(all ? fresh : { ...cache, ...fresh }), null, 2)}\n`);
+    writeFileSync(cachePath, `${JSON.stringify(sortKeys(all ? fresh : merged), null, 2)}\n`);
   }
   return changed;
 }

@@ -92,6 +92,23 @@ describe('the generator', () => {
     expect(out).toMatch(/\n<!-- value: dist\.total\|int -->\d{1,3}(,\d{3})+<!-- \/value -->\n$/);
   });
 
+  it('puts a raw block in as Markdown up to its end marker, and keeps a cached block in the cache', async () => {
+    const cache: Record<string, unknown> = {};
+    const text = 'x\n<!-- docs: replaygate table [raw cache] -->\n| stale |\n<!-- /docs -->\n\n| keep |\n';
+    const once = await generate(text, { root: ROOT, file: 'README.md', run: fake, cache });
+    expect(once).toBe('x\n<!-- docs: replaygate table [raw cache] -->\nran table\n<!-- /docs -->\n\n| keep |\n');
+    expect(cache).toEqual({ 'docs: replaygate table [raw cache]': { text: 'ran table' } });
+    // Read back from the cache (as the test and --check do) without running anything.
+    const failing: RunCli = async () => ({ code: 1, stdout: '', stderr: 'not run', both: 'not run' });
+    expect(await generate(text, { root: ROOT, file: 'README.md', run: failing, useCache: true, cache })).toBe(once);
+    await expect(generate(text, { root: ROOT, file: 'README.md', run: failing, useCache: true, cache: {} })).rejects.toThrow(/not in docs\/generated\/values\.json/);
+  });
+
+  it('runs node scripts of the repository only', async () => {
+    await expect(gen('<!-- docs: node /etc/x.mjs -->\n```text\n```\n')).rejects.toThrow(/only replaygate commands and node scripts/);
+    await expect(gen('<!-- docs: node scripts/../x.mjs -->\n```text\n```\n')).rejects.toThrow(/only replaygate commands and node scripts/);
+  });
+
   it('refuses an unexpected exit code, naming the file and command', async () => {
     const failing: RunCli = async () => ({ code: 1, stdout: '', stderr: 'boom', both: 'boom' });
     await expect(generate('<!-- docs: replaygate score -->\n```text\n```\n', { root: ROOT, file: 'README.md', run: failing })).rejects.toThrow(
