@@ -1,4 +1,4 @@
-import { SingleBar, Presets } from 'cli-progress';
+import { Format, Presets, SingleBar, type Options, type Params } from 'cli-progress';
 import type { CliContext } from './context.js';
 
 /** A progress reporter for long work: a bar on a terminal, nothing otherwise. */
@@ -15,13 +15,17 @@ export interface Progress {
  */
 export function progressFor(ctx: CliContext, enabled: boolean): Progress {
   if (!enabled || !ctx.isTTY) return { start() {}, tick() {}, stop() {} };
-  const bar = new SingleBar(
-    { format: '{label} [{bar}] {value}/{total} {unit}{extra} · {eta_formatted} left', stream: ctx.progressStream ?? process.stderr, hideCursor: true, etaBuffer: 200 },
-    Presets.shades_classic,
-  );
+  // The cursor stays visible (a hidden one outlives a Ctrl+C), and the time left is shown only
+  // once cli-progress has an estimate (before that it would print "NULL" or "INF").
+  const bar = new SingleBar({ format: withEta, stream: ctx.progressStream ?? process.stderr, hideCursor: false, etaBuffer: 200 }, Presets.shades_classic);
   return {
     start: (total, label, unit = 'runs') => bar.start(total, 0, { label, unit, extra: '' }),
     tick: (done, extra = '') => bar.update(done, { extra: extra === '' ? '' : ` · ${extra}` }),
     stop: () => bar.stop(),
   };
+}
+
+function withEta(options: Options, params: Params, payload: Record<string, unknown>): string {
+  const eta = typeof params.eta === 'number' && Number.isFinite(params.eta) ? ` · ${Format.TimeFormat(params.eta, options, 5)} left` : '';
+  return Format.Formatter({ ...options, format: `{label} [{bar}] {value}/{total} {unit}{extra}${eta}` }, params, payload);
 }

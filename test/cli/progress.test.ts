@@ -1,0 +1,49 @@
+/**
+ * The progress bar of score, gate and check (src/cli/progress.ts) on a terminal: the time left is
+ * shown only once cli-progress has an estimate (never its "NULL" or "INF" placeholders), and the
+ * cursor is never hidden (a hidden cursor would outlive a Ctrl+C, which the bar does not trap).
+ */
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { CliContext } from '../../src/cli/context.js';
+import { progressFor } from '../../src/cli/progress.js';
+
+function terminal(): { ctx: CliContext; drawn: () => string } {
+  let drawn = '';
+  const stream = Object.assign(
+    new Writable({
+      write(chunk, _encoding, done) {
+        drawn += String(chunk);
+        done();
+      },
+    }),
+    { isTTY: true, columns: 120 },
+  );
+  const ctx: CliContext = { cwd: process.cwd(), env: {}, isTTY: true, progressStream: stream, stdout: () => {}, stderr: () => {} };
+  return { ctx, drawn: () => drawn };
+}
+
+describe('the progress bar on a terminal', () => {
+  it('draws the label and counts, no placeholder for an unknown time left, and leaves the cursor alone', () => {
+    const { ctx, drawn } = terminal();
+    const bar = progressFor(ctx, true);
+    bar.start(10, 'replaying');
+    bar.tick(0);
+    bar.stop();
+    expect(drawn()).toContain('replaying');
+    expect(drawn()).toContain('0/10 runs');
+    expect(drawn()).not.toMatch(/NULL|INF/);
+    expect(drawn()).not.toContain('\u001b[?25l'); // hide cursor
+  });
+
+  it('draws nothing when disabled or off a terminal', () => {
+    const { ctx, drawn } = terminal();
+    const off = progressFor(ctx, false);
+    off.start(3, 'x');
+    off.stop();
+    const notTty = progressFor({ ...ctx, isTTY: false }, true);
+    notTty.start(3, 'x');
+    notTty.stop();
+    expect(drawn()).toBe('');
+  });
+});
