@@ -43,8 +43,8 @@ interface CallsFile {
   keysChecked: boolean;
   /** Its calls, in file order. */
   readonly entries: Entry[];
-  readonly byKey: Map<string, Entry[]>;
-  readonly bySite: Map<string, Entry>;
+  /** By key, made when the file holds more than {@link SCAN_ENTRIES} calls (a few are found faster, and kept smaller, by a scan). */
+  byKey?: Map<string, Entry[]>;
 }
 
 /** A calls file as last read (the last few are kept): its calls as stored, by line, and an expander over its blobs. */
@@ -126,6 +126,8 @@ const LOCAL_BLOB_FILES = 8;
 const PARSED_FILES = 32;
 /** A parsed calls file is used without looking at the file again for this long after it was found unchanged. */
 const FRESH_MS = 50;
+/** A calls file with at most this many calls is searched by a scan (no map per file: 10,000 questions, 10,000 files). */
+const SCAN_ENTRIES = 16;
 
 /**
  * A recording opened for replay (docs/recordings.md): `manifest.yml` plus an index that keeps
@@ -250,7 +252,7 @@ export class Recording {
     if (onUse && !onUse.complete) {
       // The calls of a question are in its own file: read (and check) that one only.
       const file = this.callsFileOf(site.questionId);
-      const entry = file?.byKey.get(key)?.find((e) => e.seed === site.seed && e.callIndex === site.callIndex && e.questionId === site.questionId);
+      const entry = file && firstAt(file, key, site.questionId, site.seed, site.callIndex);
       if (entry) {
         if (!entry.checked) this.checkKey(entry, canonical);
         entry.read = true;
@@ -272,7 +274,7 @@ export class Recording {
   /** The call recorded at a question/seed/call index, whatever its request (for MissingRecording diffs); not marked read. */
   atSite(site: CallSite): (RecordedCall & { readonly line: number; readonly where: string }) | undefined {
     const id = siteId(site.questionId, site.seed, site.callIndex);
-    const entry = this.onUse && !this.onUse.complete ? this.callsFileOf(site.questionId)?.bySite.get(id) : this.bySite.get(id);
+    const entry = this.onUse && !this.onUse.complete ? latestAt(this.callsFileOf(site.questionId), site) : this.bySite.get(id);
     return entry && { ...this.read(entry), line: entry.line, where: this.where(entry) };
   }
 
@@ -370,7 +372,7 @@ export class Recording {
       if (!file.loaded) this.load(file, true);
       else if (!file.keysChecked) for (const e of file.entries) if (!e.checked) this.checkKey(e);
       file.keysChecked = true;
-      all.push(...file.entries);
+      for (const e of file.entries) all.push(e);
     }
     this.indexAll(all);
     onUse.complete = true;
@@ -400,11 +402,11 @@ export class Recording {
         }
         checkedId = call.questionId;
       }
-      const entry: Entry = { file: file.file, line: call.line, offset: call.offset, length: call.length, questionId: call.questionId, seed: call.seed, callIndex: call.callIndex, key: call.key, read: false, id: this.entries.length, checked: false };
+      // One string for the question id of every call of the file (it is kept for each call).
+      const entry: Entry = { file: file.file, line: call.line, offset: call.offset, length: call.length, questionId: checkedId, seed: call.seed, callIndex: call.callIndex, key: call.key, read: false, id: this.entries.length, checked: false };
       if (keys) this.checkKey(entry);
-      const list = file.byKey.get(entry.key);
       // The same request at the same place twice (all in this file: the place names its question).
-      const twin = list?.find((e) => e.seed === entry.seed && e.callIndex === entry.callIndex && e.questionId === entry.questionId);
+      const twin = firstAt(file, entry.key, entry.questionId, entry.seed, entry.callIndex);
       if (twin) {
         const reply = cached.expander.canonical(call.reply);
         cached.line = twin.line;
@@ -419,9 +421,11 @@ export class Recording {
       }
       this.entries.push(entry);
       file.entries.push(entry);
-      if (list) list.push(entry);
-      else file.byKey.set(entry.key, [entry]);
-      file.bySite.set(siteId(entry.questionId, entry.seed, entry.callIndex), entry);
+      if (file.byKey) addByKey(file.byKey, entry);
+      else if (file.entries.length > SCAN_ENTRIES) {
+        file.byKey = new Map();
+        for (const e of file.entries) addByKey(file.byKey, e);
+      }
     }
     file.loaded = true;
     file.keysChecked = keys;
@@ -948,7 +952,7 @@ function listFormat2(dir: string, manifest: RecordingManifest): Recording {
     const file = join(callsDir, name);
     if (!name.endsWith('.jsonl')) throw new DataError('not a calls file (calls/ holds only <question>.jsonl files written by replaygate)', file);
     regularFile(entry, file);
-    byName.set(`${CALLS_DIR}/${name}`, { file: files.length, loaded: false, keysChecked: false, entries: [], byKey: new Map(), bySite: new Map() });
+    byName.set(`${CALLS_DIR}/${name}`, { file: files.length, loaded: false, keysChecked: false, entries: [] });
     files.push({ path: file, ino: 0, size: 0, shared: false });
   }
   const sharedExpander = new Expander(
@@ -1030,4 +1034,28 @@ class SharedBlobs {
 
 function existsSyncSafe(file: string): boolean {
   return statSync(file, { throwIfNoEntry: false }) !== undefined;
+}
+
+function addByKey(byKey: Map<string, Entry[]>, e: Entry): void {
+  const list = byKey.get(e.key);
+  if (list) list.push(e);
+  else byKey.set(e.key, [e]);
+}
+
+/** The first call of a calls file with this key at this place. */
+function firstAt(file: CallsFile, key: string, questionId: string, seed: number, callIndex: number): Entry | undefined {
+  const list = file.byKey ? file.byKey.get(key) : file.entries;
+  if (!list) return undefined;
+  for (const e of list) if (e.key === key && e.seed === seed && e.callIndex === callIndex && e.questionId === questionId) return e;
+  return undefined;
+}
+
+/** The last call of a calls file at a place (a re-recorded call comes after the older one), whatever its key. */
+function latestAt(file: CallsFile | undefined, site: CallSite): Entry | undefined {
+  if (!file) return undefined;
+  for (let i = file.entries.length - 1; i >= 0; i--) {
+    const e = file.entries[i]!;
+    if (e.seed === site.seed && e.callIndex === site.callIndex && e.questionId === site.questionId) return e;
+  }
+  return undefined;
 }
