@@ -62,9 +62,29 @@ export function sortedKeys(keys: string[]): { ascii: true; keys: string[] } | { 
 /** Depth from which each object is checked against the objects that contain it (a cycle recurses without end, so it gets there). */
 const CYCLE_CHECK_DEPTH = 32;
 
+/**
+ * Canonical JSON of recent long strings. Requests repeat their long texts (the system prompt,
+ * the schema block; every seed of a question sends the same messages): a lookup hashes and
+ * compares the text once, instead of scanning it for non-ASCII and escaping it again.
+ */
+const LONG_STRINGS = new Map<string, string>();
+const LONG_STRING_CHARS = 256;
+const LONG_STRINGS_MAX = 256;
+
+function longString(s: string): string {
+  let out = LONG_STRINGS.get(s);
+  if (out === undefined) {
+    out = JSON.stringify(NON_ASCII.test(s) ? s.normalize('NFC') : s);
+    if (LONG_STRINGS.size >= LONG_STRINGS_MAX) LONG_STRINGS.delete(LONG_STRINGS.keys().next().value as string);
+    LONG_STRINGS.set(s, out);
+  }
+  return out;
+}
+
 function write(value: unknown, stack: object[]): string {
   switch (typeof value) {
     case 'string':
+      if (value.length >= LONG_STRING_CHARS) return longString(value);
       return JSON.stringify(NON_ASCII.test(value) ? value.normalize('NFC') : value);
     case 'number':
       if (!Number.isFinite(value)) throw new DataError(`cannot canonicalise the number ${value}`);
