@@ -12,11 +12,18 @@ export const USER_SEPARATOR = '--- user ---';
  * and a user message (below); without it the whole file is the user message.
  */
 export class PromptTemplate {
+  private readonly systemParts: readonly Part[] | undefined;
+  private readonly userParts: readonly Part[];
+
   private constructor(
     readonly file: string,
-    private readonly system: string | undefined,
-    private readonly user: string,
-  ) {}
+    system: string | undefined,
+    user: string,
+  ) {
+    // Split once into text and placeholders: rendering (once per run) only concatenates.
+    this.systemParts = system === undefined ? undefined : parts(system);
+    this.userParts = parts(user);
+  }
 
   /** @throws DataError naming the file when it cannot be read or is empty. */
   static load(file: string): PromptTemplate {
@@ -38,17 +45,42 @@ export class PromptTemplate {
    * @throws DataError naming the file and placeholder when a `{{name}}` has no value.
    */
   render(vars: Readonly<Record<string, string>>): ChatMessage[] {
-    const fill = (text: string): string =>
-      text.replace(/\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}/g, (_, name: string) => {
-        const value = vars[name];
-        if (value === undefined) throw new DataError(`unknown placeholder {{${name}}} (known: ${Object.keys(vars).join(', ')})`, this.file);
-        return value;
-      });
+    const fill = (template: readonly Part[]): string => {
+      let out = '';
+      for (const part of template) {
+        if (typeof part === 'string') {
+          out += part;
+          continue;
+        }
+        const value = vars[part.name];
+        if (value === undefined) throw new DataError(`unknown placeholder {{${part.name}}} (known: ${Object.keys(vars).join(', ')})`, this.file);
+        out += value;
+      }
+      return out;
+    };
     const messages: ChatMessage[] = [];
-    if (this.system !== undefined) messages.push({ role: 'system', content: fill(this.system) });
-    messages.push({ role: 'user', content: fill(this.user) });
+    if (this.systemParts !== undefined) messages.push({ role: 'system', content: fill(this.systemParts) });
+    messages.push({ role: 'user', content: fill(this.userParts) });
     return messages;
   }
+}
+
+/** A piece of a template: literal text, or a `{{name}}` placeholder. */
+type Part = string | { readonly name: string };
+
+const PLACEHOLDER = /\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}/g;
+
+/** A template's text and placeholders, in order. @example parts('a {{x}}b') // ['a ', { name: 'x' }, 'b'] */
+function parts(text: string): Part[] {
+  const out: Part[] = [];
+  let from = 0;
+  for (const m of text.matchAll(PLACEHOLDER)) {
+    if (m.index > from) out.push(text.slice(from, m.index));
+    out.push({ name: m[1]! });
+    from = m.index + m[0].length;
+  }
+  if (from < text.length) out.push(text.slice(from));
+  return out;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { GoldenQuestion } from '../golden/types.js';
 import { limitTiesAmbiguity } from '../matching/index.js';
+import type { SqlEngine } from '../warehouse/types.js';
 import type { Project } from './project.js';
 
 /**
@@ -9,7 +10,17 @@ import type { Project } from './project.js';
 export async function goldenAmbiguities(project: Project, questions: readonly GoldenQuestion[]): Promise<{ id: string; reason: string }[]> {
   const limited = questions.filter((q): q is GoldenQuestion & { goldenSql: string } => q.goldenSql !== undefined && /\blimit\b/i.test(q.goldenSql));
   // All at once: the hosts run the re-run queries while this process does other work; order kept.
-  const verdicts = await Promise.all(limited.map((q) => limitTiesAmbiguity(q.goldenSql, project.engineFor(q))));
+  // Once per statement and engine: questions that share golden SQL share its verdict.
+  const memo = new Map<SqlEngine, Map<string, ReturnType<typeof limitTiesAmbiguity>>>();
+  const verdictOf = (q: GoldenQuestion & { goldenSql: string }): ReturnType<typeof limitTiesAmbiguity> => {
+    const engine = project.engineFor(q);
+    let bySql = memo.get(engine);
+    if (!bySql) memo.set(engine, (bySql = new Map()));
+    let verdict = bySql.get(q.goldenSql);
+    if (!verdict) bySql.set(q.goldenSql, (verdict = limitTiesAmbiguity(q.goldenSql, engine)));
+    return verdict;
+  };
+  const verdicts = await Promise.all(limited.map(verdictOf));
   const out: { id: string; reason: string }[] = [];
   limited.forEach((q, i) => {
     const verdict = verdicts[i];

@@ -17,6 +17,12 @@ export type GoldenResult =
 export class GoldenResults {
   private readonly cache = new Map<string, Promise<GoldenResult>>();
   private readonly tieCache = new Map<string, Promise<GoldenTieGroups | undefined>>();
+  /**
+   * Results by statement, per engine: questions with the same golden SQL on the same database
+   * share one result (executed once, kept once: a large golden set often repeats statements).
+   */
+  private readonly bySql = new WeakMap<SqlEngine, Map<string, Promise<GoldenResult>>>();
+  private readonly tiesBySql = new WeakMap<SqlEngine, Map<string, Promise<GoldenTieGroups | undefined>>>();
 
   constructor(
     private readonly mode: MatchMode,
@@ -42,7 +48,7 @@ export class GoldenResults {
     if (this.mode === 'spider' || question.goldenSql === undefined || question.expected !== undefined) return Promise.resolve(undefined);
     let ties = this.tieCache.get(question.id);
     if (!ties) {
-      ties = goldenTieGroups(question.goldenSql, engine, this.options);
+      ties = shared(this.tiesBySql, engine, question.goldenSql, (sql) => goldenTieGroups(sql, engine, this.options));
       this.tieCache.set(question.id, ties);
     }
     return ties;
@@ -55,11 +61,28 @@ export class GoldenResults {
     }
     if (question.goldenSql === undefined) return { ok: false, error: 'no golden SQL or expected rows' };
     const sql = this.mode === 'spider' ? spiderExecutableSql(question.goldenSql, 'gold') : question.goldenSql;
-    try {
-      return { ok: true, result: await engine.query(sql, this.options) };
-    } catch (error) {
-      if (!(error instanceof SqlError)) throw error; // a bug or a broken warehouse, not the golden SQL
-      return { ok: false, error: `golden SQL failed: ${error.message}`, sqlError: error.message };
-    }
+    return shared(this.bySql, engine, sql, async (statement) => {
+      try {
+        return { ok: true, result: await engine.query(statement, this.options) };
+      } catch (error) {
+        if (!(error instanceof SqlError)) throw error; // a bug or a broken warehouse, not the golden SQL
+        return { ok: false, error: `golden SQL failed: ${error.message}`, sqlError: error.message };
+      }
+    });
   }
+}
+
+/** The value for (engine, statement), computed on first request. */
+function shared<T>(memo: WeakMap<SqlEngine, Map<string, Promise<T>>>, engine: SqlEngine, sql: string, compute: (sql: string) => Promise<T>): Promise<T> {
+  let byStatement = memo.get(engine);
+  if (!byStatement) {
+    byStatement = new Map();
+    memo.set(engine, byStatement);
+  }
+  let value = byStatement.get(sql);
+  if (!value) {
+    value = compute(sql);
+    byStatement.set(sql, value);
+  }
+  return value;
 }

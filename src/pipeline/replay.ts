@@ -97,7 +97,8 @@ export async function openRecording(dir: string, root: string, agent: string, hi
       `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`${shellCommand(['replaygate', 'record', '--agent', agent])}\` or import one with \`replaygate import\`, ${hint}`,
     );
   }
-  return Recording.open(dir);
+  // Checked as it is used: a run reads and checks its question's file only (a shard, its own).
+  return Recording.open(dir, { check: 'use' });
 }
 
 /**

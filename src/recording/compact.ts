@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { DataError } from '../util/errors.js';
-import { canonicalJson, canonicalString, nfc } from './canonical.js';
+import { canonicalJson, canonicalString, nfc, quotedKey, sha256Hex, sortedKeys } from './canonical.js';
 
 /**
  * Compaction of recorded JSON (format 2, docs/recordings.md): content that repeats across calls
@@ -47,7 +46,7 @@ export type Stored = null | boolean | number | string | Stored[] | { [key: strin
  * @example blobId('"x"') // '2d711642b726b04401627ca9fbac32f5'
  */
 export function blobId(storedCanonical: string): string {
-  return createHash('sha256').update(storedCanonical, 'utf8').digest('hex').slice(0, BLOB_ID_HEX);
+  return sha256Hex(storedCanonical).slice(0, BLOB_ID_HEX);
 }
 
 /** `§{id}`: a reference to a blob. */
@@ -225,12 +224,14 @@ export class Expander {
       return `${out}]`;
     }
     if (typeof stored !== 'object') throw new DataError(`a stored value of type ${typeof stored}`, this.where());
-    const entries = Object.entries(stored).map(([k, v]) => [nfc(k), v] as const);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const sorted = sortedKeys(Object.keys(stored));
     let out = '{';
-    for (let i = 0; i < entries.length; i++) {
-      const [k, v] = entries[i]!;
-      out += `${i > 0 ? ',' : ''}${JSON.stringify(k)}:${this.canonical(v)}`;
+    if (sorted.ascii) {
+      const keys = sorted.keys;
+      for (let i = 0; i < keys.length; i++) out += `${i > 0 ? ',' : ''}${quotedKey(keys[i]!)}:${this.canonical(stored[keys[i]!]!)}`;
+    } else {
+      const pairs = sorted.pairs;
+      for (let i = 0; i < pairs.length; i++) out += `${i > 0 ? ',' : ''}${JSON.stringify(pairs[i]![0])}:${this.canonical(stored[pairs[i]![1]]!)}`;
     }
     return `${out}}`;
   }

@@ -36,8 +36,22 @@ export interface LinePlace {
 
 export interface ParsedBlob extends LinePlace {
   readonly value: Stored;
-  /** The value's canonical JSON as stored (the bytes its id hashes). */
-  readonly raw: string;
+  /**
+   * The value's canonical JSON as stored (the bytes its id hashes); parsed with `checkBlobs:
+   * false`, the bytes as read until {@link checkedBlob} checked them.
+   */
+  raw: string;
+  /** False until the id was checked against the value (parsed with `checkBlobs: false`). */
+  checked: boolean;
+}
+
+export interface ParseOptions {
+  /**
+   * Check each blob's id against its value while parsing (default true). False defers the check
+   * of blob lines as replaygate writes them to {@link checkedBlob}, called when a blob is used:
+   * a replay checks only the blobs it reads.
+   */
+  readonly checkBlobs?: boolean;
 }
 
 export interface ParsedQuestionFile {
@@ -104,22 +118,34 @@ export function* lines(data: Buffer): Generator<LinePlace & { readonly text: str
  * @throws DataError naming the line for a line that is not JSON, lacks a field, has a field of
  *   the wrong type, or a blob whose id does not match its value.
  */
-export function parseQuestionFile(data: Buffer, where: (line: number) => string): ParsedQuestionFile {
+export function parseQuestionFile(data: Buffer, where: (line: number) => string, options: ParseOptions = {}): ParsedQuestionFile {
   const blobs = new Map<string, ParsedBlob>();
   const calls: (StoredCall & LinePlace)[] = [];
+  const checkNow = options.checkBlobs !== false;
   for (const { text, line, offset, length } of lines(data)) {
-    // The fast path: a blob line as replaygate writes it, its id checked against the bytes of its value.
+    // The fast path: a blob line as replaygate writes it, its id checked against the bytes of its value (now or on use).
     const fast = blobIdOfLine(text);
     if (fast !== undefined && text.startsWith(VALUE_KEY, BLOB_PREFIX.length + BLOB_ID_HEX + 1) && text.endsWith('}')) {
       const raw = text.slice(BLOB_VALUE_AT, -1);
-      if (blobId(raw) === fast) {
+      if (!checkNow) {
+        let value: Stored | undefined;
+        try {
+          value = JSON.parse(raw) as Stored;
+        } catch {
+          // not the value alone (another field after it?): the whole line is read below
+        }
+        if (value !== undefined) {
+          if (!blobs.has(fast)) blobs.set(fast, { value, raw, checked: false, line, offset, length });
+          continue;
+        }
+      } else if (blobId(raw) === fast) {
         let value: Stored;
         try {
           value = JSON.parse(raw) as Stored;
         } catch (error) {
           throw new DataError(`not valid JSON (${(error as Error).message}); a recording line must be one JSON object`, where(line));
         }
-        if (!blobs.has(fast)) blobs.set(fast, { value, raw, line, offset, length });
+        if (!blobs.has(fast)) blobs.set(fast, { value, raw, checked: true, line, offset, length });
         continue;
       }
     }
@@ -139,12 +165,30 @@ export function parseQuestionFile(data: Buffer, where: (line: number) => string)
       const raw = canonicalJson(stored);
       const actual = blobId(raw);
       if (actual !== id) throw new DataError(`blob ${id} does not match its value (hash ${actual}); the line was edited by hand or is corrupt — re-record instead of editing`, where(line));
-      if (!blobs.has(id)) blobs.set(id, { value: stored, raw, line, offset, length });
+      if (!blobs.has(id)) blobs.set(id, { value: stored, raw, checked: true, line, offset, length });
       continue;
     }
     calls.push(storedCallOf(o, () => where(line), { line, offset, length }));
   }
   return { blobs, calls };
+}
+
+/**
+ * The blob, its id checked against its value (once; see {@link ParseOptions.checkBlobs}): the
+ * bytes as stored, or failing that the value's canonical JSON, must hash to the id.
+ * @param where - names a line in messages, e.g. `recordings/a/calls/q1.jsonl:3`.
+ * @throws DataError naming the blob's line when the value does not match its id.
+ */
+export function checkedBlob(id: string, blob: ParsedBlob, where: (line: number) => string): ParsedBlob {
+  if (blob.checked) return blob;
+  if (blobId(blob.raw) !== id) {
+    const raw = canonicalJson(blob.value);
+    const actual = blobId(raw);
+    if (actual !== id) throw new DataError(`blob ${id} does not match its value (hash ${actual}); the line was edited by hand or is corrupt — re-record instead of editing`, where(blob.line));
+    blob.raw = raw;
+  }
+  blob.checked = true;
+  return blob;
 }
 
 /**

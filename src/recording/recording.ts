@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
 import type { CallSite } from '../model/types.js';
@@ -8,7 +8,7 @@ import { canonicalJson, keyOfCanonical } from './canonical.js';
 import { blobId, Expander, MissingBlob, refsOf, type Stored } from './compact.js';
 import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, isTempName, questionFile, type RecordingFormat } from './layout.js';
 import { readManifestSync } from './manifest.js';
-import { blobIdOfLine, lines, parseQuestionFile, storedCallOf, type LinePlace, type StoredCall } from './question-file.js';
+import { blobIdOfLine, checkedBlob, lines, parseQuestionFile, storedCallOf, type LinePlace, type ParsedBlob, type StoredCall } from './question-file.js';
 import type { RecordedCall, RecordingManifest } from './types.js';
 
 /** One recorded call as the index keeps it: where it is, nothing of its content. */
@@ -27,6 +27,48 @@ interface Entry {
   read: boolean;
   /** Position in the index (stable, for {@link CallRef}). */
   readonly id: number;
+  /** Its key was recomputed from its request (on open, or on first use with `check: 'use'`). */
+  checked: boolean;
+}
+
+/**
+ * A file of `calls/` of a recording opened with `check: 'use'`: listed on open, read and checked
+ * when a lookup first needs a call of its question.
+ */
+interface CallsFile {
+  /** Index into the recording's files. */
+  readonly file: number;
+  loaded: boolean;
+  /** Every key of the file recomputed (else each on first use). */
+  keysChecked: boolean;
+  /** Its calls, in file order. */
+  readonly entries: Entry[];
+  /** By key, made when the file holds more than {@link SCAN_ENTRIES} calls (a few are found faster, and kept smaller, by a scan). */
+  byKey?: Map<string, Entry[]>;
+}
+
+/** A calls file as last read (the last few are kept): its calls as stored, by line, and an expander over its blobs. */
+interface ParsedFile {
+  readonly ino: number;
+  readonly size: number;
+  readonly byLine: ReadonlyMap<number, StoredCall>;
+  readonly expander: Expander;
+  /** The line messages name (set before each use of the expander). */
+  line: number;
+  /** When the file was last found unchanged (`Date.now()`). */
+  seen: number;
+}
+
+/** What a recording opened with `check: 'use'` knows before any lookup: its files, by name. */
+interface OnUse {
+  /** `calls/<name>` → its file, in name order. */
+  readonly byName: ReadonlyMap<string, CallsFile>;
+  /** Question id → its file (null: none), as looked up. */
+  readonly byQuestion: Map<string, CallsFile | null>;
+  /** The shared blobs, read and checked on first use. */
+  readonly shared: Expander;
+  /** Every file read and every key checked (after a miss, or a command that lists every call). */
+  complete: boolean;
 }
 
 /** A file calls or blobs are read from, with what it was when indexed (to notice a replaced file). */
@@ -65,12 +107,27 @@ export interface OpenOptions {
    * the default) or is left out and listed in {@link Recording.unresolved} (`skip`, for prune).
    */
   readonly unresolved?: 'error' | 'skip';
+  /**
+   * When a format-2 recording is checked (docs/recordings.md, "What is checked on load"):
+   * `open` (the default) checks every file, blob and key before `open` returns; `use` (replay)
+   * checks on open only what costs no reading (the files' names and kinds), then each question's
+   * file when a lookup first needs it, each call's key when it first answers, each blob when
+   * first used — with the same errors, naming the same file and line. A miss checks everything
+   * first, so a damaged recording never reads as a missing recording.
+   */
+  readonly check?: 'open' | 'use';
 }
 
 const siteId = (questionId: string, seed: number, callIndex: number): string => `${questionId}\u0000${seed}\u0000${callIndex}`;
 const OPEN_FILES = 16;
 const BLOB_CACHE = 256;
 const LOCAL_BLOB_FILES = 8;
+/** Calls files kept parsed with `check: 'use'` (a run reads the calls of one question, seed after seed). */
+const PARSED_FILES = 32;
+/** A parsed calls file is used without looking at the file again for this long after it was found unchanged. */
+const FRESH_MS = 50;
+/** A calls file with at most this many calls is searched by a scan (no map per file: 10,000 questions, 10,000 files). */
+const SCAN_ENTRIES = 16;
 
 /**
  * A recording opened for replay (docs/recordings.md): `manifest.yml` plus an index that keeps
@@ -90,6 +147,9 @@ export class Recording {
   private readonly fds = new Map<number, number>();
   private readonly blobCache = new Map<string, Stored>();
   private readonly localBlobs = new Map<number, ReadonlyMap<string, Stored>>();
+  private readonly parsed = new Map<number, ParsedFile>();
+  private byKey: Map<string, Entry[]>;
+  private bySite: Map<string, Entry>;
 
   private constructor(
     /** Absolute folder of the recording. */
@@ -97,14 +157,19 @@ export class Recording {
     readonly manifest: RecordingManifest,
     readonly format: RecordingFormat,
     /** The files calls and blobs are read from. */
-    private readonly files: readonly FileInfo[],
-    private readonly entries: readonly Entry[],
-    private readonly byKey: ReadonlyMap<string, readonly Entry[]>,
-    private readonly bySite: ReadonlyMap<string, Entry>,
+    private readonly files: FileInfo[],
+    /** Every call indexed so far, by id. */
+    private readonly entries: Entry[],
     private readonly blobPlaces: Map<string, BlobPlace>,
     /** Calls left out because a blob they need is missing (only with `unresolved: 'skip'`). */
     readonly unresolved: readonly CallRef[],
-  ) {}
+    /** Set when opened with `check: 'use'`. */
+    private readonly onUse?: OnUse,
+  ) {
+    this.byKey = new Map();
+    this.bySite = new Map();
+    if (!onUse) this.indexAll(entries);
+  }
 
   /** The recording's name (from its manifest). */
   get name(): string {
@@ -113,6 +178,7 @@ export class Recording {
 
   /** Number of calls. */
   get size(): number {
+    this.complete();
     return this.entries.length;
   }
 
@@ -131,7 +197,8 @@ export class Recording {
   static async open(dir: string, options: OpenOptions = {}): Promise<Recording> {
     const manifest = readManifestSync(dir);
     const format = manifest.format ?? 1;
-    return format === 1 ? openFormat1(dir, manifest) : openFormat2(dir, manifest, options);
+    if (format === 1) return openFormat1(dir, manifest);
+    return options.check === 'use' && options.unresolved !== 'skip' ? listFormat2(dir, manifest) : openFormat2(dir, manifest, options);
   }
 
   /**
@@ -150,29 +217,50 @@ export class Recording {
     dir: string,
     manifest: RecordingManifest,
     format: RecordingFormat,
-    files: readonly FileInfo[],
+    files: FileInfo[],
     entries: Entry[],
     blobPlaces: Map<string, BlobPlace>,
     unresolved: readonly CallRef[],
+    onUse?: OnUse,
   ): Recording {
-    const byKey = new Map<string, Entry[]>();
-    const bySite = new Map<string, Entry>();
+    return new Recording(dir, manifest, format, files, entries, blobPlaces, unresolved, onUse);
+  }
+
+  /** Indexes calls by key and by place, in file order. */
+  private indexAll(entries: readonly Entry[]): void {
+    this.byKey = new Map();
+    this.bySite = new Map();
     for (const e of entries) {
-      const list = byKey.get(e.key);
+      const list = this.byKey.get(e.key);
       if (list) list.push(e);
-      else byKey.set(e.key, [e]);
+      else this.byKey.set(e.key, [e]);
       // A re-recorded call (after a prompt edit) comes after the older one: the latest of a site is the one diffs show.
-      bySite.set(siteId(e.questionId, e.seed, e.callIndex), e);
+      this.bySite.set(siteId(e.questionId, e.seed, e.callIndex), e);
     }
-    return new Recording(dir, manifest, format, files, entries, byKey, bySite, blobPlaces, unresolved);
   }
 
   /**
    * The recorded call for a request key. When several questions sent the identical request,
    * the one recorded at the same question/seed/call index is preferred. The call is marked read.
+   * @param canonical - the request's canonical JSON, when the caller has it (the key is its
+   *   hash): a call checked on use is then checked by comparing texts, without hashing again.
    * @returns undefined when the key has no recording.
+   * @throws DataError naming the file and line of a damaged call or file it needed to read.
    */
-  lookup(key: string, site: CallSite): RecordedCall | undefined {
+  lookup(key: string, site: CallSite, canonical?: string): RecordedCall | undefined {
+    const onUse = this.onUse;
+    if (onUse && !onUse.complete) {
+      // The calls of a question are in its own file: read (and check) that one only.
+      const file = this.callsFileOf(site.questionId);
+      const entry = file && firstAt(file, key, site.questionId, site.seed, site.callIndex);
+      if (entry) {
+        if (!entry.checked) this.checkKey(entry, canonical);
+        entry.read = true;
+        return this.read(entry);
+      }
+      // Another question's identical request, or a miss: everything is read and checked, as on open.
+      this.complete();
+    }
     const entries = this.byKey.get(key);
     if (!entries) return undefined;
     const entry =
@@ -185,12 +273,14 @@ export class Recording {
 
   /** The call recorded at a question/seed/call index, whatever its request (for MissingRecording diffs); not marked read. */
   atSite(site: CallSite): (RecordedCall & { readonly line: number; readonly where: string }) | undefined {
-    const entry = this.bySite.get(siteId(site.questionId, site.seed, site.callIndex));
+    const id = siteId(site.questionId, site.seed, site.callIndex);
+    const entry = this.onUse && !this.onUse.complete ? latestAt(this.callsFileOf(site.questionId), site) : this.bySite.get(id);
     return entry && { ...this.read(entry), line: entry.line, where: this.where(entry) };
   }
 
   /** Question ids and seeds that have a first call (call index 0), in index order. */
   runs(): { questionId: string; seed: number }[] {
+    this.complete();
     const out: { questionId: string; seed: number }[] = [];
     for (const e of this.bySite.values()) if (e.callIndex === 0) out.push({ questionId: e.questionId, seed: e.seed });
     return out;
@@ -198,6 +288,7 @@ export class Recording {
 
   /** Seeds recorded for each question id. */
   seedsByQuestion(): Map<string, Set<number>> {
+    this.complete();
     const out = new Map<string, Set<number>>();
     for (const e of this.bySite.values()) {
       const set = out.get(e.questionId) ?? new Set<number>();
@@ -209,12 +300,20 @@ export class Recording {
 
   /** Every call, in file order. */
   calls(): CallRef[] {
-    return this.entries.map((e) => this.refOf(e));
+    return this.inFileOrder().map((e) => this.refOf(e));
   }
 
   /** Calls a lookup answered with since the recording was opened (or since {@link resetReads}), in file order. */
   readCalls(): CallRef[] {
-    return this.entries.filter((e) => e.read).map((e) => this.refOf(e));
+    return this.inFileOrder()
+      .filter((e) => e.read)
+      .map((e) => this.refOf(e));
+  }
+
+  /** Every call, in file order (every file read and checked first). */
+  private inFileOrder(): readonly Entry[] {
+    this.complete();
+    return this.onUse ? [...this.onUse.byName.values()].flatMap((f) => f.entries) : this.entries;
   }
 
   /** Forgets which calls were read. */
@@ -246,6 +345,174 @@ export class Recording {
     this.fds.clear();
     this.blobCache.clear();
     this.localBlobs.clear();
+    this.parsed.clear();
+  }
+
+  /** The calls file of a question (read and checked on first need), or undefined when it has none. */
+  private callsFileOf(questionId: string): CallsFile | undefined {
+    const onUse = this.onUse!;
+    let file = onUse.byQuestion.get(questionId);
+    if (file === undefined) {
+      file = onUse.byName.get(questionFile(questionId)) ?? null;
+      onUse.byQuestion.set(questionId, file);
+    }
+    if (file && !file.loaded) this.load(file, false);
+    return file ?? undefined;
+  }
+
+  /**
+   * With `check: 'use'`: reads and checks every file not read yet and every key not checked yet,
+   * then indexes every call as {@link open} does. Nothing to do for a recording checked on open.
+   */
+  private complete(): void {
+    const onUse = this.onUse;
+    if (!onUse || onUse.complete) return;
+    const all: Entry[] = [];
+    for (const file of onUse.byName.values()) {
+      if (!file.loaded) this.load(file, true);
+      else if (!file.keysChecked) for (const e of file.entries) if (!e.checked) this.checkKey(e);
+      file.keysChecked = true;
+      for (const e of file.entries) all.push(e);
+    }
+    this.indexAll(all);
+    onUse.complete = true;
+  }
+
+  /**
+   * Reads a calls file and checks it as {@link open} does: every line, each call in its
+   * question's file, two replies for one request at one place; the keys too with `keys` (else
+   * each on first use), blobs on first use.
+   */
+  private load(file: CallsFile, keys: boolean): void {
+    const info = this.files[file.file]!;
+    const { data, ino } = readFile(info.path);
+    info.ino = ino;
+    info.size = data.length;
+    const where = (line: number): string => `${info.path}:${line}`;
+    const parsed = parseQuestionFile(data, where, { checkBlobs: false });
+    const cached = this.cacheParsed(file.file, ino, data.length, parsed.calls, parsed.blobs);
+    const expected = questionFile;
+    const name = `${CALLS_DIR}/${info.path.slice(info.path.lastIndexOf('/') + 1)}`;
+    let checkedId = '';
+    for (const call of parsed.calls) {
+      cached.line = call.line;
+      if (call.questionId !== checkedId) {
+        if (name !== expected(call.questionId)) {
+          throw new DataError(`question '${call.questionId}' belongs in ${expected(call.questionId)}, not in ${name} (moved by hand?)`, where(call.line));
+        }
+        checkedId = call.questionId;
+      }
+      // One string for the question id of every call of the file (it is kept for each call).
+      const entry: Entry = { file: file.file, line: call.line, offset: call.offset, length: call.length, questionId: checkedId, seed: call.seed, callIndex: call.callIndex, key: call.key, read: false, id: this.entries.length, checked: false };
+      if (keys) this.checkKey(entry);
+      // The same request at the same place twice (all in this file: the place names its question).
+      const twin = firstAt(file, entry.key, entry.questionId, entry.seed, entry.callIndex);
+      if (twin) {
+        const reply = cached.expander.canonical(call.reply);
+        cached.line = twin.line;
+        const twinReply = cached.expander.canonical(cached.byLine.get(twin.line)!.reply);
+        cached.line = call.line;
+        if (twinReply !== reply) {
+          throw new DataError(
+            `lines ${twin.line} and ${call.line} record the same request for question '${call.questionId}', seed ${call.seed}, call ${call.callIndex} with different replies (a merge of two recordings?); keep one of them`,
+            where(call.line),
+          );
+        }
+      }
+      this.entries.push(entry);
+      file.entries.push(entry);
+      if (file.byKey) addByKey(file.byKey, entry);
+      else if (file.entries.length > SCAN_ENTRIES) {
+        file.byKey = new Map();
+        for (const e of file.entries) addByKey(file.byKey, e);
+      }
+    }
+    file.loaded = true;
+    file.keysChecked = keys;
+  }
+
+  /** Keeps a calls file parsed (the last {@link PARSED_FILES}), with an expander over its blobs and the shared ones. */
+  private cacheParsed(file: number, ino: number, size: number, calls: readonly (StoredCall & LinePlace)[], blobs: ReadonlyMap<string, ParsedBlob>): ParsedFile {
+    const path = this.files[file]!.path;
+    const where = (line: number): string => `${path}:${line}`;
+    const blob = (id: string): ParsedBlob | undefined => {
+      const b = blobs.get(id);
+      return b && checkedBlob(id, b, where);
+    };
+    const byLine = new Map<number, StoredCall>();
+    for (const c of calls) byLine.set(c.line, c);
+    const parsed: ParsedFile = {
+      ino,
+      size,
+      byLine,
+      expander: new Expander((id) => blob(id)?.value, () => where(parsed.line), this.onUse!.shared, (id) => blob(id)?.raw),
+      line: 0,
+      seen: Date.now(),
+    };
+    this.parsed.delete(file);
+    if (this.parsed.size >= PARSED_FILES) this.parsed.delete(this.parsed.keys().next().value as number);
+    this.parsed.set(file, parsed);
+    return parsed;
+  }
+
+  /**
+   * A calls file as it is now, parsed: the cached one when the file is unchanged, else read
+   * again (after a writer replaced it, its calls found again at their new places).
+   */
+  private parsedFile(file: number): ParsedFile {
+    const info = this.files[file]!;
+    const cached = this.parsed.get(file);
+    if (cached) {
+      // Looked at again after a while only: a read within FRESH_MS of finding the file unchanged
+      // is as if it had been made then (a writer's rename is not ordered with our reads anyway).
+      const now = Date.now();
+      if (now - cached.seen < FRESH_MS) return cached;
+      const stat = statSync(info.path, { throwIfNoEntry: false });
+      if (stat && stat.ino === cached.ino && stat.size === cached.size) {
+        cached.seen = now;
+        return cached;
+      }
+      this.parsed.delete(file);
+    }
+    const { data, ino } = readFile(info.path);
+    if (ino !== info.ino || data.length !== info.size) this.reindexData(file, data, ino, data.length);
+    const parsed = parseQuestionFile(data, (line) => `${info.path}:${line}`, { checkBlobs: false });
+    return this.cacheParsed(file, ino, data.length, parsed.calls, parsed.blobs);
+  }
+
+  /**
+   * Checks a call's key against its request (`check: 'use'`): by comparing the request's
+   * canonical JSON with `canonical` (the text the lookup's key hashes) when given, else by hashing it.
+   * @throws DataError naming the line when they differ, or when a blob the request needs is missing or damaged.
+   */
+  private checkKey(entry: Entry, canonical?: string): void {
+    const parsed = this.parsedFile(entry.file);
+    const stored = this.storedAt(parsed, entry);
+    parsed.line = entry.line;
+    const text = parsed.expander.canonical(stored.request);
+    if (canonical === undefined || text !== canonical) {
+      const key = keyOfCanonical(text);
+      if (key !== entry.key) {
+        throw new DataError(
+          `key ${entry.key} does not match its request (recomputed ${key}); the line was edited by hand or is corrupt — re-record it (replaygate record) instead of editing`,
+          this.where(entry),
+        );
+      }
+    }
+    entry.checked = true;
+  }
+
+  /** The stored call of an entry in its parsed file. @throws DataError when it is no longer there. */
+  private storedAt(parsed: ParsedFile, entry: Entry): StoredCall {
+    const path = this.files[entry.file]!.path;
+    if (entry.length < 0) {
+      throw new DataError(`the call of question '${entry.questionId}', seed ${entry.seed}, call ${entry.callIndex} was removed by another process while this command read the recording; run the command again`, path);
+    }
+    const stored = parsed.byLine.get(entry.line);
+    if (!stored || stored.key !== entry.key || stored.seed !== entry.seed || stored.callIndex !== entry.callIndex || stored.questionId !== entry.questionId) {
+      throw new DataError(`line ${entry.line} changed since the recording was opened (edited while this command read it?); run the command again`, path);
+    }
+    return stored;
   }
 
   private refOf(e: Entry): CallRef {
@@ -298,9 +565,14 @@ export class Recording {
 
   /** Finds this file's calls and blobs again in its new version; a call no longer there reads as an error. */
   private reindex(file: number, fd: number, ino: number, size: number): void {
-    const info = this.files[file]!;
     const data = Buffer.allocUnsafe(size);
     readSync(fd, data, 0, size, 0);
+    this.reindexData(file, data, ino, size);
+  }
+
+  /** {@link reindex} from the file's new content. */
+  private reindexData(file: number, data: Buffer, ino: number, size: number): void {
+    const info = this.files[file]!;
     info.ino = ino;
     info.size = size;
     const mine = this.entries.filter((e) => e.file === file);
@@ -377,6 +649,15 @@ export class Recording {
   }
 
   private read(entry: Entry, withRequest = false): RecordedCall {
+    if (this.onUse) {
+      const parsed = this.parsedFile(entry.file);
+      const stored = this.storedAt(parsed, entry);
+      parsed.line = entry.line;
+      const reply = parsed.expander.value(stored.reply) as RecordedCall['reply'];
+      const call = storedCallView(stored, reply, parsed.expander);
+      if (withRequest) return { key: call.key, request: call.request, reply, usage: call.usage, question_id: call.question_id, seed: call.seed, call_index: call.call_index };
+      return call;
+    }
     const text = this.lineOf(entry);
     if (this.format === 1) return JSON.parse(text) as RecordedCall;
     const stored = storedCallOf(JSON.parse(text) as Record<string, unknown>, this.where(entry));
@@ -469,7 +750,7 @@ async function openFormat1(dir: string, manifest: RecordingManifest): Promise<Re
   const twins: [first: Entry, second: Entry, secondReply: string][] = [];
   for await (const { text, ref } of jsonlLines(file)) {
     const call = parseCallLine(text, `${file}:${ref.line}`);
-    const entry: Entry = { file: 0, line: ref.line, offset: ref.offset, length: ref.length, questionId: call.question_id, seed: call.seed, callIndex: call.call_index, key: call.key, read: false, id: entries.length };
+    const entry: Entry = { file: 0, line: ref.line, offset: ref.offset, length: ref.length, questionId: call.question_id, seed: call.seed, callIndex: call.call_index, key: call.key, read: false, id: entries.length, checked: true };
     const place = `${call.key}\u0000${siteId(call.question_id, call.seed, call.call_index)}`;
     const twin = byPlace.get(place);
     if (twin) twins.push([twin, entry, JSON.stringify(call.reply)]);
@@ -617,6 +898,7 @@ function openFormat2(dir: string, manifest: RecordingManifest, options: OpenOpti
       }
       let replyText: string;
       try {
+        // Read to find a missing blob; compared (below) only with a twin's.
         replyText = expander.canonical(call.reply);
       } catch (error) {
         if (error instanceof MissingBlob && options.unresolved === 'skip') {
@@ -637,8 +919,143 @@ function openFormat2(dir: string, manifest: RecordingManifest, options: OpenOpti
       } else {
         byPlace.set(place, { line: call.line, call });
       }
-      entries.push({ file: fileIndex, line: call.line, offset: call.offset, length: call.length, questionId: call.questionId, seed: call.seed, callIndex: call.callIndex, key: call.key, read: false, id: entries.length });
+      entries.push({ file: fileIndex, line: call.line, offset: call.offset, length: call.length, questionId: call.questionId, seed: call.seed, callIndex: call.callIndex, key: call.key, read: false, id: entries.length, checked: true });
     }
   }
   return Recording.fromIndex(dir, manifest, 2, files, entries, blobPlaces, unresolved);
+}
+
+/**
+ * A format-2 recording opened with `check: 'use'`: only its folders are listed (names and kinds
+ * checked, as {@link openFormat2} does); files, blobs and keys are read and checked when used.
+ * @throws DataError naming the file or folder: a stray or misnamed file, a folder or a link where a file belongs.
+ */
+function listFormat2(dir: string, manifest: RecordingManifest): Recording {
+  const blobsDir = join(dir, BLOBS_DIR);
+  const sharedIds = new Set<string>();
+  for (const entry of readDirEntries(blobsDir)) {
+    const name = entry.name;
+    if (isTempName(name) || name.startsWith('.')) continue;
+    const file = join(blobsDir, name);
+    const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : '';
+    if (!/^[0-9a-f]{32}$/.test(id)) throw new DataError(`not a blob file (blobs/ holds only <32 hex digits>.json files written by replaygate)`, file);
+    regularFile(entry, file);
+    sharedIds.add(id);
+  }
+  const shared = new SharedBlobs(blobsDir, sharedIds);
+  const files: FileInfo[] = [];
+  const byName = new Map<string, CallsFile>();
+  const callsDir = join(dir, CALLS_DIR);
+  for (const entry of readDirEntries(callsDir)) {
+    const name = entry.name;
+    if (name.startsWith('.')) continue;
+    const file = join(callsDir, name);
+    if (!name.endsWith('.jsonl')) throw new DataError('not a calls file (calls/ holds only <question>.jsonl files written by replaygate)', file);
+    regularFile(entry, file);
+    byName.set(`${CALLS_DIR}/${name}`, { file: files.length, loaded: false, keysChecked: false, entries: [] });
+    files.push({ path: file, ino: 0, size: 0, shared: false });
+  }
+  const sharedExpander = new Expander(
+    (id) => shared.get(id)?.value,
+    () => blobsDir,
+    undefined,
+    (id) => shared.get(id)?.raw,
+  );
+  return Recording.fromIndex(dir, manifest, 2, files, [], new Map(), [], { byName, byQuestion: new Map(), shared: sharedExpander, complete: false });
+}
+
+/** A folder's entries in name order (none when it does not exist). @throws DataError when it is not a folder or unreadable. */
+function readDirEntries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    throw new DataError(`cannot read the folder (${code === 'ENOTDIR' ? 'it is a file, not a folder' : (code ?? String(error))})`, dir);
+  }
+}
+
+/** Refuses, as {@link readFile} would, a folder entry that is a link, a folder or not a regular file. */
+function regularFile(entry: Dirent, file: string): void {
+  if (entry.isSymbolicLink()) throw new DataError('is a symbolic link; a recording holds regular files only (replace the link by the file it points to)', file);
+  if (entry.isDirectory()) throw new DataError('cannot read the file (it is a folder, not a file)', file);
+  if (!entry.isFile()) readFile(file); // an unknown kind: as opening it says
+}
+
+/**
+ * The shared blobs of a recording opened with `check: 'use'`, each read and checked against its
+ * name on first use (and its references: a shared blob may refer only to shared blobs). A blob a
+ * writer added since the recording was opened is read too (content-addressed: it is right).
+ */
+class SharedBlobs {
+  private readonly blobs = new Map<string, { value: Stored; raw: string } | null>();
+  constructor(
+    private readonly dir: string,
+    private readonly listed: ReadonlySet<string>,
+  ) {}
+
+  /** The blob, or undefined when `blobs/` does not hold it. @throws DataError naming the file when it is damaged. */
+  get(id: string): { value: Stored; raw: string } | undefined {
+    const known = this.blobs.get(id);
+    if (known !== undefined) return known ?? undefined;
+    const file = join(this.dir, `${id}.json`);
+    let data: Buffer;
+    try {
+      ({ data } = readFile(file));
+    } catch (error) {
+      if (!this.listed.has(id) || !existsSyncSafe(file)) {
+        this.blobs.set(id, null);
+        return undefined;
+      }
+      throw error;
+    }
+    const text = data.toString('utf8');
+    let value: Stored;
+    try {
+      value = JSON.parse(text) as Stored;
+    } catch (error) {
+      throw new DataError(`not valid JSON (${(error as Error).message})`, file);
+    }
+    // As written: canonical JSON and a newline, hashed as it is; anything else is canonicalised first.
+    let raw = text.endsWith('\n') ? text.slice(0, -1) : text;
+    if (blobId(raw) !== id) raw = canonicalJson(value);
+    const actual = blobId(raw);
+    if (actual !== id) throw new DataError(`the blob does not match its name (hash ${actual}); it was edited by hand or is corrupt — restore it from git or re-record`, file);
+    for (const child of refsOf(value)) {
+      if (!this.listed.has(child) && !existsSyncSafe(join(this.dir, `${child}.json`))) {
+        throw new DataError(`refers to blob ${child}, which is not in blobs/ (a shared blob may refer only to shared blobs)`, file);
+      }
+    }
+    const blob = { value, raw };
+    this.blobs.set(id, blob);
+    return blob;
+  }
+}
+
+function existsSyncSafe(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false }) !== undefined;
+}
+
+function addByKey(byKey: Map<string, Entry[]>, e: Entry): void {
+  const list = byKey.get(e.key);
+  if (list) list.push(e);
+  else byKey.set(e.key, [e]);
+}
+
+/** The first call of a calls file with this key at this place. */
+function firstAt(file: CallsFile, key: string, questionId: string, seed: number, callIndex: number): Entry | undefined {
+  const list = file.byKey ? file.byKey.get(key) : file.entries;
+  if (!list) return undefined;
+  for (const e of list) if (e.key === key && e.seed === seed && e.callIndex === callIndex && e.questionId === questionId) return e;
+  return undefined;
+}
+
+/** The last call of a calls file at a place (a re-recorded call comes after the older one), whatever its key. */
+function latestAt(file: CallsFile | undefined, site: CallSite): Entry | undefined {
+  if (!file) return undefined;
+  for (let i = file.entries.length - 1; i >= 0; i--) {
+    const e = file.entries[i]!;
+    if (e.seed === site.seed && e.callIndex === site.callIndex && e.questionId === site.questionId) return e;
+  }
+  return undefined;
 }

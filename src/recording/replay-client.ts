@@ -17,8 +17,9 @@ export class ReplayClient implements ModelClient {
   ) {}
 
   async complete(request: ChatRequest, site: CallSite): Promise<ModelResponse> {
-    const key = keyOfCanonical(canonicalJson(request));
-    const call = this.recording.lookup(key, site);
+    const canonical = canonicalJson(request);
+    const key = keyOfCanonical(canonical);
+    const call = this.recording.lookup(key, site, canonical);
     if (call) return { key, reply: call.reply, usage: call.usage };
     const nearest = this.recording.atSite(site);
     throw new MissingRecording(

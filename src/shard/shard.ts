@@ -16,8 +16,19 @@ export interface Shard {
  */
 export function shardOf(questionId: string, count: number): number {
   if (count <= 1) return 1;
-  return (createHash('sha256').update(questionId, 'utf8').digest().readUInt32BE(0) % count) + 1;
+  let word = WORDS.get(questionId);
+  if (word === undefined) {
+    word = createHash('sha256').update(questionId, 'utf8').digest().readUInt32BE(0);
+    // A command asks for the shard of each question several times (selection, golden checks, both sides).
+    if (WORDS.size >= MAX_WORDS) WORDS.clear();
+    WORDS.set(questionId, word);
+  }
+  return (word % count) + 1;
 }
+
+/** The hash word of recent question ids. */
+const WORDS = new Map<string, number>();
+const MAX_WORDS = 100_000;
 
 /** Whether a question is in `shard` (always true without a shard). */
 export function inShard(questionId: string, shard: Shard | undefined): boolean {

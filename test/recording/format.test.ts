@@ -2,13 +2,13 @@
  * Format 2 on disk: what it looks like, what loads, and every kind of damage an error naming its
  * place (file and line), never a crash and never a wrong reply.
  */
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestKey } from '../../src/recording/canonical.js';
 import { questionFile } from '../../src/recording/layout.js';
-import { Recording } from '../../src/recording/recording.js';
+import { Recording, type CallRef } from '../../src/recording/recording.js';
 import { RecordingWriter } from '../../src/recording/writer.js';
 import { writeManifestSync } from '../../src/recording/manifest.js';
 import { DataError } from '../../src/util/errors.js';
@@ -242,6 +242,106 @@ describe('the writer', () => {
     for (const f of ['calls/q1.jsonl', 'calls/q2.jsonl']) {
       const text = readFileSync(join(dir, f), 'utf8');
       for (const b of blobs) expect(text).not.toContain(`{"blob":"${b.replace('.json', '')}"`);
+    }
+  });
+});
+
+describe("damage found on use (check: 'use', as replay opens a recording)", () => {
+  const calls = [chatCall('q1', 0, 'SELECT 1'), chatCall('q1', 1, 'SELECT 11'), chatCall('q2', 0, 'SELECT 2')];
+  /** Opens the damaged recording for replay and replays every call; the error message, or '' when all replay. */
+  const replayed = async (edit: (dir: string) => void, only?: string): Promise<{ message: string; dir: string }> => {
+    const dir = writeRecording(temp(), calls);
+    edit(dir);
+    const { ReplayClient } = await import('../../src/recording/replay-client.js');
+    try {
+      const recording = await Recording.open(dir, { check: 'use' });
+      try {
+        const client = new ReplayClient(recording, 'r');
+        for (const c of calls.filter((c) => only === undefined || c.question_id === only)) {
+          const answer = await client.complete(c.request as never, site(c.question_id, c.seed, c.call_index));
+          expect(answer.reply).toEqual(c.reply);
+        }
+      } finally {
+        recording.close();
+      }
+    } catch (error) {
+      expect(error).toBeInstanceOf(DataError);
+      return { message: (error as Error).message.replace(dir, '<rec>'), dir };
+    }
+    return { message: '', dir };
+  };
+  const editFile = (file: string, from: string, to: string) => (dir: string) => writeFileSync(join(dir, file), readFileSync(join(dir, file), 'utf8').replace(from, to));
+  const lineOf = (dir: string, file: string, startsWith: string): number => readFileSync(join(dir, file), 'utf8').split('\n').findIndex((l) => l.startsWith(startsWith)) + 1;
+
+  it('the same errors as on open, naming the same file and line, when the damaged call or file is used', async () => {
+    const edited = await replayed(editFile('calls/q1.jsonl', '"model":"gpt-test"', '"model":"gpt-edited"'));
+    expect(edited.message).toMatch(new RegExp(`^<rec>/calls/q1\\.jsonl:${lineOf(edited.dir, 'calls/q1.jsonl', '{"question_id"')}: key sha256:[0-9a-f]{64} does not match its request \\(recomputed sha256:`));
+    expect((await replayed(editFile('calls/q1.jsonl', 'Question: q1?', 'Question: q1!'))).message).toMatch(/^<rec>\/calls\/q1\.jsonl:\d+: blob [0-9a-f]{32} does not match its value/);
+    const sharedEdit = (dir: string): void => {
+      const name = readdirSync(join(dir, 'blobs')).find((n) => readFileSync(join(dir, 'blobs', n), 'utf8').includes('Schema'));
+      editFile(`blobs/${name!}`, 'Schema', 'Schemb')(dir);
+    };
+    expect((await replayed(sharedEdit)).message).toMatch(/^<rec>\/blobs\/[0-9a-f]{32}\.json: the blob does not match its name/);
+    const noBlobs = (dir: string): void => {
+      for (const name of readdirSync(join(dir, 'blobs'))) rmSync(join(dir, 'blobs', name));
+    };
+    expect((await replayed(noBlobs)).message).toMatch(/^<rec>\/calls\/q1\.jsonl:\d+: refers to blob [0-9a-f]{32}, which is neither in the recording's blobs\/ folder nor in this file/);
+    expect((await replayed((dir) => appendFileSync(join(dir, 'calls/q2.jsonl'), '{not json\n'))).message).toMatch(/^<rec>\/calls\/q2\.jsonl:\d+: not valid JSON/);
+    expect((await replayed((dir) => appendFileSync(join(dir, 'calls/q2.jsonl'), '{"question_id":"q2","seed":0}\n'))).message).toMatch(/^<rec>\/calls\/q2\.jsonl:\d+: missing field 'key'/);
+    const moved = (dir: string): void => {
+      const text = readFileSync(join(dir, 'calls/q2.jsonl'), 'utf8');
+      rmSync(join(dir, 'calls/q2.jsonl'));
+      appendFileSync(join(dir, 'calls/q1.jsonl'), text);
+    };
+    expect((await replayed(moved)).message).toMatch(/^<rec>\/calls\/q1\.jsonl:\d+: question 'q2' belongs in calls\/q2\.jsonl, not in calls\/q1\.jsonl/);
+    const twin = (dir: string): void => {
+      const file = join(dir, 'calls/q1.jsonl');
+      const call = readFileSync(file, 'utf8').split('\n').find((l) => l.startsWith('{"question_id":"q1","seed":0'))!;
+      appendFileSync(file, `${call.replace('SELECT 1"', 'SELECT 2"')}\n`);
+    };
+    expect((await replayed(twin)).message).toMatch(/^<rec>\/calls\/q1\.jsonl:(\d+): lines \d+ and \1 record the same request for question 'q1', seed 0, call 0 with different replies/);
+  });
+
+  it('what costs no reading is checked on open: folders, links and stray files', async () => {
+    expect((await replayed((dir) => mkdirSync(join(dir, 'calls/q9.jsonl')))).message).toMatch(/^<rec>\/calls\/q9\.jsonl: cannot read the file \(it is a folder, not a file\)/);
+    expect((await replayed((dir) => writeFileSync(join(dir, 'calls/notes.txt'), 'x'))).message).toMatch(/^<rec>\/calls\/notes\.txt: not a calls file/);
+    expect((await replayed((dir) => writeFileSync(join(dir, 'blobs/notes.txt'), 'x'))).message).toMatch(/^<rec>\/blobs\/notes\.txt: not a blob file/);
+    const linked = (dir: string): void => {
+      const file = join(dir, 'calls/q2.jsonl');
+      const outside = join(temp(), 'q2.jsonl');
+      writeFileSync(outside, readFileSync(file));
+      rmSync(file);
+      symlinkSync(outside, file);
+    };
+    expect((await replayed(linked)).message).toMatch(/^<rec>\/calls\/q2\.jsonl: is a symbolic link; a recording holds regular files only/);
+  });
+
+  it("a damaged file of a question not replayed is not read; a miss reads and checks everything first (damage never reads as a missing recording)", async () => {
+    const damageQ2 = (dir: string): void => appendFileSync(join(dir, 'calls/q2.jsonl'), '{not json\n');
+    expect((await replayed(damageQ2, 'q1')).message).toBe('');
+    const dir = writeRecording(temp(), calls);
+    damageQ2(dir);
+    const recording = await Recording.open(dir, { check: 'use' });
+    try {
+      expect(() => recording.lookup(requestKey({ ...calls[0]!.request, seed: 7 }), site('q1', 7))).toThrow(/calls\/q2\.jsonl:\d+: not valid JSON/);
+    } finally {
+      recording.close();
+    }
+  });
+
+  it('gives the same calls, reads and order as a recording checked on open', async () => {
+    const dir = writeRecording(temp(), [...calls, chatCall('q3', 0, 'SELECT 3')]);
+    const [eager, lazy] = [await Recording.open(dir), await Recording.open(dir, { check: 'use' })];
+    try {
+      for (const r of [eager, lazy]) for (const c of [calls[2]!, calls[0]!]) expect(r.lookup(requestKey(c.request), site(c.question_id, c.seed))?.reply).toEqual(c.reply);
+      const place = ({ id, ...c }: CallRef): Omit<CallRef, 'id'> => c; // ids are internal (the order files were read in)
+      expect(lazy.readCalls().map(place)).toEqual(eager.readCalls().map(place));
+      expect(lazy.calls().map((c) => lazy.readCall(c))).toEqual(eager.calls().map((c) => eager.readCall(c)));
+      expect(lazy.runs()).toEqual(eager.runs());
+      expect(lazy.size).toBe(eager.size);
+    } finally {
+      eager.close();
+      lazy.close();
     }
   });
 });
