@@ -1,7 +1,7 @@
 import type { Agent, AgentEnd, AgentRunResult } from '../agent/types.js';
 import { recordingHint } from '../config/load.js';
 import type { GoldenQuestion, Split } from '../golden/types.js';
-import { matchResults, matchWithTies, resultDigest, spiderExecutableSql } from '../matching/index.js';
+import { matchResults, matchWithTies, resultDigest, spiderExecutableSql, type MatchOutcome } from '../matching/index.js';
 import { MissingRecording } from '../recording/missing-recording.js';
 import { Recording } from '../recording/recording.js';
 import { hasManifest } from '../recording/manifest.js';
@@ -306,11 +306,18 @@ async function runOne(
       // spider mode decides row order as the official evaluator does: 'order by' anywhere in the gold SQL.
       ...(question.goldenSql !== undefined ? { goldSql: question.goldenSql } : {}),
     };
-    let verdict = matchResults(gold.result, predicted, matchOptions);
-    if (!verdict.match && !verdict.undetermined) {
-      // exact and relaxed accept any answer a tie-break of the golden ORDER BY could give.
-      const ties = await golden.ties(question, engine);
-      if (ties !== undefined) verdict = matchWithTies(gold.result, ties, predicted, matchOptions);
+    // The same answer (one result object: the warehouse executes each distinct statement once)
+    // against the same golden result under the same options is compared once, whatever the seed or agent.
+    const memoKey = `${match}\u0000${question.id}\u0000${question.ordered}\u0000${question.set}\u0000${question.goldenSql ?? ''}`;
+    let verdict = rememberedVerdict(gold.result, predicted, memoKey);
+    if (verdict === undefined) {
+      verdict = matchResults(gold.result, predicted, matchOptions);
+      if (!verdict.match && !verdict.undetermined) {
+        // exact and relaxed accept any answer a tie-break of the golden ORDER BY could give.
+        const ties = await golden.ties(question, engine);
+        if (ties !== undefined) verdict = matchWithTies(gold.result, ties, predicted, matchOptions);
+      }
+      rememberVerdict(gold.result, predicted, memoKey, verdict);
     }
     matched = verdict.match;
     if (!verdict.match) detail = verdict.reason;
@@ -321,13 +328,37 @@ async function runOne(
     outcome: outcomeOf(question.kind, end, matched),
     ...(end.sql !== undefined ? { sql: end.sql } : {}),
     ...traced,
-    resultDigest: resultDigest(end.result, { ordered: question.ordered }),
+    resultDigest: digestOf(end.result, question.ordered === true),
     rowCount: end.result.rowCount,
     truncated: end.result.truncated,
     ...(withPreview ? { preview: preview(end.result) } : {}),
     ...(end.text !== undefined ? { text: end.text } : {}),
     ...(detail !== undefined ? { detail } : {}),
   };
+}
+
+/** Verdicts by answer, then by question and options, with the golden result they were computed against. */
+const verdicts = new WeakMap<QueryResult, Map<string, { readonly gold: QueryResult; readonly verdict: MatchOutcome }>>();
+
+function rememberedVerdict(gold: QueryResult, predicted: QueryResult, key: string): MatchOutcome | undefined {
+  const entry = verdicts.get(predicted)?.get(key);
+  return entry?.gold === gold ? entry.verdict : undefined;
+}
+
+function rememberVerdict(gold: QueryResult, predicted: QueryResult, key: string, verdict: MatchOutcome): void {
+  let byQuestion = verdicts.get(predicted);
+  if (byQuestion === undefined) verdicts.set(predicted, (byQuestion = new Map()));
+  byQuestion.set(key, { gold, verdict });
+}
+
+/** Result digests by result object, unordered and ordered: each distinct answer is digested once. */
+const digests = new WeakMap<QueryResult, [string | undefined, string | undefined]>();
+
+function digestOf(result: QueryResult, ordered: boolean): string {
+  let pair = digests.get(result);
+  if (pair === undefined) digests.set(result, (pair = [undefined, undefined]));
+  const index = ordered ? 1 : 0;
+  return (pair[index] ??= resultDigest(result, { ordered }));
 }
 
 /**

@@ -189,7 +189,12 @@ export class StatementMemo {
       return hit.promise;
     }
     this.#misses++;
-    const promise = engine.query(sql, resolved);
+    let promise: Promise<QueryResult>;
+    try {
+      promise = engine.query(sql, resolved);
+    } catch (error) {
+      promise = Promise.reject(error); // an engine that throws before its promise: the same to callers
+    }
     const entry: Entry = { promise, cells: 0 };
     this.#entries.set(key, entry);
     promise.then(
