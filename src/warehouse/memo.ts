@@ -176,17 +176,17 @@ export class StatementMemo {
     } catch (error) {
       return Promise.reject(error);
     }
-    if (!isRepeatableRead(sql)) {
-      this.#bypassed++;
-      return engine.query(sql, resolved);
-    }
     const key = `${space}${resolved.maxRows}\u0000${resolved.timeoutMs}\u0000${sql}`;
-    const hit = this.#entries.get(key);
+    const hit = this.#entries.get(key); // only repeatable statements have entries
     if (hit !== undefined) {
       this.#hits++;
       this.#entries.delete(key); // most recently used: to the end
       this.#entries.set(key, hit);
       return hit.promise;
+    }
+    if (!isRepeatableRead(sql)) {
+      this.#bypassed++;
+      return engine.query(sql, resolved);
     }
     this.#misses++;
     let promise: Promise<QueryResult>;
