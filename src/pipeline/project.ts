@@ -41,6 +41,8 @@ export interface OpenProjectOptions {
   readonly migration?: { readonly migration: Migration; readonly databases?: readonly string[] };
   /** Override `warehouse.isolation` (e.g. for benchmarks). */
   readonly isolation?: 'process' | 'inline';
+  /** Result cells the warehouse's statement memo keeps (default: the warehouse's; 0: every statement executes every time). */
+  readonly memoCells?: number;
   /** Keep validated golden files in `<project>/.replaygate/cache/` (default: on unless `REPLAYGATE_CACHE=0`). */
   readonly cache?: boolean;
 }
@@ -57,6 +59,7 @@ export async function openProject(configFile: string, options: OpenProjectOption
     maxRows: config.warehouse.maxRows,
     timeoutMs: config.warehouse.timeoutMs,
     isolation: options.isolation ?? config.warehouse.isolation,
+    ...(options.memoCells !== undefined ? { memoCells: options.memoCells } : {}),
   });
   warehouse.warm(); // host start-up overlaps loading the golden questions
   let golden: GoldenQuestion[];

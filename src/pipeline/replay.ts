@@ -1,7 +1,7 @@
 import type { Agent, AgentEnd, AgentRunResult } from '../agent/types.js';
 import { recordingHint } from '../config/load.js';
 import type { GoldenQuestion, Split } from '../golden/types.js';
-import { matchResults, matchWithTies, resultDigest, spiderExecutableSql } from '../matching/index.js';
+import { matchResults, matchWithTies, resultDigest, spiderExecutableSql, type MatchOutcome } from '../matching/index.js';
 import { MissingRecording } from '../recording/missing-recording.js';
 import { Recording } from '../recording/recording.js';
 import { hasManifest } from '../recording/manifest.js';
@@ -67,25 +67,30 @@ export interface ReplayOptions {
 
 /** A run record reduced to what the paired comparison and the repeats read (see `runFields`). */
 export function outcomeOnly(run: RunRecord): RunRecord {
-  const { agent, recording, questionId, split, kind, db, seed, outcome, keys, calls, promptTokens, completionTokens, detail } = run;
-  const missing = outcome === 'missing_recording';
-  return {
-    agent,
-    recording,
-    questionId,
-    split,
-    kind,
-    ...(db !== undefined ? { db } : {}),
-    seed,
-    outcome,
-    keys: missing ? keys : NO_KEYS,
-    calls,
-    promptTokens,
-    completionTokens,
-    ...(missing && detail !== undefined ? { detail } : {}),
-  };
+  const missing = run.outcome === 'missing_recording';
+  return outcomeRecord(run, run.outcome, run, missing ? run.keys : NO_KEYS, missing ? run.detail : undefined);
 }
 const NO_KEYS: readonly string[] = Object.freeze([]);
+
+/** Who ran which question and seed: the first fields of every run record, in their order. */
+type RunBase = Pick<RunRecord, 'agent' | 'recording' | 'questionId' | 'split' | 'kind' | 'db' | 'seed'>;
+/** A run's model calls and tokens. */
+type RunUsage = Pick<RunRecord, 'calls' | 'promptTokens' | 'completionTokens'>;
+
+/**
+ * The record {@link outcomeOnly} keeps, built field by field in its order (no spread: the gate
+ * builds one per run, 100,000 at 10,000 questions × 5 seeds × 2 sides).
+ */
+function outcomeRecord(base: RunBase, outcome: RunRecord['outcome'], usage: RunUsage, keys: readonly string[], detail: string | undefined): RunRecord {
+  const { agent, recording, questionId, split, kind, db, seed } = base;
+  const { calls, promptTokens, completionTokens } = usage;
+  const run: { -readonly [K in keyof RunRecord]: RunRecord[K] } =
+    db === undefined
+      ? { agent, recording, questionId, split, kind, seed, outcome, keys, calls, promptTokens, completionTokens }
+      : { agent, recording, questionId, split, kind, db, seed, outcome, keys, calls, promptTokens, completionTokens };
+  if (detail !== undefined) run.detail = detail;
+  return run;
+}
 
 /**
  * Opens an agent's recording, saying which agent and what to do when there is none.
@@ -174,15 +179,16 @@ export async function replayAgent(project: Project, agentName: string, options: 
   const recordingName = options.recordingName ?? recording?.name ?? agentName;
   const jobs = questions.flatMap((question) => seeds.map((seed) => ({ question, seed })));
   const out: RunRecord[] = new Array(jobs.length);
+  // What each run record keeps beyond its outcome: `outcome` runs are reduced by outcomeOnly, so
+  // nothing it drops (digest, preview, the trace's reads) is computed for them.
+  const fields: RunFields = options.runFields === 'outcome' ? 'outcome' : options.preview === false ? 'no-preview' : 'full';
   let next = 0;
   let done = 0;
   const worker = async (): Promise<void> => {
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
-      const withPreview = options.preview !== false && options.runFields !== 'outcome';
-      const full = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match, withPreview, options.withheld);
-      const run = options.runFields === 'outcome' ? outcomeOnly(full) : full;
+      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match, fields, options.withheld);
       out[index] = run;
       done += 1;
       options.onRun?.(run, done, jobs.length);
@@ -196,6 +202,9 @@ export async function replayAgent(project: Project, agentName: string, options: 
   return out;
 }
 
+/** What a run record keeps: everything, everything but the answer's first rows, or what {@link outcomeOnly} keeps. */
+type RunFields = 'full' | 'no-preview' | 'outcome';
+
 async function runOne(
   project: Project,
   agent: Agent,
@@ -205,27 +214,23 @@ async function runOne(
   seed: number,
   golden: GoldenResults,
   match: MatchMode,
-  withPreview: boolean,
+  fields: RunFields,
   withheld: readonly string[] | undefined,
 ): Promise<RunRecord> {
   const engine = project.engineFor(question);
   const { maxRows, timeoutMs } = project.config.warehouse;
-  const base = {
-    agent: agent.name,
-    recording: recordingName,
-    questionId: question.id,
-    split: question.split,
-    kind: question.kind,
-    ...(question.db !== undefined ? { db: question.db } : {}),
-    seed,
-  };
+  const lean = fields === 'outcome';
+  const [name, id, split, kind, db] = [agent.name, question.id, question.split, question.kind, question.db];
+  const base: RunBase =
+    db === undefined ? { agent: name, recording: recordingName, questionId: id, split, kind, seed } : { agent: name, recording: recordingName, questionId: id, split, kind, db, seed };
   let run: AgentRunResult;
   try {
     run = await agent.run({ question, seed, model, engine, maxRows, timeoutMs, ...(withheld !== undefined ? { withheld } : {}) });
   } catch (error) {
     if (error instanceof MissingRecording || (error as Error | undefined)?.name === 'MissingRecording') {
       const missing = error as MissingRecording;
-      return { ...base, outcome: 'missing_recording', keys: [missing.key], calls: missing.site.callIndex, promptTokens: 0, completionTokens: 0, detail: missing.message };
+      const record: RunRecord = { ...base, outcome: 'missing_recording', keys: [missing.key], calls: missing.site.callIndex, promptTokens: 0, completionTokens: 0, detail: missing.message };
+      return lean ? outcomeOnly(record) : record;
     }
     throw error;
   }
@@ -253,7 +258,8 @@ async function runOne(
       }
     }
   }
-  const traced = traceReads(run);
+  if (lean && end.status !== 'answered') return outcomeRecord(base, outcomeOf(question.kind, end, undefined), usage, NO_KEYS, undefined);
+  const traced = lean ? {} : traceReads(run);
   if (end.status !== 'answered') {
     // The last statement tried, so that checks and reviewers see the SQL of a failed run too.
     const lastSql = run.trace.findLast((s) => s.type === 'sql');
@@ -271,6 +277,7 @@ async function runOne(
   if (question.kind === 'answer') {
     const gold = await golden.get(question, engine);
     if (!gold.ok) {
+      if (lean) return outcomeRecord(base, 'error', usage, NO_KEYS, undefined);
       return { ...base, ...usage, outcome: 'error', sql: end.sql ?? '', detail: gold.error };
     }
     let predicted = end.result;
@@ -280,6 +287,7 @@ async function runOne(
         try {
           predicted = await engine.query(stripped, { maxRows, timeoutMs });
         } catch (error) {
+          if (lean) return outcomeRecord(base, 'wrong_number', usage, NO_KEYS, undefined);
           return { ...base, ...usage, outcome: 'wrong_number', sql: end.sql, detail: `as the Spider evaluator rewrites it (no DISTINCT), the query fails: ${(error as Error).message}` };
         }
       }
@@ -288,6 +296,7 @@ async function runOne(
       // Past max_rows only the first rows are known: different truncation means different row
       // counts; both truncated cannot be decided from the rows kept.
       const both = gold.result.truncated && predicted.truncated;
+      if (lean) return outcomeRecord(base, both ? 'error' : 'wrong_number', usage, NO_KEYS, undefined);
       return {
         ...base,
         ...usage,
@@ -307,28 +316,60 @@ async function runOne(
       // spider mode decides row order as the official evaluator does: 'order by' anywhere in the gold SQL.
       ...(question.goldenSql !== undefined ? { goldSql: question.goldenSql } : {}),
     };
-    let verdict = matchResults(gold.result, predicted, matchOptions);
-    if (!verdict.match && !verdict.undetermined) {
-      // exact and relaxed accept any answer a tie-break of the golden ORDER BY could give.
-      const ties = await golden.ties(question, engine);
-      if (ties !== undefined) verdict = matchWithTies(gold.result, ties, predicted, matchOptions);
+    // The same answer (one result object: the warehouse executes each distinct statement once)
+    // against the same golden result under the same options is compared once, whatever the seed or agent.
+    const memoKey = `${match}\u0000${question.id}\u0000${question.ordered}\u0000${question.set}\u0000${question.goldenSql ?? ''}`;
+    let verdict = rememberedVerdict(gold.result, predicted, memoKey);
+    if (verdict === undefined) {
+      verdict = matchResults(gold.result, predicted, matchOptions);
+      if (!verdict.match && !verdict.undetermined) {
+        // exact and relaxed accept any answer a tie-break of the golden ORDER BY could give.
+        const ties = await golden.ties(question, engine);
+        if (ties !== undefined) verdict = matchWithTies(gold.result, ties, predicted, matchOptions);
+      }
+      rememberVerdict(gold.result, predicted, memoKey, verdict);
     }
     matched = verdict.match;
     if (!verdict.match) detail = verdict.reason;
   }
+  if (lean) return outcomeRecord(base, outcomeOf(question.kind, end, matched), usage, NO_KEYS, undefined);
   return {
     ...base,
     ...usage,
     outcome: outcomeOf(question.kind, end, matched),
     ...(end.sql !== undefined ? { sql: end.sql } : {}),
     ...traced,
-    resultDigest: resultDigest(end.result, { ordered: question.ordered }),
+    resultDigest: digestOf(end.result, question.ordered === true),
     rowCount: end.result.rowCount,
     truncated: end.result.truncated,
-    ...(withPreview ? { preview: preview(end.result) } : {}),
+    ...(fields === 'full' ? { preview: preview(end.result) } : {}),
     ...(end.text !== undefined ? { text: end.text } : {}),
     ...(detail !== undefined ? { detail } : {}),
   };
+}
+
+/** Verdicts by answer, then by question and options, with the golden result they were computed against. */
+const verdicts = new WeakMap<QueryResult, Map<string, { readonly gold: QueryResult; readonly verdict: MatchOutcome }>>();
+
+function rememberedVerdict(gold: QueryResult, predicted: QueryResult, key: string): MatchOutcome | undefined {
+  const entry = verdicts.get(predicted)?.get(key);
+  return entry?.gold === gold ? entry.verdict : undefined;
+}
+
+function rememberVerdict(gold: QueryResult, predicted: QueryResult, key: string, verdict: MatchOutcome): void {
+  let byQuestion = verdicts.get(predicted);
+  if (byQuestion === undefined) verdicts.set(predicted, (byQuestion = new Map()));
+  byQuestion.set(key, { gold, verdict });
+}
+
+/** Result digests by result object, unordered and ordered: each distinct answer is digested once. */
+const digests = new WeakMap<QueryResult, [string | undefined, string | undefined]>();
+
+function digestOf(result: QueryResult, ordered: boolean): string {
+  let pair = digests.get(result);
+  if (pair === undefined) digests.set(result, (pair = [undefined, undefined]));
+  const index = ordered ? 1 : 0;
+  return (pair[index] ??= resultDigest(result, { ordered }));
 }
 
 /**

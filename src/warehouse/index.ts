@@ -8,6 +8,7 @@ export { openWarehouse, openSqliteEngine, openEngine, type Warehouse, type Wareh
 export { DEFAULT_DISTINCT_LIMIT, migratedCopy, type MigratedCopy, type DriverChoice, type DriverName, type SqliteOptions } from './sqlite/index.js';
 export type { DuckdbOptions } from './duckdb/index.js';
 export type { PostgresOptions } from './postgres/index.js';
+export { StatementMemo, isRepeatableRead, DEFAULT_MEMO_CELLS, MEMO_BYTES_PER_CELL, type MemoStats } from './memo.js';
 export { loadMigration, type Migration, type LoadedMigration } from './migrate.js';
 export { checkReadStatement, checkMigrationStatement } from './statement-policy.js';
 export { MAX_CELL_BYTES, MAX_RESULT_BYTES } from './cells.js';

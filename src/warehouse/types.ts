@@ -148,6 +148,14 @@ export class SqlRefusedError extends SqlError {
   override readonly name = 'SqlRefusedError';
 }
 
+/**
+ * The engine was lost while the statement ran — a SQLite host process died, the connection to
+ * the server dropped — so the failure says nothing about the statement itself: it is never
+ * remembered by the statement memo (`memo.ts`), and the next identical statement runs again.
+ * Its `name` stays `SqlError`, as reports have always shown it.
+ */
+export class SqlLostError extends SqlError {}
+
 /** The statement ran past its time limit and was stopped. */
 export class SqlTimeoutError extends SqlError {
   override readonly name = 'SqlTimeoutError';

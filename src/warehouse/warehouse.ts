@@ -7,9 +7,16 @@ import { PostgresBackend, type PostgresOptions } from './postgres/index.js';
 import { SqliteBackend, type SqliteOptions } from './sqlite/index.js';
 import { DEFAULT_MAX_ROWS, DEFAULT_QUERY_TIMEOUT_MS, type DatabaseConfig, type EngineKind, type QueryOptions, type SqlEngine } from './types.js';
 import { queryOptions } from './backend.js';
+import { DEFAULT_MEMO_CELLS, StatementMemo } from './memo.js';
 
-/** Options of a warehouse: query defaults, and each engine kind's own settings. */
-export interface WarehouseOptions extends QueryOptions, SqliteOptions, DuckdbOptions, PostgresOptions {}
+/** Options of a warehouse: query defaults, the statement memo's bound, and each engine kind's own settings. */
+export interface WarehouseOptions extends QueryOptions, SqliteOptions, DuckdbOptions, PostgresOptions {
+  /**
+   * Result cells the statement memo keeps (default {@link DEFAULT_MEMO_CELLS}); 0 turns the memo
+   * off, so every statement executes every time. See `memo.ts`.
+   */
+  readonly memoCells?: number;
+}
 
 /** A set of named databases, each on its engine; engines of one kind share their connections. */
 export interface Warehouse {
@@ -52,6 +59,8 @@ type Backends = { sqlite?: SqliteBackend; duckdb?: DuckdbBackend; postgres?: Pos
  * Nothing is opened until the first statement of a database (SQLite hosts start at `warm()`).
  * Query defaults (`maxRows`, `timeoutMs`) apply to every engine; a call's options override them.
  *
+ * Each distinct read statement executes once (the statement memo, `memo.ts`; `memoCells: 0` turns it off).
+ *
  * @throws {ConfigError} no usable SQLite driver (when a SQLite database is configured), or an option out of range.
  * @example const w = openWarehouse(new Map([['concert_singer', 'concert_singer.sqlite']]));
  *   (await w.engine('concert_singer').query('SELECT count(*) FROM singer')).rows // [[6]]
@@ -75,6 +84,10 @@ export function openWarehouse(databases: ReadonlyMap<string, DatabaseConfig | st
   // A SQLite driver is needed as soon as one database is SQLite: fail (and warm) early.
   if ([...configs.values()].some((c) => c.engine === 'sqlite')) backend('sqlite');
   const kinds = [...new Set([...configs.values()].map((c) => c.engine))];
+  // Each distinct read statement executes once per warehouse, on every engine (memo.ts).
+  const memoCells = options.memoCells ?? DEFAULT_MEMO_CELLS;
+  if (!Number.isInteger(memoCells) || memoCells < 0) throw new ConfigError(`memoCells must be a whole number ≥ 0, got ${memoCells}`);
+  const memo = new StatementMemo(memoCells);
   const engines = new Map<string, SqlEngine>();
   const migratedFiles = new Map<string, string>();
   const configOf = (database: string): DatabaseConfig => {
@@ -95,7 +108,7 @@ export function openWarehouse(databases: ReadonlyMap<string, DatabaseConfig | st
       let engine = engines.get(database);
       if (engine === undefined) {
         const config = configOf(database);
-        engine = backend(config.engine).engine(database, config);
+        engine = memo.wrap(backend(config.engine).engine(database, config), defaults);
         engines.set(database, engine);
       }
       return engine;
@@ -111,7 +124,7 @@ export function openWarehouse(databases: ReadonlyMap<string, DatabaseConfig | st
       }
       for (const [kind, targets] of byKind) {
         for (const [name, migrated] of await backend(kind).migrate(targets, loaded)) {
-          engines.set(name, migrated.engine);
+          engines.set(name, memo.wrap(migrated.engine, defaults));
           if (migrated.file !== undefined) migratedFiles.set(name, migrated.file);
         }
       }

@@ -15,7 +15,7 @@ import { ResultBuilder } from '../cells.js';
 import { checkedStatements, migrationStatementError, type LoadedMigration } from '../migrate.js';
 import { distinctValuesSql } from '../sql-text.js';
 import { checkReadStatement } from '../statement-policy.js';
-import { SqlError, SqlRefusedError, SqlTimeoutError, type Cell, type QueryOptions, type QueryResult, type SqlEngine, type TableInfo } from '../types.js';
+import { SqlError, SqlLostError, SqlRefusedError, SqlTimeoutError, type Cell, type QueryOptions, type QueryResult, type SqlEngine, type TableInfo } from '../types.js';
 import { connectionError, isConnectionError } from './connection-error.js';
 import { existingSequences, guardMigrationStatement } from './migration-guard.js';
 import { cellTypes } from './values.js';
@@ -92,7 +92,7 @@ function statementError(error: unknown, sql: string, timeoutMs: number, timedOut
   if (state === '25006') return new SqlRefusedError(`PostgreSQL refused it in a read-only transaction: ${(error as Error).message}`, sql);
   if (state !== undefined && !/^(08|28|3D|53|57P)/.test(state)) return new SqlError((error as Error).message, sql);
   // The server went away mid-statement (crash, restart, terminated session): the statement's failure, not a bug.
-  if (state !== undefined || isConnectionError(error)) return new SqlError(`the connection to PostgreSQL was lost while running this statement${state ? ` (SQLSTATE ${state})` : ''}`, sql);
+  if (state !== undefined || isConnectionError(error)) return new SqlLostError(`the connection to PostgreSQL was lost while running this statement${state ? ` (SQLSTATE ${state})` : ''}`, sql);
   return error instanceof Error ? error : new Error(String(error));
 }
 

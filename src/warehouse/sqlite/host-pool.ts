@@ -15,7 +15,7 @@ import { wrongEngineHint } from '../files.js';
 import { addSignalCleanup } from '../temp-folders.js';
 import type { DriverName } from './drivers.js';
 import type { ReadOptions } from './read.js';
-import { SqlError, SqlRefusedError, SqlTimeoutError, type QueryResult } from '../types.js';
+import { SqlError, SqlLostError, SqlRefusedError, SqlTimeoutError, type QueryResult } from '../types.js';
 import { fromWire, type WireResult } from './wire.js';
 
 /** One statement sent to a host (JSON: no row cap is `maxRows: null`). */
@@ -219,7 +219,7 @@ class SqliteHost {
   #onCrash(how: string): void {
     const head = this.#queue.shift();
     this.#restart();
-    head?.reject(new SqlError(`the SQLite host process ${how} while running this statement`, head.request.sql));
+    head?.reject(new SqlLostError(`the SQLite host process ${how} while running this statement`, head.request.sql));
   }
 
   #restart(): void {
