@@ -19,7 +19,7 @@ function terminal(): { ctx: CliContext; drawn: () => string } {
     }),
     { isTTY: true, columns: 120 },
   );
-  const ctx: CliContext = { cwd: process.cwd(), env: {}, isTTY: true, progressStream: stream, stdout: () => {}, stderr: () => {} };
+  const ctx: CliContext = { cwd: process.cwd(), env: {}, isTTY: true, progressStream: stream, stdout: () => {}, stderr: () => {}, protectedPaths: new Set(), exitCode: 0 };
   return { ctx, drawn: () => drawn };
 }
 
