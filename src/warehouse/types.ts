@@ -128,6 +128,12 @@ export interface SqlEngine {
    * a name as {@link qualifiedTableName} spells it.
    */
   distinctValues(table: string, column: string, limit?: number): Promise<readonly Cell[]>;
+  /**
+   * The SQL of each user view (lower-cased name, unqualified → `CREATE VIEW …` or its SELECT),
+   * so checks that read an answer's SQL can read through a view. Optional: an engine without it
+   * has its views read as tables.
+   */
+  viewDefinitions?(): Promise<ReadonlyMap<string, string>>;
   close(): Promise<void>;
 }
 

@@ -15,6 +15,7 @@ import { renderThresholdsFile, sha256Text, thresholdsFile, thresholdsLine, thres
 import { agreementPolicyText, labelPolicyText } from '../../confidence/policy.js';
 import type { ResultMatcher, RuleName } from '../../confidence/types.js';
 import { loadDefinitions } from '../../definitions/load.js';
+import { unmatchedAppliesTo } from '../../definitions/check.js';
 import type { Definition } from '../../definitions/types.js';
 import type { GoldenQuestion } from '../../golden/types.js';
 import { parseSemanticLayers, semanticLayerFor } from '../../semantic/load.js';
@@ -432,6 +433,16 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, m
   const match = agreementMatcher(opts.agreementPolicy);
   const definitions = await loadProjectDefinitions(project, opts, ctx, settings);
   const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
+  if (definitions !== undefined) {
+    const subjects = aligned.questions.map((q) => ({
+      questionId: q.questionId,
+      question: q.question,
+      ...(q.tags !== undefined ? { tags: q.tags } : {}),
+      db: q.db ?? onlyDb ?? 'main',
+      metrics: [...new Set(q.samples.flatMap((s) => s.metrics ?? []))],
+    }));
+    for (const w of unmatchedAppliesTo(definitions.list, subjects)) ctx.stderr(`warning: ${w}\n`);
+  }
   const assessAll = async (withDefinitions: boolean): Promise<AnswerAssessment[]> => {
     const out: AnswerAssessment[] = new Array(aligned.questions.length);
     let next = 0;

@@ -422,6 +422,10 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
       label,
       query: async (sql, options) => runRead(open, sql, queryOptions(options, defaults), known),
       listTables: tables,
+      async viewDefinitions() {
+        const views = await internal('SELECT view_name, sql FROM duckdb_views() WHERE NOT internal AND database_name = current_database()');
+        return new Map((views.rows as unknown[][]).flatMap(([name, sql]) => (typeof name === 'string' && typeof sql === 'string' ? [[name.toLowerCase(), sql] as const] : [])));
+      },
       async distinctValues(table, column, limit = 100_000) {
         const result = await internal(distinctValuesSql(await tables(), table, column), limit);
         return result.rows.map((row) => row[0] as Cell);
