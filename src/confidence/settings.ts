@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
+import { isInside, realPathOf } from '../config/paths.js';
 import type { ProjectConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
 import { rejectUnknownKeys } from '../util/known-keys.js';
@@ -57,12 +58,18 @@ export async function confidenceSettings(config: ProjectConfig): Promise<Confide
   return { ...(thresholds !== undefined ? { thresholds } : {}), definitions };
 }
 
-/** A path of the config resolved against its folder; it must stay inside the project (the product reads nothing outside it). */
+/**
+ * A path of the config resolved against its folder; it must stay inside the project (the product
+ * reads nothing outside it) once symbolic links are resolved: a link inside the project that
+ * leads out of it is refused like `../x`.
+ */
 function inside(root: string, path: string, key: string, where: string): string {
   const file = resolve(root, path);
-  const rel = relative(root, file);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw new ConfigError(`'${key}' must name a file or folder inside the project (${root}), got ${JSON.stringify(path)}`, where);
+  const realRoot = realPathOf(root);
+  const real = realPathOf(file);
+  if (real === realRoot || !isInside(realRoot, real)) {
+    const through = real !== file ? ` (it leads through a symbolic link to ${real})` : '';
+    throw new ConfigError(`'${key}' must name a file or folder inside the project (${root}), got ${JSON.stringify(path)}${through}`, where);
   }
   return file;
 }

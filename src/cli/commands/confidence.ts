@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isInside, realPathOf } from '../../config/paths.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { assessAnswer, type AnswerAssessment } from '../../confidence/assess.js';
 import { plantErrors, type PlantCandidate } from '../../confidence/plant.js';
@@ -747,7 +748,7 @@ async function runCalibrate(project: Project, opts: CalibrateOptions, ctx: CliCo
   const inProject = relative(project.config.root, resolve(ctx.cwd, opts.out));
   const configName = relative(ctx.cwd, project.config.file) || project.config.file;
   ctx.stdout(
-    inProject.startsWith('..') || isAbsolute(inProject)
+    inProject.startsWith('..') || isAbsolute(inProject) || !isInside(realPathOf(project.config.root), realPathOf(resolve(ctx.cwd, opts.out)))
       ? `wrote ${opts.out}; it is outside the project: copy it into the project and name it as confidence.thresholds in ${configName}\n`
       : `wrote ${opts.out}; use it with\n  confidence:\n    thresholds: ${inProject}\nin ${configName}\n`,
   );
