@@ -119,7 +119,7 @@ describe('DuckDB memory limit', () => {
     const original = readFileSync(duckFile);
     const warehouse = openWarehouse(new Map([['cs', { engine: 'duckdb' as const, file: duckFile, memoryLimitMb: 64, threads: 1 }]]), { timeoutMs: 120_000 });
     try {
-      const error = await warehouse.migrate({ text: 'CREATE TABLE big AS SELECT x, md5(CAST(x AS VARCHAR)) AS h FROM range(50000000) t(x) ORDER BY h;\n', label: 'hungry.sql' }).then(
+      const error = await warehouse.migrate({ text: 'CREATE TABLE big AS SELECT a.range AS x FROM range(50000000) a JOIN range(50000000) b ON a.range = b.range;\n', label: 'hungry.sql' }).then(
         () => undefined,
         (e: unknown) => e,
       );

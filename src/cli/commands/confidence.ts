@@ -434,7 +434,8 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, m
   const match = agreementMatcher(opts.agreementPolicy);
   const definitions = await loadProjectDefinitions(project, opts, ctx, settings);
   const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
-  if (definitions !== undefined) {
+  // (a shard holds part of the questions: a pattern may select questions of another shard)
+  if (definitions !== undefined && opts.shard === undefined) {
     const subjects = aligned.questions.map((q) => ({
       questionId: q.questionId,
       question: q.question,
