@@ -1,4 +1,4 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -8,7 +8,7 @@ import { renderPullRequest } from '../report/pull-request/render.js';
 import type { PullRequestView } from '../report/pull-request/types.js';
 import { ConfigError, isUserError, userErrorOf } from '../util/errors.js';
 import { loadConfig } from '../config/load.js';
-import { refusePathsOutside } from '../config/paths.js';
+import { isInside, realPathOf, refusePathsOutside } from '../config/paths.js';
 import type { ProjectConfig } from '../config/types.js';
 import type { Logger } from '../util/logger.js';
 import { ActionsLogger } from './actions-logger.js';
@@ -474,6 +474,8 @@ function insideWorkspace(workspace: string, input: string, value: string, from: 
         `Give a path inside the checked-out repository${input === 'config' ? ', relative to working-directory' : ', relative to the workspace'}.`,
     );
   }
+  // A symbolic link inside the workspace (or a linked parent folder of a file not written yet) must not lead out of it.
+  realInsideWorkspace(workspace, input, value, path);
   return path;
 }
 
@@ -493,17 +495,9 @@ function realInsideWorkspace(workspace: string, input: string, value: string, pa
   return real;
 }
 
-function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
-}
-
+/** `path` with symbolic links resolved for its longest existing part (a file not written yet still resolves through a linked folder). */
 function realPath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
+  return realPathOf(path);
 }
 
 /** The pipeline's result with paths of the base tree mapped back (`path at base <sha>`). */

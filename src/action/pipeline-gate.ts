@@ -186,7 +186,7 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     const h = head.config.agents.get(agent)?.recording;
     if (h !== undefined) recordingCalls.push({ agent, ...(await onBase(() => recordingCallsChange(b, h))) });
   }
-  const thresholds = await confidenceThresholdsNote(head.config);
+  const thresholds = await confidenceThresholdsNote(head.config, { k: head.config.seeds.length, labelPolicy: head.config.match });
   const label = (agent: string, text: string): string => (gated.length > 1 ? `${agent}: ${text}` : text);
   const notes = [
     ...(thresholds !== undefined ? [thresholds] : []),

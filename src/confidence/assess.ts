@@ -1,13 +1,14 @@
 import { matchResults } from '../matching/index.js';
 import type { Cell } from '../warehouse/types.js';
-import { checkDefinitions } from '../definitions/check.js';
+import { checkDefinitions, signRowsNeeded, SIGN_CHECK_MAX_ROWS, type DefinitionSubject } from '../definitions/check.js';
+import { SqlError } from '../warehouse/types.js';
 import type { Definition, DefinitionFinding } from '../definitions/types.js';
 import { agreement, type Agreement } from './agreement.js';
 import { checkAnswer } from './checks.js';
 import { relaxedClusterSizes, strictClusterSizes } from './clusters.js';
 import { entropyTerm } from './entropy.js';
 import { scoreRules, type AnswerRuleScores, type JudgeEvidence, type RuleOptions } from './rules.js';
-import type { AnswerChecks, QuestionSamples, ResultMatcher } from './types.js';
+import type { AnswerChecks, QuestionSamples, ResultMatcher, Sample } from './types.js';
 import type { WarehouseProfile } from './warehouse-profile.js';
 
 /**
@@ -88,20 +89,7 @@ export async function assessAnswer(question: QuestionSamples, context: AssessCon
   const definitions =
     context.definitions === undefined || context.definitions.list.length === 0
       ? []
-      : checkDefinitions(
-          context.definitions.list,
-          {
-            questionId: question.questionId,
-            question: question.question,
-            ...(question.tags !== undefined ? { tags: question.tags } : {}),
-            db: context.definitions.database ?? question.db ?? 'main',
-            queries: shown.queries ?? (shown.sql === undefined ? [] : [shown.sql]),
-            ...(shown.metrics !== undefined ? { metrics: shown.metrics } : {}),
-            ...(shown.result !== undefined ? { result: shown.result } : {}),
-          },
-          await context.profile.tables(),
-          context.definitions.dialect,
-        );
+      : await definitionFindings(question, shown, context.definitions, context.profile);
   const rules = scoreRules(
     {
       agreement: a,
@@ -133,4 +121,36 @@ export async function assessAnswer(question: QuestionSamples, context: AssessCon
     definitions,
     rules,
   };
+}
+
+/**
+ * The approved definitions' findings on the shown answer: its final SQL read through views, and,
+ * when a sign rule applies and the kept rows are a prefix, the answer's SQL run again for up to
+ * {@link SIGN_CHECK_MAX_ROWS} rows so the sign is checked on every row (a statement that fails
+ * now leaves the kept rows, and the finding says it cannot check the rest).
+ */
+async function definitionFindings(
+  question: QuestionSamples,
+  shown: Sample,
+  definitions: NonNullable<AssessContext['definitions']>,
+  profile: WarehouseProfile,
+): Promise<DefinitionFinding[]> {
+  let subject: DefinitionSubject = {
+    questionId: question.questionId,
+    question: question.question,
+    ...(question.tags !== undefined ? { tags: question.tags } : {}),
+    db: definitions.database ?? question.db ?? 'main',
+    ...(shown.sql !== undefined ? { sql: shown.sql } : {}),
+    ...(shown.metrics !== undefined ? { metrics: shown.metrics } : {}),
+    ...(shown.result !== undefined ? { result: shown.result } : {}),
+  };
+  if (shown.sql !== undefined && signRowsNeeded(definitions.list, subject)) {
+    try {
+      const full = await profile.engine.query(shown.sql, { maxRows: SIGN_CHECK_MAX_ROWS });
+      subject = { ...subject, result: { columns: full.columns, rows: full.rows, rowCount: full.rowCount, truncated: full.truncated } };
+    } catch (error) {
+      if (!(error instanceof SqlError)) throw error;
+    }
+  }
+  return checkDefinitions(definitions.list, subject, await profile.tables(), definitions.dialect, await profile.views());
 }

@@ -164,12 +164,16 @@ interface LabelEntry {
  * @param text - the file's contents.
  * @param file - the file name, for messages.
  * @param known - the question ids of the report; an id not among them is an error.
- * @throws DataError naming the file and line for unreadable content, a value that is not a
+ * @throws DataError naming the file when it is empty (or only a byte-order mark and blanks), and the file and line for unreadable content, a value that is not a
  *   boolean, an id given twice with different labels (both lines named), or unknown question
  *   ids (up to five listed).
  * @example parseLabels('{"dev-0": true, "dev-1": false}', 'labels.json', new Set(['dev-0', 'dev-1'])) // Map { 'dev-0' => true, 'dev-1' => false }
  */
-export function parseLabels(text: string, file: string, known: ReadonlySet<string>): Map<string, boolean> {
+export function parseLabels(raw: string, file: string, known: ReadonlySet<string>): Map<string, boolean> {
+  const text = raw.replace(/^\uFEFF/, ''); // a byte-order mark (spreadsheet exports) is not content
+  if (text.trim() === '') {
+    throw new DataError('the labels file is empty: expected JSON {"<question id>": true | false}, JSONL, or CSV with a header id,correct and one line per answer', file);
+  }
   const labels = new Map<string, { value: boolean; where: string }>();
   const put = ({ id, value, where }: LabelEntry): void => {
     if (typeof id !== 'string' && typeof id !== 'number') throw new DataError('expected a question id (string)', where);

@@ -1,8 +1,10 @@
-import { isAbsolute, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
+import { isInside, realPathOf } from '../config/paths.js';
 import type { ProjectConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
 import { rejectUnknownKeys } from '../util/known-keys.js';
 import { loadYamlFile } from '../util/yaml.js';
+import type { MatchPolicy } from './policy.js';
 import { readThresholdsFile, thresholdsLine, type ThresholdsFile } from './thresholds-file.js';
 
 /** The `confidence:` section of replaygate.yml, validated. */
@@ -56,26 +58,60 @@ export async function confidenceSettings(config: ProjectConfig): Promise<Confide
   return { ...(thresholds !== undefined ? { thresholds } : {}), definitions };
 }
 
-/** A path of the config resolved against its folder; it must stay inside the project (the product reads nothing outside it). */
+/**
+ * A path of the config resolved against its folder; it must stay inside the project (the product
+ * reads nothing outside it) once symbolic links are resolved: a link inside the project that
+ * leads out of it is refused like `../x`.
+ */
 function inside(root: string, path: string, key: string, where: string): string {
   const file = resolve(root, path);
-  const rel = relative(root, file);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw new ConfigError(`'${key}' must name a file or folder inside the project (${root}), got ${JSON.stringify(path)}`, where);
+  const realRoot = realPathOf(root);
+  const real = realPathOf(file);
+  if (real === realRoot || !isInside(realRoot, real)) {
+    const through = real !== file ? ` (it leads through a symbolic link to ${real})` : '';
+    throw new ConfigError(`'${key}' must name a file or folder inside the project (${root}), got ${JSON.stringify(path)}${through}`, where);
   }
   return file;
+}
+
+/** What a gate run is, for comparing a thresholds file with it: seeds per question and the matching policy of its labels. */
+export interface GateRunShape {
+  /** Seeds per question (the K of `confidence`). */
+  readonly k: number;
+  /** The gate's matching mode (`match:` of replaygate.yml): what "correct" means, the label policy. */
+  readonly labelPolicy: MatchPolicy;
 }
 
 /**
  * The one line the gate and the Action print about the confidence thresholds a project uses
  * (`confidence: thresholds:`), after validating the `confidence:` section and the file; undefined
- * when none is configured.
+ * when none is configured. Given the gate's run, a file fitted for another K (seeds per question)
+ * or on labels of another matching policy is flagged in that line, naming the file and both
+ * values: its thresholds and held-out figures describe other scores or another "correct".
  *
  * @throws ConfigError / DataError naming file and line for a bad section or thresholds file.
- * @example await confidenceThresholdsNote(project.config)
- * // 'Confidence thresholds: confidence-thresholds.yml: agreement-first, pass ≥ 0.80, flag ≥ 0.60 (fitted 2026-12-01… on 656 answers …)'
+ * @example await confidenceThresholdsNote(project.config, { k: 10, labelPolicy: 'relaxed' })
+ * // 'Confidence thresholds: confidence-thresholds.yml does not fit this gate: k: fitted for K = 5 samples per question, this gate runs K = 10 seeds … — …'
  */
-export async function confidenceThresholdsNote(config: ProjectConfig): Promise<string | undefined> {
+export async function confidenceThresholdsNote(config: ProjectConfig, run?: GateRunShape): Promise<string | undefined> {
   const t = (await confidenceSettings(config)).thresholds;
-  return t === undefined ? undefined : `Confidence thresholds: ${thresholdsLine(t.value, t.name)}`;
+  if (t === undefined) return undefined;
+  const misfit = run === undefined ? [] : thresholdsGateMismatch(t.value, run);
+  if (misfit.length === 0) return `Confidence thresholds: ${thresholdsLine(t.value, t.name)}`;
+  return `Confidence thresholds: ${t.name} does not fit this gate: ${misfit.join('; ')}; calibrate again on these runs (\`replaygate confidence calibrate\`). The file: ${thresholdsLine(t.value, t.name)}`;
+}
+
+/**
+ * How a thresholds file differs from a gate's run: another K (agreement takes K + 1 values, so the
+ * scores the thresholds cut are other scores) or another label policy (the target pass accuracy
+ * was set under another meaning of "correct"). Each entry names the field and both values.
+ *
+ * @example thresholdsGateMismatch(file, { k: 10, labelPolicy: 'exact' })
+ * // ['k: fitted for K = 5 samples per question, this gate runs K = 10 seeds per question', 'label_policy: fitted on relaxed labels, this gate matches exact']
+ */
+export function thresholdsGateMismatch(file: ThresholdsFile, run: GateRunShape): string[] {
+  const out: string[] = [];
+  if (file.k !== run.k) out.push(`k: fitted for K = ${file.k} samples per question, this gate runs K = ${run.k} seed${run.k === 1 ? '' : 's'} per question`);
+  if (file.labelPolicy !== 'file' && file.labelPolicy !== run.labelPolicy) out.push(`label_policy: fitted on ${file.labelPolicy} labels, this gate matches ${run.labelPolicy} (match: in the config)`);
+  return out;
 }

@@ -40,6 +40,7 @@ export interface StandIn {
  */
 export class WarehouseProfile {
   private tablesPromise: Promise<readonly TableInfo[]> | undefined;
+  private viewsPromise: Promise<ReadonlyMap<string, string>> | undefined;
   private readonly keys = new Map<string, Promise<Set<string>>>();
   private readonly standIns = new Map<string, Promise<StandIn | undefined>>();
 
@@ -57,6 +58,12 @@ export class WarehouseProfile {
   tables(): Promise<readonly TableInfo[]> {
     this.tablesPromise ??= this.engine.listTables();
     return this.tablesPromise;
+  }
+
+  /** Each view's SQL by lower-cased name (`SqlEngine.viewDefinitions()`; empty when the engine does not give it), read once. */
+  views(): Promise<ReadonlyMap<string, string>> {
+    this.viewsPromise ??= this.engine.viewDefinitions?.() ?? Promise.resolve(new Map<string, string>());
+    return this.viewsPromise;
   }
 
   /**

@@ -41,6 +41,10 @@ export const LIMITS = {
   maxCalls: whole('max_calls', 1, 1000, 'model calls'),
   /** `warehouse.max_connections` (PostgreSQL): connections held at once. */
   maxConnections: whole('max_connections', 1, 100, 'connections'),
+  /** `memory_limit_mb` of a DuckDB database: DuckDB's `memory_limit`, MiB. */
+  duckdbMemoryLimitMb: whole('memory_limit_mb', 64, 1_048_576, 'MiB'),
+  /** `threads` of a DuckDB database: DuckDB's worker threads. */
+  duckdbThreads: whole('threads', 1, 256, 'threads'),
   /** `--concurrency`: runs or requests in flight at once. */
   concurrency: whole('--concurrency', 1, 64),
   /** `record --max-retries`. */

@@ -6,15 +6,15 @@ import { parseJudgeConfig } from '../judge/config.js';
 import { ConfigError } from '../util/errors.js';
 import { rejectUnknownKeys } from '../util/known-keys.js';
 import { loadYamlFile, type LoadedYaml } from '../util/yaml.js';
-import { DEFAULT_MAX_ROWS, DEFAULT_QUERY_TIMEOUT_MS, ENGINE_KINDS, type DatabaseConfig, type EngineKind } from '../warehouse/types.js';
+import { DEFAULT_MAX_ROWS, DEFAULT_QUERY_TIMEOUT_MS, DUCKDB_DEFAULT_MEMORY_LIMIT_MB, ENGINE_KINDS, type DatabaseConfig, type EngineKind } from '../warehouse/types.js';
 import { COMMAND_AGENT_KEYS, parseCommandAgent } from './command-agent.js';
 import { LIMITS, limitProblem, type NumberLimit } from './limits.js';
 import type { AgentConfig, MatchMode, ProjectConfig } from './types.js';
 
 const TOP_KEYS = ['warehouse', 'golden', 'semantic', 'match', 'seeds', 'agents', 'gate', 'confidence', 'judge', 'report'];
-const WAREHOUSE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'databases', 'max_rows', 'timeout_ms', 'isolation'];
+const WAREHOUSE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'memory_limit_mb', 'threads', 'databases', 'max_rows', 'timeout_ms', 'isolation'];
 /** Keys of one entry of `warehouse.databases` written as a mapping. */
-const DATABASE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections'];
+const DATABASE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'memory_limit_mb', 'threads'];
 /** Keys every agent takes; each kind adds its own (see {@link KIND_KEYS}). */
 const AGENT_KEYS = ['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'golden'];
 const KIND_KEYS: Readonly<Record<AgentConfig['kind'], readonly string[]>> = {
@@ -100,6 +100,9 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
       return v;
     };
     if (engine === 'postgres') {
+      for (const k of ['memory_limit_mb', 'threads']) {
+        if (value[k] !== undefined) throw new ConfigError(`'${key}.${k}' applies to DuckDB databases only ('${name}' is postgres)`, at(...where, k));
+      }
       if (value['path'] !== undefined) throw new ConfigError(`'${key}' is PostgreSQL: it takes url_env (the environment variable holding the URL), not path`, at(...where, 'path'));
       const urlEnv = text('url_env');
       if (urlEnv === undefined) throw new ConfigError(`'${key}' is PostgreSQL and needs url_env: the name of the environment variable that holds its postgres:// URL (never the URL itself)`, at(...where));
@@ -117,15 +120,26 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
       if (value[k] !== undefined) throw new ConfigError(`'${key}.${k}' applies to PostgreSQL databases only ('${name}' is ${engine})`, at(...where, k));
     }
     if (value['path'] === undefined) throw new ConfigError(`'${key}' needs path: its ${engine === 'duckdb' ? 'DuckDB' : 'SQLite'} file`, at(...where));
+    if (engine === 'duckdb') {
+      const memoryLimitMb = value['memory_limit_mb'] === undefined ? undefined : number(value['memory_limit_mb'], LIMITS.duckdbMemoryLimitMb, `${key}.memory_limit_mb`, DUCKDB_DEFAULT_MEMORY_LIMIT_MB, ...where, 'memory_limit_mb');
+      const threads = value['threads'] === undefined ? undefined : number(value['threads'], LIMITS.duckdbThreads, `${key}.threads`, 1, ...where, 'threads');
+      return { engine, file: filePath(value['path'], `${key}.path`, ...where, 'path'), ...(memoryLimitMb !== undefined ? { memoryLimitMb } : {}), ...(threads !== undefined ? { threads } : {}) };
+    }
+    for (const k of ['memory_limit_mb', 'threads']) {
+      if (value[k] !== undefined) throw new ConfigError(`'${key}.${k}' applies to DuckDB databases only ('${name}' is ${engine})`, at(...where, k));
+    }
     return { engine, file: filePath(value['path'], `${key}.path`, ...where, 'path') };
   };
   // One database named main: `path:` (a file) or `url_env:` (PostgreSQL), on warehouse.engine.
   if (wh['path'] !== undefined || wh['url_env'] !== undefined) {
-    const single = { path: wh['path'], url_env: wh['url_env'], migration_url_env: wh['migration_url_env'], max_connections: wh['max_connections'] };
+    const single = { path: wh['path'], url_env: wh['url_env'], migration_url_env: wh['migration_url_env'], max_connections: wh['max_connections'], memory_limit_mb: wh['memory_limit_mb'], threads: wh['threads'] };
     databases.set('main', database('main', single, 'warehouse', ['warehouse'], defaultEngine));
   } else {
     for (const k of ['migration_url_env', 'max_connections']) {
       if (wh[k] !== undefined) throw new ConfigError(`'warehouse.${k}' goes with warehouse.url_env, or under each database in warehouse.databases`, at('warehouse', k));
+    }
+    for (const k of ['memory_limit_mb', 'threads']) {
+      if (wh[k] !== undefined) throw new ConfigError(`'warehouse.${k}' goes with warehouse.path (one DuckDB database), or under each DuckDB database in warehouse.databases`, at('warehouse', k));
     }
   }
   const dbs = wh['databases'];

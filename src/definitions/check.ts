@@ -3,18 +3,24 @@ import type { TableInfo } from '../warehouse/types.js';
 import { statementReads, type StatementReads } from './trace-reads.js';
 import type { Definition, DefinitionFinding } from './types.js';
 
-/** What a definition is checked against: one answer's question and its whole trace. */
+/** What a definition is checked against: one answer's question, its final SQL, and its result. */
 export interface DefinitionSubject {
   readonly questionId: string;
   readonly question: string;
   readonly tags?: readonly string[];
   /** The question's database (`main` for a one-database warehouse). */
   readonly db: string;
-  /** Every SQL statement of the trace, in order. */
-  readonly queries: readonly string[];
-  /** Metrics the trace queried through the semantic layer. */
+  /**
+   * The answer's SQL: the statement whose result is the answer (a tools agent's last successful
+   * query). Exploratory queries of the trace are neither credit nor blame: the answer is judged.
+   */
+  readonly sql?: string;
+  /** Metrics the trace queried through the semantic layer (`query_metric`). */
   readonly metrics?: readonly string[];
-  /** The final result, when the answer has one. */
+  /**
+   * The answer's result. When it holds fewer rows than `rowCount` (a report keeps 100), a sign
+   * rule that finds no wrong sign in them says it cannot check the rest ({@link signRowsNeeded}).
+   */
   readonly result?: QueryResultSummary;
 }
 
@@ -35,74 +41,161 @@ export function appliesTo(definition: Definition, subject: DefinitionSubject): b
 }
 
 /**
- * Checks approved definitions against one answer's trace, every query of it, read in the
- * warehouse's dialect: for each definition that applies, whether the trace reads what it must
- * and nothing it must not, filters on a required column, queries the required metric, and
- * returns values of the required sign. Definitions that do not apply give no finding.
+ * The `applies_to` patterns that select none of the run's questions: a tag no question has, a
+ * word or phrase no question contains, an id that is not a question of this run, a metric no
+ * trace queried (on the rule's database). Such a rule checks nothing; usually a typo, or a
+ * rule for questions this run left out. Each entry names the rule's place (`file:line`), the
+ * rule, the kind of pattern and the pattern.
+ *
+ * @param subjects - every question of the run (metrics: those any sample's trace queried).
+ * @example unmatchedAppliesTo([def], subjects)
+ * // ["definitions/sales.yml:8: rule 'tracks-sold-is-quantity': applies_to.words 'trakcs sold' matches none of the 12 questions of this run (database main)"]
+ */
+export function unmatchedAppliesTo(definitions: readonly Definition[], subjects: readonly DefinitionSubject[]): string[] {
+  const out: string[] = [];
+  const kinds = ['tags', 'metrics', 'words', 'questions'] as const;
+  for (const d of definitions) {
+    const own = subjects.filter((s) => s.db === d.database);
+    for (const kind of kinds) {
+      for (const pattern of d.appliesTo[kind]) {
+        const only: Definition = { ...d, appliesTo: { tags: [], metrics: [], words: [], questions: [], [kind]: [pattern] } };
+        if (!own.some((s) => appliesTo(only, s))) {
+          out.push(`${d.where}: rule '${d.id}': applies_to.${kind} ${JSON.stringify(pattern)} matches none of the ${own.length} question${own.length === 1 ? '' : 's'} of this run (database ${d.database})`);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Checks approved definitions against one answer, read in the warehouse's dialect: for each
+ * definition that applies, whether the answer's SQL reads what it must and nothing it must not
+ * (`*`, `t.*`, whole-row references, subqueries, CTEs and views included), filters on a required
+ * column (WHERE, ON, USING, HAVING, FILTER, or a CASE WHEN / IIF condition), whether the trace
+ * queried the required metric, and whether every returned value of a column has the required
+ * sign. Definitions that do not apply give no finding. What cannot be decided is `unmeasured`
+ * with the reason ("cannot check …"), never `kept`: SQL no grammar reads, a view whose definition
+ * is unknown, an ambiguous reference that may be a forbidden column, rows not kept.
  *
  * Source: the confidence-score paper §10 ("definitions as checks") and Appendix D.
  *
  * @param definitions - the approved definitions.
- * @param subject - the answer's question and trace.
- * @param schema - the tables of the question's database.
+ * @param subject - the answer's question, SQL and result.
+ * @param schema - the tables (and views) of the question's database.
  * @param dialect - the engine's SQL dialect (`SqlEngine.dialect`), for the parser.
+ * @param views - lower-cased view name → its SQL, to read through views (default none).
  * @example checkDefinitions([def], subject, schema, 'sqlite')
- * // [{ id: 'tracks-sold-counts-quantities', effect: 'veto', status: 'broken', detail: 'no query reads InvoiceLine.Quantity' }]
+ * // [{ id: 'tracks-sold-counts-quantities', effect: 'veto', status: 'broken', detail: 'the answer\'s SQL does not read InvoiceLine.Quantity' }]
  */
-export function checkDefinitions(definitions: readonly Definition[], subject: DefinitionSubject, schema: readonly TableInfo[], dialect: string): DefinitionFinding[] {
+export function checkDefinitions(
+  definitions: readonly Definition[],
+  subject: DefinitionSubject,
+  schema: readonly TableInfo[],
+  dialect: string,
+  views: ReadonlyMap<string, string> = new Map(),
+): DefinitionFinding[] {
   const applicable = definitions.filter((d) => appliesTo(d, subject));
   if (applicable.length === 0) return [];
-  const reads = subject.queries.map((q) => statementReads(q, schema, dialect));
-  const parsed = reads.filter((r): r is StatementReads => !('reason' in r));
-  const failure = reads.find((r): r is { reason: string } => 'reason' in r);
-  const union = {
-    tables: new Set(parsed.flatMap((r) => [...r.tables])),
-    columns: new Set(parsed.flatMap((r) => [...r.columns])),
-    filters: new Set(parsed.flatMap((r) => [...r.filterColumns])),
-  };
-  const skipped = reads.length - parsed.length;
-  const note = skipped > 0 ? ` (${skipped} of ${reads.length} queries could not be read: ${failure?.reason ?? ''})` : '';
+  const sql = subject.sql !== undefined && subject.sql.trim() !== '' ? subject.sql : undefined;
+  const reads: StatementReads | { reason: string } | undefined = sql === undefined ? undefined : statementReads(sql, schema, dialect, views);
   return applicable.map((d): DefinitionFinding => {
     const finding = (status: DefinitionFinding['status'], detail: string): DefinitionFinding => ({ id: d.id, effect: d.effect, status, detail });
     const broken: string[] = [];
+    const cannot: string[] = [];
     const needsSql = d.mustRead.tables.length + d.mustRead.columns.length + d.mustNotRead.tables.length + d.mustNotRead.columns.length + d.requiredFilter.length > 0;
-    if (needsSql && parsed.length === 0) {
-      return finding('unmeasured', subject.queries.length === 0 ? 'the answer has no SQL' : `no query of the trace could be read${note}`);
-    }
-    const key = (c: { table: string; column: string }): string => `${c.table}.${c.column}`.toLowerCase();
-    const name = (c: { table: string; column: string }): string => `${c.table}.${c.column}`;
-    for (const t of d.mustRead.tables) if (!union.tables.has(t.toLowerCase())) broken.push(`no query reads table ${t}`);
-    for (const c of d.mustRead.columns) if (!union.columns.has(key(c))) broken.push(`no query reads ${name(c)}`);
-    for (const t of d.mustNotRead.tables) if (union.tables.has(t.toLowerCase())) broken.push(`the trace reads table ${t}, which this definition rules out`);
-    for (const c of d.mustNotRead.columns) if (union.columns.has(key(c))) broken.push(`the trace reads ${name(c)}, which this definition rules out`);
-    if (d.requiredFilter.length > 0 && !d.requiredFilter.some((c) => union.filters.has(key(c)))) {
-      broken.push(`no filter uses ${d.requiredFilter.map(name).join(' or ')}`);
+    if (needsSql) {
+      if (reads === undefined) return finding('unmeasured', 'cannot check: the answer has no SQL');
+      if ('reason' in reads) return finding('unmeasured', `cannot check: the answer's SQL could not be read (${reads.reason})`);
+      const key = (c: { table: string; column: string }): string => `${c.table}.${c.column}`.toLowerCase();
+      const name = (c: { table: string; column: string }): string => `${c.table}.${c.column}`;
+      const opaque = reads.opaque.length > 0 ? `it reads ${reads.opaque.join(', ')}` : undefined;
+      const missing = (what: string): void => {
+        if (opaque !== undefined) cannot.push(`the answer's SQL may not read ${what}: ${opaque}`);
+        else broken.push(`the answer's SQL does not read ${what}`);
+      };
+      for (const t of d.mustRead.tables) if (!reads.tables.has(t.toLowerCase())) missing(`table ${t}`);
+      for (const c of d.mustRead.columns) if (!reads.columns.has(key(c))) missing(name(c));
+      for (const t of d.mustNotRead.tables) {
+        if (reads.tables.has(t.toLowerCase())) broken.push(`the answer's SQL reads table ${t}, which this definition rules out`);
+        else if (opaque !== undefined) cannot.push(`the answer's SQL may read table ${t}: ${opaque}`);
+      }
+      for (const c of d.mustNotRead.columns) {
+        const k = key(c);
+        const maybe = reads.ambiguous.find((a) => a.candidates.includes(k));
+        if (reads.columns.has(k)) broken.push(`the answer's SQL reads ${name(c)}, which this definition rules out`);
+        else if (maybe !== undefined) cannot.push(`'${maybe.written}' may be ${name(c)} (or ${maybe.candidates.filter((x) => x !== k).join(', ')})`);
+        else if (opaque !== undefined && reads.tables.size > 0) cannot.push(`the answer's SQL may read ${name(c)}: ${opaque}`);
+      }
+      if (d.requiredFilter.length > 0 && !d.requiredFilter.some((c) => reads.filterColumns.has(key(c)))) {
+        const what = d.requiredFilter.map(name).join(' or ');
+        if (opaque !== undefined) cannot.push(`no filter of the answer's SQL visibly uses ${what}: ${opaque}`);
+        else broken.push(`no filter of the answer's SQL uses ${what}`);
+      }
     }
     if (d.requiredMetric !== undefined && subject.metrics?.includes(d.requiredMetric) !== true) {
       broken.push(`the trace does not query the metric ${d.requiredMetric}${subject.metrics?.length ? ` (it queried ${subject.metrics.join(', ')})` : ''}`);
     }
     if (d.sign !== undefined) {
       const s = signFinding(d.sign, subject.result);
-      if (s.status === 'unmeasured' && broken.length === 0) return finding('unmeasured', s.detail);
+      if (s.status === 'unmeasured') cannot.push(s.detail);
       if (s.status === 'broken') broken.push(s.detail);
     }
-    return broken.length > 0 ? finding('broken', broken.join('; ') + note) : finding('kept', `kept${note}`);
+    if (broken.length > 0) return finding('broken', broken.join('; '));
+    if (cannot.length > 0) return finding('unmeasured', `cannot check: ${cannot.join('; ')}`);
+    return finding('kept', 'kept');
   });
+}
+
+/** Rows the answer's SQL is run again for when a sign rule needs more than the kept ones (beyond it: "cannot check"). */
+export const SIGN_CHECK_MAX_ROWS = 100_000;
+
+/**
+ * Whether checking a definition's sign rule needs more rows than the answer's result holds
+ * (a report keeps the first 100): the caller then runs the answer's SQL again for all of them.
+ *
+ * @example signRowsNeeded([def], subject) // true when def has a sign rule, applies, and rows.length < rowCount
+ */
+export function signRowsNeeded(definitions: readonly Definition[], subject: DefinitionSubject): boolean {
+  const r = subject.result;
+  if (r === undefined || (r.rows.length >= r.rowCount && !r.truncated)) return false;
+  return definitions.some((d) => d.sign !== undefined && appliesTo(d, subject));
 }
 
 function signFinding(sign: NonNullable<Definition['sign']>, result: QueryResultSummary | undefined): { status: 'kept' | 'broken' | 'unmeasured'; detail: string } {
   if (result === undefined) return { status: 'unmeasured', detail: 'the answer has no result to check the sign of' };
-  const index =
-    typeof sign.resultColumn === 'number' ? sign.resultColumn - 1 : result.columns.findIndex((c) => c.toLowerCase() === String(sign.resultColumn).toLowerCase());
-  if (index < 0 || index >= result.columns.length) return { status: 'unmeasured', detail: `the result has no column ${JSON.stringify(sign.resultColumn)}` };
+  // By name: every returned column of that name (a result may repeat one: `SELECT 5 AS r, -5 AS r`).
+  const indexes =
+    typeof sign.resultColumn === 'number'
+      ? sign.resultColumn <= result.columns.length ? [sign.resultColumn - 1] : []
+      : result.columns.flatMap((c, i) => (c.toLowerCase() === String(sign.resultColumn).toLowerCase() ? [i] : []));
+  if (indexes.length === 0) return { status: 'unmeasured', detail: `the result has no column ${JSON.stringify(sign.resultColumn)}` };
   const ok = (x: number): boolean =>
     sign.rule === 'non-negative' ? x >= 0 : sign.rule === 'non-positive' ? x <= 0 : sign.rule === 'positive' ? x > 0 : x < 0;
+  const shown = (i: number): string => result.columns[i] ?? String(i + 1);
+  let notNumber: { cell: unknown; index: number } | undefined;
   for (const row of result.rows) {
-    const cell = row[index];
-    if (cell === null || cell === undefined) continue;
-    const x = typeof cell === 'number' ? cell : typeof cell === 'bigint' ? Number(cell) : typeof cell === 'string' && cell.trim() !== '' ? Number(cell) : Number.NaN;
-    if (Number.isNaN(x)) return { status: 'unmeasured', detail: `column ${result.columns[index] ?? index + 1} holds a value that is not a number (${JSON.stringify(cell)})` };
-    if (!ok(x)) return { status: 'broken', detail: `column ${result.columns[index] ?? index + 1} returns ${x}, which is not ${sign.rule}` };
+    for (const index of indexes) {
+      const cell = row[index];
+      if (cell === null || cell === undefined) continue;
+      const x = typeof cell === 'number' ? cell : typeof cell === 'bigint' ? Number(cell) : typeof cell === 'string' && cell.trim() !== '' ? Number(cell) : Number.NaN;
+      if (Number.isNaN(x)) {
+        notNumber ??= { cell, index };
+        continue;
+      }
+      // A wrong sign anywhere breaks the rule, whatever else the column holds.
+      if (!ok(x)) return { status: 'broken', detail: `column ${shown(index)} returns ${String(cell)}, which is not ${sign.rule}` };
+    }
+  }
+  if (notNumber !== undefined) {
+    const c = notNumber.cell;
+    return { status: 'unmeasured', detail: `column ${shown(notNumber.index)} holds a value that is not a number (${JSON.stringify(typeof c === 'bigint' ? String(c) : c)})` };
+  }
+  if (result.rows.length < result.rowCount || result.truncated) {
+    return {
+      status: 'unmeasured',
+      detail: `the sign of column ${shown(indexes[0] ?? 0)} is kept in the ${result.rows.length} rows kept, but the result has ${result.truncated ? 'more than ' : ''}${result.rowCount} rows`,
+    };
   }
   return { status: 'kept', detail: 'sign kept' };
 }

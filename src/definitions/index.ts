@@ -6,5 +6,5 @@
  */
 export * from './types.js';
 export { loadDefinitions, type DefinitionsContext } from './load.js';
-export { checkDefinitions, appliesTo, type DefinitionSubject } from './check.js';
+export { checkDefinitions, appliesTo, signRowsNeeded, SIGN_CHECK_MAX_ROWS, unmatchedAppliesTo, type DefinitionSubject } from './check.js';
 export { statementReads, type StatementReads } from './trace-reads.js';

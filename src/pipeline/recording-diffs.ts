@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, sep } from 'node:path';
+import { isInside, realPathOf } from '../config/paths.js';
 import type { ProjectConfig } from '../config/types.js';
 import { callIdentities, diffRecordingCalls, type CallIdentity, type RecordingDiff } from '../recording/diff.js';
 import { hasManifestSync } from '../recording/manifest.js';
@@ -77,7 +78,10 @@ export async function recordingDiffs(config: ProjectConfig, baseRef: string, age
     const agent = config.agents.get(name);
     if (!agent) throw new ConfigError(`no agent '${name}' in ${config.file} (known: ${[...config.agents.keys()].join(', ') || 'none'})`);
     const rel = relative(repoRoot, agent.recording);
-    if (rel.startsWith('..') || isAbsolute(rel)) throw new ConfigError(`agent '${name}': its recording ${agent.recording} is outside the repository ${repoRoot}`);
+    // git keeps a symbolic link, not what it leads to: a recording reached through one that leads out of the repository has no history here.
+    if (rel.startsWith('..') || isAbsolute(rel) || !isInside(realPathOf(repoRoot), realPathOf(agent.recording))) {
+      throw new ConfigError(`agent '${name}': its recording ${agent.recording} is outside the repository ${repoRoot}${realPathOf(agent.recording) !== agent.recording ? ` (it leads to ${realPathOf(agent.recording)})` : ''}`);
+    }
     folders.set(name, rel.split(sep).join('/'));
   }
   const scratch = mkdtempSync(join(tmpdir(), 'replaygate-diff-'));

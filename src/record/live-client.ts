@@ -15,6 +15,66 @@ import { endpointLabel, Redactor, urlSecrets } from './redact.js';
 import { isWireRequest, routeOfEndpoint, type WireRequest, type WireSite } from '../endpoint/wire-request.js';
 import { wireReplyOf } from '../endpoint/wire-reply.js';
 
+/**
+ * Largest upstream reply read while recording (bytes of the HTTP body, error bodies included): a
+ * reply past it (a 15 MiB answer, a body that never ends) fails that call with an error saying
+ * so, after reading no more than this, and nothing of it is recorded. A chat completion is a few
+ * KiB; an embeddings reply of 500 vectors of 1,536 numbers is about 9 MiB, so batch them smaller.
+ */
+export const MAX_UPSTREAM_REPLY_BYTES = 8 * 1024 * 1024;
+
+/** The upstream's reply went past {@link MAX_UPSTREAM_REPLY_BYTES}; its body was not read further. */
+export class UpstreamReplyTooLarge extends Error {
+  override readonly name = 'UpstreamReplyTooLarge';
+  constructor(readonly bytes: number, readonly declared: boolean) {
+    super(`the upstream's reply is over the ${MAX_UPSTREAM_REPLY_BYTES / 1024 / 1024} MiB limit (${declared ? `its content-length says ${bytes} bytes` : `more than ${bytes} bytes arrived`})`);
+  }
+}
+
+/**
+ * `response` with its body cut off at `limit` bytes: reading past it fails with
+ * {@link UpstreamReplyTooLarge} (and cancels the rest), so a huge or endless reply is never
+ * buffered whole. A declared content-length over the limit fails at the first read.
+ */
+export function limitedResponse(response: Response, limit = MAX_UPSTREAM_REPLY_BYTES): Response {
+  const body = response.body;
+  if (body === null) return response;
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  const reader = body.getReader();
+  let seen = 0;
+  const limited = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (Number.isFinite(declared) && declared > limit) {
+        await reader.cancel().catch(() => undefined);
+        controller.error(new UpstreamReplyTooLarge(declared, true));
+        return;
+      }
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      seen += value.byteLength;
+      if (seen > limit) {
+        await reader.cancel().catch(() => undefined);
+        controller.error(new UpstreamReplyTooLarge(limit, false));
+        return;
+      }
+      controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(limited, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** The {@link UpstreamReplyTooLarge} an error is or was caused by (the `openai` client may wrap it). */
+function tooLargeIn(error: unknown): UpstreamReplyTooLarge | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof UpstreamReplyTooLarge) return e;
+  }
+  return undefined;
+}
+
 /** Default base URL of the `openai` client. */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** Default time limit of one HTTP attempt. */
@@ -134,7 +194,7 @@ export class LiveModelClient implements ModelClient {
         try {
           const response = await baseFetch(input, init);
           if (!response.ok) stats.errors += 1;
-          return response;
+          return limitedResponse(response);
         } catch (error) {
           if (!interrupted.aborted) stats.errors += 1;
           throw error;
@@ -177,6 +237,12 @@ export class LiveModelClient implements ModelClient {
         try {
           completion = await send(attempt.signal);
         } catch (error) {
+          const tooLarge = tooLargeIn(error);
+          if (tooLarge !== undefined) {
+            // Not retried: the same request would get the same reply. Nothing of it is recorded.
+            this.stats.errors += 1;
+            throw new EndpointError(this.redact(`${this.endpoint}: ${tooLarge.message}; the call was not recorded`), false);
+          }
           if (error instanceof SyntaxError && retry < this.maxRetries) {
             this.stats.errors += 1;
             await this.sleep(backoffMs(retry, this.random()));

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 /**
  * The warehouse boundary. Everything that runs SQL goes through {@link SqlEngine}: the
  * embedded SQLite adapters, DuckDB and PostgreSQL sit behind the same narrow, asynchronous
@@ -28,8 +29,29 @@ export const DIALECT_NAMES: Readonly<Record<SqlDialect, string>> = { sqlite: 'SQ
 /** `declaredAt`: where the config declares a file database (`warehouse.path in replaygate.yml:6`), named in errors. */
 export type DatabaseConfig =
   | { readonly engine: 'sqlite'; readonly file: string; readonly declaredAt?: string }
-  | { readonly engine: 'duckdb'; readonly file: string; readonly declaredAt?: string }
+  | {
+      readonly engine: 'duckdb';
+      readonly file: string;
+      readonly declaredAt?: string;
+      /** DuckDB's `memory_limit` for this database, MiB (default {@link DUCKDB_DEFAULT_MEMORY_LIMIT_MB}). */
+      readonly memoryLimitMb?: number;
+      /** DuckDB's `threads` for this database (default {@link duckdbDefaultThreads}). */
+      readonly threads?: number;
+    }
   | { readonly engine: 'postgres'; readonly urlEnv: string; readonly migrationUrlEnv?: string; readonly maxConnections?: number };
+
+/**
+ * Memory one DuckDB database may use for a statement, MiB (`memory_limit`, configurable per
+ * database as `memory_limit_mb`): a hostile `SELECT list(range(1e10))` fails with a SqlError at
+ * this limit instead of taking the machine's memory before the time limit (DuckDB's own default is
+ * 80% of RAM). Nothing spills to disk (`max_temp_directory_size` is 0), so this is the whole budget.
+ */
+export const DUCKDB_DEFAULT_MEMORY_LIMIT_MB = 1024;
+
+/** DuckDB's worker threads per database (`threads`, configurable as `threads`): the machine's cores, at most 4. */
+export function duckdbDefaultThreads(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
+}
 
 /** The engine kinds a database can be (`warehouse.engine`). */
 export type EngineKind = DatabaseConfig['engine'];
@@ -128,6 +150,12 @@ export interface SqlEngine {
    * a name as {@link qualifiedTableName} spells it.
    */
   distinctValues(table: string, column: string, limit?: number): Promise<readonly Cell[]>;
+  /**
+   * The SQL of each user view (lower-cased name, unqualified → `CREATE VIEW …` or its SELECT),
+   * so checks that read an answer's SQL can read through a view. Optional: an engine without it
+   * has its views read as tables.
+   */
+  viewDefinitions?(): Promise<ReadonlyMap<string, string>>;
   close(): Promise<void>;
 }
 

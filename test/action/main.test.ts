@@ -319,6 +319,31 @@ describe('run() with a fake pipeline', () => {
     }
   });
 
+  it.each([
+    ['comment', 'report', 'linked-report.json'],
+    ['comment', 'report', 'linked-folder/report.json'],
+    ['comment', 'report', 'linked-folder/not-written-yet.json'],
+    ['merge', 'reports', 'linked-folder/shard-1.json'],
+  ])('command %s: input %s %j that leads through a symbolic link out of the workspace is refused (realpath, not resolve)', async (command, input, value) => {
+    const away = mkdtempSync(join(tmpdir(), 'replaygate-away-'));
+    writeFileSync(join(away, 'report.json'), '{"secret": "outside the workspace"}');
+    writeFileSync(join(away, 'shard-1.json'), '{"secret": "outside the workspace"}');
+    symlinkSync(join(away, 'report.json'), join(repo.dir, 'linked-report.json'));
+    symlinkSync(away, join(repo.dir, 'linked-folder'));
+    try {
+      const h = harness({ inputs: { command, [input]: value } });
+      await run(h.deps);
+      expect(h.failures).toHaveLength(1);
+      expect(h.failures[0]).toMatch(new RegExp(`^Input '${input}': "${value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" leads through a symbolic link to ${away.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}.*, outside the workspace `));
+      expect(h.failures[0]).not.toContain('secret');
+      expect(h.requests).toEqual([]);
+    } finally {
+      repo.remove('linked-report.json');
+      repo.remove('linked-folder');
+      rmSync(away, { recursive: true, force: true });
+    }
+  });
+
   it('a bug in the pipeline fails the step and logs its stack', async () => {
     const h = harness();
     h.deps = { ...h.deps, runGate: async () => { throw new TypeError('cannot read x of undefined'); } };

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,8 +89,11 @@ describe('replaygate confidence calibrate', () => {
     expect(r.stdout).toMatch(
       /note: Calibrated gate \(th\.yml: agreement-first only, thresholds, pass ≥ \S+, (flag ≥ \S+|nothing flagged)\) on these \d+ answers, in sample \(the answers it was fitted on: optimistic\): pass \d+ \/ \d+, flag \d+ \/ \d+, abstain \d+ \/ \d+ \(right \/ wrong\); pass accuracy \d+\.\d% in sample; target pass accuracy 0\.9 (not )?reached held out/,
     );
+    // The gate runs one seed per question; the file was fitted on K = 3 samples: flagged, naming the file and both values.
     const gate = await cli(['gate', '--base', 'din-sql-gpt4', '--candidate', 'dail-sql-gpt4', '--no-progress'], dir);
-    expect(gate.stdout).toMatch(/Confidence thresholds: th\.yml: agreement-first only, pass ≥/);
+    expect(gate.stdout).toMatch(/Confidence thresholds: th\.yml does not fit this gate: k: fitted for K = 3 samples per question, this gate runs K = 1 seed per question; calibrate again on these runs .*The file: th\.yml: agreement-first only, pass ≥/);
+    const gate3 = await cli(['gate', '--base', 'din-sql-gpt4', '--candidate', 'dail-sql-gpt4', '--seeds', '0,1,2', '--no-progress'], dir);
+    expect(gate3.stdout).not.toContain('does not fit this gate');
     // a fitted file gates its fitted probability, in a note; the rules keep the design thresholds
     config('confidence:\n  thresholds: fitted.yml\n');
     const fitted = await cli(['confidence', '--agents', AGENTS, '--resamples', '200', '--no-progress'], dir);
@@ -130,6 +133,28 @@ describe('replaygate confidence calibrate', () => {
     const missing = await cli(['gate', '--base', 'din-sql-gpt4', '--candidate', 'dail-sql-gpt4', '--no-progress'], dir);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('nope.yml: cannot read file (ENOENT)');
+    // A symbolic link inside the project that leads out of it is outside too (realpath, not resolve).
+    const away = mkdtempSync(join(tmpdir(), 'replaygate-away-'));
+    try {
+      writeFileSync(join(away, 'th.yml'), readFileSync(join(dir, 'th.yml'), 'utf8'));
+      mkdirSync(join(away, 'defs'));
+      symlinkSync(join(away, 'th.yml'), join(dir, 'linked-th.yml'));
+      symlinkSync(away, join(dir, 'linked-folder'));
+      for (const [key, value] of [['thresholds', 'linked-th.yml'], ['thresholds', 'linked-folder/th.yml'], ['definitions', 'linked-folder/defs'], ['thresholds', 'linked-folder/not-yet.yml']] as const) {
+        config(`confidence:\n  ${key}: ${value}\n`);
+        const linked = await cli(['confidence', '--agents', AGENTS, '--no-progress'], dir);
+        expect(linked.code, value).toBe(2);
+        expect(linked.stderr, value).toMatch(new RegExp(`replaygate\\.yml:\\d+: 'confidence\\.${key}' must name a file or folder inside the project .*"${value.replace('.', '\\.')}" \\(it leads through a symbolic link to ${away.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      }
+      // a link that stays inside the project is fine
+      symlinkSync(join(dir, 'th.yml'), join(dir, 'inside-th.yml'));
+      config('confidence:\n  thresholds: inside-th.yml\n');
+      const ok = await cli(['gate', '--base', 'din-sql-gpt4', '--candidate', 'dail-sql-gpt4', '--no-progress'], dir);
+      expect(ok.code, ok.stderr).not.toBe(2);
+      expect(ok.stdout).toContain('Confidence thresholds: inside-th.yml');
+    } finally {
+      rmSync(away, { recursive: true, force: true });
+    }
     config('confidence:\n  thresholds: ../outside.yml\n');
     const outside = await cli(['confidence', '--agents', AGENTS, '--no-progress'], dir);
     expect(outside.code).toBe(2);
@@ -174,5 +199,32 @@ describe('replaygate confidence --definitions (the checking-only condition on th
     const bad = await cli(['confidence', '-c', CHINOOK, '-a', 'tools-metrics-first', '--seeds', '1', '--definitions', 'bad-defs.yml', '--no-progress'], dir);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/bad-defs\.yml:7: rule 'x': table 'Invoices' does not exist in database main/);
+  }, 120_000);
+
+  it('an applies_to pattern that selects no question is warned about, naming the file, the rule and the pattern', async () => {
+    writeFileSync(
+      join(dir, 'typo-defs.yml'),
+      'definitions:\n  - id: typo\n    approver: a\n    approved: 2026-12-01\n    applies_to: {words: [trakcs sold, revenue], tags: [no-such-tag], questions: [chq-999]}\n    effect: veto\n    must_read: {tables: [InvoiceLine]}\n',
+    );
+    const r = await cli(['confidence', '-c', CHINOOK, '-a', 'tools-metrics-first', '--seeds', '1', '--definitions', 'typo-defs.yml', '--resamples', '200', '--no-progress'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: typo-defs\.yml:2: rule 'typo': applies_to\.tags "no-such-tag" matches none of the \d+ questions of this run \(database main\)/);
+    expect(r.stderr).toMatch(/warning: typo-defs\.yml:2: rule 'typo': applies_to\.words "trakcs sold" matches none/);
+    expect(r.stderr).toMatch(/warning: typo-defs\.yml:2: rule 'typo': applies_to\.questions "chq-999" matches none/);
+    expect(r.stderr).not.toContain('"revenue"');
+  }, 120_000);
+});
+
+describe('labels files', () => {
+  it.each([
+    ['empty', ''],
+    ['only blanks', '  \n\n\t\n'],
+    ['only a byte-order mark', '\uFEFF\n'],
+  ])('an %s labels file names the file and says it is empty (never "line 0")', async (_name, text) => {
+    writeFileSync(join(dir, 'empty.csv'), text);
+    const r = await cli(['confidence', 'calibrate', '--agents', AGENTS, '--labels', 'empty.csv', '--no-progress'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('empty.csv: the labels file is empty: expected JSON');
+    expect(r.stderr).not.toMatch(/:0\b/);
   }, 120_000);
 });

@@ -14,7 +14,7 @@ import { startFakeModelServer, type FakeModelServer } from './fake-model-server.
 
 const BEHAVIOURS = [
   'silent', 'invalid-json', 'wrong-shape', 'flood', 'hang', 'exit3', 'unknown-path', 'not-json-body', 'bad-token', 'n2', 'catch-missing', 'answer', 'env',
-  'big-number', 'proto', 'dup-key', 'bad-utf8', 'query', 'setsid', 'env-custom', 'models-404', 'parallel', 'crash', 'echo', 'huge-reply',
+  'big-number', 'proto', 'dup-key', 'bad-utf8', 'query', 'setsid', 'env-custom', 'models-404', 'parallel', 'crash', 'echo', 'huge-reply', 'giant-reply', 'endless-reply',
 ] as const;
 
 const agents = BEHAVIOURS.map(
@@ -282,6 +282,20 @@ describe('numbers', () => {
     expect(`${recorded.stdout}${recorded.stderr}`).not.toContain(key);
     expect(readFileSync(project.path('recordings/huge-reply/calls.jsonl'), 'utf8')).toBe('');
   });
+});
+
+describe('upstream replies over MAX_UPSTREAM_REPLY_BYTES (8 MiB)', () => {
+  it.each([
+    ['giant-reply', /its content-length says \d+ bytes/],
+    ['endless-reply', /more than 8388608 bytes arrived/],
+  ])('%s: the call fails with a clear error, nothing of it is recorded, nothing crashes', async (agent, detail) => {
+    const recorded = await cli(['record', '-a', agent, '-q', 'chq-015', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-giant-0123456789abcdef' });
+    expect(recorded.code).toBe(1);
+    expect(recorded.stderr).toMatch(/the upstream's reply is over the 8 MiB limit/);
+    expect(recorded.stderr).toMatch(detail);
+    expect(recorded.stderr).not.toMatch(/internal_error|stops with this error|at .*\.js:\d+/);
+    expect(readFileSync(project.path(`recordings/${agent}/calls.jsonl`), 'utf8')).toBe('');
+  }, 60_000);
 });
 
 describe('record', () => {

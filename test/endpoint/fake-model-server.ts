@@ -115,7 +115,7 @@ export function richCompletion(id: number): Json {
 
 function chatCompletion(body: Json, candidates: Candidates, id: number, authorization: string): Json {
   if (body['model'] === 'rich') return richCompletion(id);
-  if (body['model'] === 'echo-auth' || body['model'] === 'huge-number') {
+  if (body['model'] === 'echo-auth' || body['model'] === 'huge-number' || body['model'] === 'giant-reply' || body['model'] === 'endless-reply') {
     return {
       id: `chatcmpl-echo-${id}`, object: 'chat.completion', created: 1_700_000_000, model: 'echo-auth', debug: { authorization },
       choices: [{ index: 0, message: { role: 'assistant', content: `you sent ${authorization}` }, logprobs: null, finish_reason: 'stop' }],
@@ -236,6 +236,17 @@ export async function startFakeModelServer(candidates: Candidates): Promise<Fake
       return send(res, 404, { error: { message: `Invalid URL (${method} ${path})`, type: 'invalid_request_error' } });
     }
     requests.push({ method, path, body, status: 200 });
+    // `giant-reply` answers 15 MiB; `endless-reply` a body that never ends (until the client hangs up).
+    if (body['model'] === 'giant-reply') return send(res, 200, reply, {}, (text) => text.replace('"content":"you sent ', `"content":"${'x'.repeat(15 * 1024 * 1024)} you sent `));
+    if (body['model'] === 'endless-reply') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"id": "chatcmpl-endless", "choices": [{"message": {"role": "assistant", "content": "');
+      let open = true;
+      res.once('close', () => (open = false));
+      const chunk = 'y'.repeat(65_536);
+      while (open) if (!res.write(chunk)) await new Promise<void>((r) => { res.once('drain', () => r()); res.once('close', () => r()); });
+      return;
+    }
     // `huge-number` answers with a number JSON reads as Infinity (1e999), as a broken proxy might.
     if (body['model'] === 'huge-number') return send(res, 200, reply, {}, (text) => text.replace('"logprobs":null', '"logprobs":{"content":[{"token":"x","logprob":1e999}]}'));
     send(res, 200, reply);

@@ -15,7 +15,16 @@ export type Failure =
   | { readonly kind: '500'; readonly message?: string }
   | { readonly kind: '400'; readonly message?: string }
   | { readonly kind: 'malformed' }
-  | { readonly kind: 'drop' };
+  | { readonly kind: 'drop' }
+  /** A 200 chat completion whose content is `mib` MiB of text (with a content-length, or chunked when `chunked`). */
+  | { readonly kind: 'giant'; readonly mib: number; readonly chunked?: boolean }
+  /** A 200 whose body never ends: a JSON prefix, then text until the client hangs up. */
+  | { readonly kind: 'endless' }
+  /** A 500 whose error body is `mib` MiB. */
+  | { readonly kind: 'giant-error'; readonly mib: number };
+
+/** Bytes the fake wrote for `endless` replies, so a test can check the client stopped reading. */
+export const endlessWritten = { bytes: 0 };
 
 export interface Received {
   readonly body: ChatRequest;
@@ -126,6 +135,33 @@ export async function startFakeOpenAI(options: FakeOptions): Promise<FakeOpenAI>
         case 'drop':
           record(0);
           req.socket.destroy();
+          return;
+        case 'giant': {
+          record(200);
+          const text = JSON.stringify({ id: 'chatcmpl-giant', object: 'chat.completion', created: 1_700_000_000, model: body.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: `SELECT 1 -- ${'x'.repeat(failure.mib * 1024 * 1024)}` } }], usage: { prompt_tokens: 1, completion_tokens: 1 } });
+          res.writeHead(200, { 'content-type': 'application/json', ...(failure.chunked ? {} : { 'content-length': String(Buffer.byteLength(text)) }) });
+          // chunked: in 64 KiB writes, as a proxy streams it
+          for (let i = 0; i < text.length; i += 65_536) if (!res.write(text.slice(i, i + 65_536))) await new Promise((r) => res.once('drain', r));
+          res.end();
+          return;
+        }
+        case 'endless': {
+          record(200);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"id": "chatcmpl-endless", "choices": [{"message": {"role": "assistant", "content": "');
+          const chunk = 'y'.repeat(65_536);
+          const closed = new Promise<void>((r) => res.once('close', () => r()));
+          let open = true;
+          void closed.then(() => (open = false));
+          while (open) {
+            endlessWritten.bytes += chunk.length;
+            if (!res.write(chunk)) await Promise.race([new Promise((r) => res.once('drain', r)), closed]);
+          }
+          return;
+        }
+        case 'giant-error':
+          record(500);
+          send(res, 500, { error: { message: 'z'.repeat(failure.mib * 1024 * 1024) } });
           return;
       }
     }

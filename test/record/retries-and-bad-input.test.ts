@@ -5,7 +5,7 @@ import { openProject } from '../../src/pipeline/project.js';
 import { LiveModelClient } from '../../src/record/live-client.js';
 import { recordAgent } from '../../src/record/record.js';
 import { ConfigError } from '../../src/util/errors.js';
-import { startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
+import { endlessWritten, startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
 import { recordedCalls, CANDIDATES, makeProject, type TempProject } from './project-fixture.js';
 import { captureLogger, cli, record, replay } from './helpers.js';
 
@@ -76,6 +76,61 @@ describe('retries', () => {
     expect(summary.failures.map((f) => f.reason).join('\n')).toMatch(/400 context length exceeded[\s\S]*not valid JSON/);
     expect(existsSync(project.path('recordings/sql'))).toBe(false);
   });
+});
+
+describe('an upstream reply over MAX_UPSTREAM_REPLY_BYTES (8 MiB)', () => {
+  let server: FakeOpenAI;
+  let project: TempProject;
+  beforeAll(async () => {
+    server = await startFakeOpenAI({ candidates: CANDIDATES });
+  });
+  afterEach(() => project?.remove());
+  afterAll(() => server.close());
+
+  it.each([
+    ['a 15 MiB reply with its content-length', { kind: 'giant', mib: 15 } as const, /its content-length says \d+ bytes/],
+    ['a 15 MiB reply sent chunked (no content-length)', { kind: 'giant', mib: 15, chunked: true } as const, /more than 8388608 bytes arrived/],
+    ['a reply that never ends', { kind: 'endless' } as const, /more than 8388608 bytes arrived/],
+    // (with retries left, the client drops a 500's body unread and retries; with none, it reads it)
+    ['a 500 whose error body is 15 MiB, no retries left', { kind: 'giant-error', mib: 15 } as const, /over the 8 MiB limit/],
+  ])('%s fails that call with a clear error, is not retried, and writes nothing of it', async (_name, failure, detail) => {
+    project = makeProject();
+    server.failNext(failure);
+    const before = server.requests.length;
+    endlessWritten.bytes = 0;
+    const heapBefore = process.memoryUsage().heapUsed;
+    const summary = await record(project.config, 'sql', { baseUrl: server.url, maxRetries: failure.kind === 'giant-error' ? 0 : 3, concurrency: 1 }, { seeds: [0], questions: new Set(['singers', 'france']), concurrency: 1 });
+    // One attempt for the big reply (the same request would get the same reply), one for the other question.
+    expect(server.requests.slice(before).map((r) => r.status)).toEqual([failure.kind === 'giant-error' ? 500 : 200, 200]);
+    expect(summary.stats).toMatchObject({ sent: 1, failed: 1 });
+    const reason = summary.failures.map((f) => f.reason).join('\n');
+    expect(reason).toMatch(/the upstream's reply is over the 8 MiB limit/);
+    expect(reason).toMatch(detail);
+    // (an error status says it in the HTTP error's own message: "500 the upstream's reply is over …")
+    if (failure.kind !== 'giant-error') expect(reason).toMatch(/the call was not recorded/);
+    // Nothing partial: the other question's call is recorded, the big reply's text is in no file.
+    const calls = recordedCalls(project.path('recordings/sql'));
+    expect(calls).toHaveLength(1);
+    expect(JSON.stringify(calls)).not.toMatch(/x{1000}|y{1000}|z{1000}/);
+    // The reply was not buffered whole (an endless one would never end): reading stopped near the limit.
+    if (failure.kind === 'endless') expect(endlessWritten.bytes).toBeLessThan(64 * 1024 * 1024);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(200 * 1024 * 1024);
+  }, 60_000);
+
+  it('through the CLI: the run is reported, the exit is not an internal error, and a later record fills the gap', async () => {
+    project = makeProject();
+    server.failNext({ kind: 'endless' });
+    const env = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-test-giant-0001' };
+    const run = await cli(['record', '-a', 'sql', '-q', 'singers', '--concurrency', '1', '--no-progress'], project.root, env);
+    expect(`${run.stdout}${run.stderr}`).toMatch(/the upstream's reply is over the 8 MiB limit \(more than 8388608 bytes arrived\); the call was not recorded/);
+    expect(run.code).not.toBe(3);
+    expect(run.stderr).not.toMatch(/internal error|\n\s+at /);
+    const again = await cli(['record', '-a', 'sql', '-q', 'singers', '--no-progress'], project.root, env);
+    expect(again.code, again.stderr).toBe(0);
+    const calls = recordedCalls(project.path('recordings/sql'));
+    expect(calls.length).toBeGreaterThan(0);
+    expect(JSON.stringify(calls)).not.toMatch(/y{1000}/);
+  }, 60_000);
 });
 
 describe('bad input', () => {

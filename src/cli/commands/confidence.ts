@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isInside, realPathOf } from '../../config/paths.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { assessAnswer, type AnswerAssessment } from '../../confidence/assess.js';
 import { plantErrors, type PlantCandidate } from '../../confidence/plant.js';
@@ -15,6 +16,7 @@ import { renderThresholdsFile, sha256Text, thresholdsFile, thresholdsLine, thres
 import { agreementPolicyText, labelPolicyText } from '../../confidence/policy.js';
 import type { ResultMatcher, RuleName } from '../../confidence/types.js';
 import { loadDefinitions } from '../../definitions/load.js';
+import { unmatchedAppliesTo } from '../../definitions/check.js';
 import type { Definition } from '../../definitions/types.js';
 import type { GoldenQuestion } from '../../golden/types.js';
 import { parseSemanticLayers, semanticLayerFor } from '../../semantic/load.js';
@@ -432,6 +434,17 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, m
   const match = agreementMatcher(opts.agreementPolicy);
   const definitions = await loadProjectDefinitions(project, opts, ctx, settings);
   const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
+  // (a shard holds part of the questions: a pattern may select questions of another shard)
+  if (definitions !== undefined && opts.shard === undefined) {
+    const subjects = aligned.questions.map((q) => ({
+      questionId: q.questionId,
+      question: q.question,
+      ...(q.tags !== undefined ? { tags: q.tags } : {}),
+      db: q.db ?? onlyDb ?? 'main',
+      metrics: [...new Set(q.samples.flatMap((s) => s.metrics ?? []))],
+    }));
+    for (const w of unmatchedAppliesTo(definitions.list, subjects)) ctx.stderr(`warning: ${w}\n`);
+  }
   const assessAll = async (withDefinitions: boolean): Promise<AnswerAssessment[]> => {
     const out: AnswerAssessment[] = new Array(aligned.questions.length);
     let next = 0;
@@ -736,7 +749,7 @@ async function runCalibrate(project: Project, opts: CalibrateOptions, ctx: CliCo
   const inProject = relative(project.config.root, resolve(ctx.cwd, opts.out));
   const configName = relative(ctx.cwd, project.config.file) || project.config.file;
   ctx.stdout(
-    inProject.startsWith('..') || isAbsolute(inProject)
+    inProject.startsWith('..') || isAbsolute(inProject) || !isInside(realPathOf(project.config.root), realPathOf(resolve(ctx.cwd, opts.out)))
       ? `wrote ${opts.out}; it is outside the project: copy it into the project and name it as confidence.thresholds in ${configName}\n`
       : `wrote ${opts.out}; use it with\n  confidence:\n    thresholds: ${inProject}\nin ${configName}\n`,
   );

@@ -162,7 +162,7 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
       : digestOf({ kind: 'gate', selection: { split: opts.split ?? null, questions: opts.questions ? [...opts.questions].sort() : null }, ...fingerprintInput });
     const { report, repeats } = gateReportJson(payload, { rules, tool: TOOL_NAME, createdAt: new Date().toISOString(), fingerprint },
       opts.shard === undefined ? undefined : shardSection(opts.shard, universe.map((id) => ({ id }))));
-    const thresholds = project === undefined ? undefined : await confidenceThresholdsNote(project.config);
+    const thresholds = project === undefined ? undefined : await confidenceThresholdsNote(project.config, seeds === undefined ? undefined : { k: seeds.length, labelPolicy: project.config.match });
     await printGateReport(ctx, report, repeats, { ...opts, ...(thresholds !== undefined ? { notes: [thresholds] } : {}) });
   } finally {
     await project?.close();

@@ -1,5 +1,6 @@
 import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isInside, realPathOf } from '../../config/paths.js';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { AGENT_NAME, SCAFFOLD_DEFAULTS, SCAFFOLD_PATHS, scaffoldFiles, type ScaffoldAnswers } from '../../init/scaffold.js';
@@ -113,7 +114,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
           if (warehouse === '' || isAbsolute(warehouse)) warehouse = file;
           const root = await enclosingRepository(target);
           const inside = relative(root, file);
-          if (inside.startsWith('..') || isAbsolute(inside)) {
+          if (inside.startsWith('..') || isAbsolute(inside) || !isInside(realPathOf(root), realPathOf(file))) {
             ctx.stderr(
               `warning: the warehouse ${warehouseAnswer} is outside ${root === target ? 'the project folder' : `the git repository ${shown(ctx, root)}`}: ` +
                 `replaygate.yml points at ${warehouse}, which a CI checkout (the GitHub Action) will not have. ` +

@@ -18,7 +18,7 @@ import { checkedStatements, migrationStatementError, type LoadedMigration } from
 import { distinctValuesSql } from '../sql-text.js';
 import { checkReadStatement } from '../statement-policy.js';
 import { makeTempFolder, type TempFolder } from '../temp-folders.js';
-import { qualifiedTableName, SqlError, SqlRefusedError, SqlTimeoutError, type Cell, type QueryOptions, type QueryResult, type SqlEngine, type TableInfo } from '../types.js';
+import { DUCKDB_DEFAULT_MEMORY_LIMIT_MB, duckdbDefaultThreads, qualifiedTableName, SqlError, SqlRefusedError, SqlTimeoutError, type Cell, type QueryOptions, type QueryResult, type SqlEngine, type TableInfo } from '../types.js';
 import { treeReads, treeRefusal } from './tree-policy.js';
 import { converterFor } from './values.js';
 
@@ -111,6 +111,8 @@ class DuckdbFile {
     readonly file: string,
     private readonly connections: number,
     private readonly writable = false,
+    /** DuckDB's `memory_limit` (MiB) and `threads` for this file's instance. */
+    readonly resources: DuckdbResources = defaultResources(),
   ) {}
 
   /**
@@ -182,7 +184,8 @@ class DuckdbFile {
   #open(): Promise<DuckDBInstance> {
     this.#instance ??= (async () => {
       const { DuckDBInstance } = duckdbApi();
-      const options = this.writable ? { ...LOCKED_DOWN } : { access_mode: 'READ_ONLY', ...LOCKED_DOWN };
+      const limits = { memory_limit: `${this.resources.memoryLimitMb}MiB`, threads: String(this.resources.threads) };
+      const options = this.writable ? { ...limits, ...LOCKED_DOWN } : { access_mode: 'READ_ONLY', ...limits, ...LOCKED_DOWN };
       try {
         return await DuckDBInstance.create(this.file, options);
       } catch (error) {
@@ -192,6 +195,30 @@ class DuckdbFile {
     })();
     return this.#instance;
   }
+}
+
+/** What one DuckDB instance may use. */
+interface DuckdbResources {
+  readonly memoryLimitMb: number;
+  readonly threads: number;
+}
+
+function defaultResources(config?: { readonly memoryLimitMb?: number; readonly threads?: number }): DuckdbResources {
+  return { memoryLimitMb: config?.memoryLimitMb ?? DUCKDB_DEFAULT_MEMORY_LIMIT_MB, threads: config?.threads ?? duckdbDefaultThreads() };
+}
+
+/**
+ * DuckDB's error as a statement failure; running out of the database's memory limit says which
+ * limit and how to raise it (DuckDB's own text follows).
+ */
+function duckdbSqlError(error: Error, sql: string, resources: DuckdbResources): SqlError {
+  if (/^Out of Memory Error/i.test(error.message)) {
+    return new SqlError(
+      `the statement needs more memory than this DuckDB database may use (memory_limit_mb: ${resources.memoryLimitMb} MiB; raise it in the database's warehouse settings if the query is meant to): ${error.message}`,
+      sql,
+    );
+  }
+  return new SqlError(error.message, sql);
 }
 
 interface ReadRequest extends Required<QueryOptions> {
@@ -226,7 +253,7 @@ async function runRead(file: DuckdbFile, sql: string, request: ReadRequest, know
     } catch (error) {
       if (timedOut) throw new SqlTimeoutError(sql, request.timeoutMs);
       if (file.closed && isDuckdbError(error)) throw new Error('the warehouse was closed before this statement finished');
-      if (isDuckdbError(error)) throw new SqlError(error.message, sql);
+      if (isDuckdbError(error)) throw duckdbSqlError(error, sql, file.resources);
       throw error;
     } finally {
       clearTimeout(timer);
@@ -311,6 +338,9 @@ async function readTables(run: (sql: string) => Promise<QueryResult>): Promise<T
   return [...tables.values()];
 }
 
+/** A DuckDB database as configured: its file and, optionally, its memory limit and threads. */
+type DuckdbDatabase = { readonly file: string; readonly declaredAt?: string; readonly memoryLimitMb?: number; readonly threads?: number };
+
 /** Every DuckDB database of a warehouse; one instance and a few connections per file. */
 export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb'; readonly file: string }> {
   readonly engineName = 'duckdb';
@@ -329,13 +359,13 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
     }
   }
 
-  engine(name: string, config: { readonly file: string; readonly declaredAt?: string }): SqlEngine {
+  engine(name: string, config: DuckdbDatabase): SqlEngine {
     assertDatabaseFile(name, config.file, 'duckdb', config.declaredAt);
     duckdbApi(); // a missing package is a configuration error now, not at the first statement
-    return this.#engineOn(config.file, name);
+    return this.#engineOn(config.file, name, defaultResources(config));
   }
 
-  async migrate(targets: ReadonlyMap<string, { readonly file: string; readonly declaredAt?: string }>, migration: LoadedMigration): Promise<Map<string, MigratedEngine>> {
+  async migrate(targets: ReadonlyMap<string, DuckdbDatabase>, migration: LoadedMigration): Promise<Map<string, MigratedEngine>> {
     const statements = checkedStatements(migration, 'duckdb', targets.keys());
     const folder = makeTempFolder('replaygate-migrated-');
     this.#folders.push(folder);
@@ -347,13 +377,14 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
         await copyFile(config.file, copy);
         // Changes not yet checkpointed live in the write-ahead log next to the file.
         if (await stat(`${config.file}.wal`).catch(() => undefined)) await copyFile(`${config.file}.wal`, `${copy}.wal`);
-        const writer = new DuckdbFile(copy, 1, true);
+        // The migration's copy runs under the same memory limit and threads as the database.
+        const writer = new DuckdbFile(copy, 1, true, defaultResources(config));
         try {
           for (const statement of statements) await this.#migrateStatement(writer, name, migration.label, statement);
         } finally {
           await writer.close();
         }
-        engines.set(name, { engine: this.#engineOn(copy, name), file: copy });
+        engines.set(name, { engine: this.#engineOn(copy, name, defaultResources(config)), file: copy });
       }
     } catch (error) {
       await folder.remove();
@@ -392,7 +423,7 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
           }
         } catch (error) {
           if (timedOut) throw new SqlTimeoutError(text, this.defaults.timeoutMs);
-          if (isDuckdbError(error)) throw new SqlError(error.message, text);
+          if (isDuckdbError(error)) throw duckdbSqlError(error, text, writer.resources);
           throw error;
         } finally {
           clearTimeout(timer);
@@ -404,10 +435,10 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
     }
   }
 
-  #engineOn(path: string, label: string): SqlEngine {
+  #engineOn(path: string, label: string, resources: DuckdbResources): SqlEngine {
     let file = this.#files.get(path);
     if (file === undefined) {
-      file = new DuckdbFile(path, this.#connections);
+      file = new DuckdbFile(path, this.#connections, false, resources);
       this.#files.set(path, file);
     }
     const open = file;
@@ -422,6 +453,10 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
       label,
       query: async (sql, options) => runRead(open, sql, queryOptions(options, defaults), known),
       listTables: tables,
+      async viewDefinitions() {
+        const views = await internal('SELECT view_name, sql FROM duckdb_views() WHERE NOT internal AND database_name = current_database()');
+        return new Map((views.rows as unknown[][]).flatMap(([name, sql]) => (typeof name === 'string' && typeof sql === 'string' ? [[name.toLowerCase(), sql] as const] : [])));
+      },
       async distinctValues(table, column, limit = 100_000) {
         const result = await internal(distinctValuesSql(await tables(), table, column), limit);
         return result.rows.map((row) => row[0] as Cell);

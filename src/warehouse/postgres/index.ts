@@ -420,6 +420,14 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
         return read(sql, resolved);
       },
       listTables,
+      async viewDefinitions() {
+        const views = await read(
+          `SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE c.relkind IN ('v', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'`,
+          { maxRows: Number.MAX_SAFE_INTEGER, timeoutMs: defaults.timeoutMs },
+        );
+        return new Map((views.rows as unknown[][]).flatMap(([name, sql]) => (typeof name === 'string' && typeof sql === 'string' ? [[name.toLowerCase(), sql] as const] : [])));
+      },
       async distinctValues(table, column, limit = 100_000) {
         const result = await read(distinctValuesSql(await listTables(), table, column), { maxRows: limit, timeoutMs: defaults.timeoutMs });
         return result.rows.map((row) => row[0] as Cell);

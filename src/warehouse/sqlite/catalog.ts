@@ -44,6 +44,18 @@ export async function listTables(run: CatalogQuery): Promise<TableInfo[]> {
   return [...tables.values()];
 }
 
+const VIEWS_SQL = `SELECT m.name, m.sql FROM sqlite_schema AS m WHERE m.type = 'view' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY m.rowid`;
+
+/**
+ * Each view's SQL as SQLite keeps it (`CREATE VIEW v AS SELECT …`), by lower-cased name.
+ *
+ * @example (await viewDefinitions(run)).get('v_sales') // 'CREATE VIEW v_sales AS SELECT …'
+ */
+export async function viewDefinitions(run: CatalogQuery): Promise<Map<string, string>> {
+  const views = await run(VIEWS_SQL, Infinity);
+  return new Map((views.rows as [string, string | null][]).flatMap(([name, sql]) => (typeof sql === 'string' ? [[name.toLowerCase(), sql] as const] : [])));
+}
+
 /**
  * Distinct non-NULL values of `table.column`, at most `limit`, in SQLite's scan order.
  * Identifiers are quoted, so any table or column name is safe.

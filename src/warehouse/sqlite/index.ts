@@ -10,7 +10,7 @@ import { assertDatabaseFile } from '../files.js';
 import type { LoadedMigration } from '../migrate.js';
 import { makeTempFolder, type TempFolder } from '../temp-folders.js';
 import type { SqlEngine } from '../types.js';
-import { distinctValues, listTables, type CatalogQuery } from './catalog.js';
+import { distinctValues, listTables, viewDefinitions, type CatalogQuery } from './catalog.js';
 import { loadDriver, type DriverChoice, type DriverName } from './drivers.js';
 import { SqliteHostPool } from './host-pool.js';
 import { InlinePool } from './inline-pool.js';
@@ -101,6 +101,7 @@ export class SqliteBackend implements EngineBackend<{ readonly engine: 'sqlite';
       label,
       query: async (sql, options) => pool.query(file, sql, { ...queryOptions(options, this.defaults), legacyStringLiterals: true }),
       listTables: () => listTables(catalog),
+      viewDefinitions: () => viewDefinitions(catalog),
       distinctValues: (table, column, limit = DEFAULT_DISTINCT_LIMIT) => distinctValues(catalog, table, column, limit),
       close: async () => {},
     };
