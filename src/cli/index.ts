@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { userErrorOf } from '../util/errors.js';
+import { SqlError, SqlTimeoutError } from '../warehouse/types.js';
 import { EXIT, PromptCancelled, type CliContext } from './context.js';
 import { buildProgram } from './program.js';
 import { createInterface } from 'node:readline';
@@ -35,6 +36,12 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
       ctx.stderr(`replaygate: ${userError.message}\n`);
       return EXIT.usage;
     }
+    if (error instanceof SqlError) {
+      // A statement the pipeline could not do without (a golden statement, a metric, a profile
+      // read) failed in the warehouse: the warehouse's or the input's situation, not a bug.
+      ctx.stderr(`replaygate: ${warehouseFailure(error)}\n`);
+      return EXIT.usage;
+    }
     if (error instanceof PromptCancelled) {
       ctx.stderr(`\nreplaygate: ${error.message}\n`);
       return EXIT.cancelled;
@@ -63,4 +70,15 @@ export function askOnTerminal(question: string, input: NodeJS.ReadableStream = p
     rl.on('close', () => settle(() => reject(new PromptCancelled('cancelled'))));
     rl.question(question, (reply) => settle(() => resolvePromise(reply)));
   });
+}
+
+/** What the user is told when a statement the command needs fails in the warehouse. */
+export function warehouseFailure(error: SqlError): string {
+  const sql = error.sql.replace(/\s+/g, ' ').trim();
+  const shown = sql.length > 300 ? `${sql.slice(0, 300)}…` : sql;
+  const hint =
+    error instanceof SqlTimeoutError
+      ? '\nhint: a slow or busy warehouse; raise the time limit with `warehouse.timeout_ms` in the config'
+      : '';
+  return `the warehouse could not run a statement this command needs: ${error.message}\n  statement: ${shown}${hint}`;
 }

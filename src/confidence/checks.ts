@@ -2,6 +2,7 @@ import { analyzeSql, type SqlAnalysis } from './sql-analysis.js';
 import { citeNumbers } from './uncited-numbers.js';
 import { JOIN_OVERLAP_MIN, type WarehouseProfile } from './warehouse-profile.js';
 import type { AnswerChecks, CheckResult, Sample } from './types.js';
+import { SqlError } from '../warehouse/types.js';
 
 /** The question's texts whose numbers the uncited-number check ignores. */
 export interface CheckContext {
@@ -72,14 +73,17 @@ export async function checkAnswer(answer: Sample, context: CheckContext, profile
     const unresolved = parsed.flatMap((a) => a.unresolvedJoins);
     const measured: { text: string; rho: number }[] = [];
     const noKeys: string[] = [];
+    const failed: string[] = [];
     for (const pair of pairs) {
-      const overlap = await profile.keyOverlap(pair.left, pair.right);
-      if (overlap.rho === undefined) noKeys.push(pair.text);
+      const overlap = await profiled(profile.keyOverlap(pair.left, pair.right));
+      if (typeof overlap === 'string') failed.push(`${pair.text}: ${overlap}`);
+      else if (overlap.rho === undefined) noKeys.push(pair.text);
       else measured.push({ text: pair.text, rho: overlap.rho });
     }
     const notes = [
       unresolved.length > 0 ? `${plural(unresolved.length, 'join condition')} not traced to warehouse columns (${unresolved.join('; ')})` : '',
       noKeys.length > 0 ? `${plural(noKeys.length, 'join')} with an empty key column (${noKeys.join('; ')})` : '',
+      failed.length > 0 ? `${plural(failed.length, 'join')} whose key columns could not be read (${failed.join('; ')})` : '',
     ].filter((s) => s !== '');
     const bad = measured.filter((m) => m.rho < JOIN_OVERLAP_MIN);
     if (measured.length > 0) gJoin = (measured.length - bad.length) / measured.length;
@@ -116,10 +120,15 @@ export async function checkAnswer(answer: Sample, context: CheckContext, profile
   } else {
     let carriers = 0;
     const returned: string[] = [];
+    const unread: string[] = [];
     for (let i = 0; i < finalSql.outputSources.length; i += 1) {
       const source = finalSql.outputSources[i];
       if (source === null || source === undefined) continue;
-      const code = await profile.standIn(source);
+      const code = await profiled(profile.standIn(source));
+      if (typeof code === 'string') {
+        unread.push(`${source.table}.${source.column}: ${code}`);
+        continue;
+      }
       if (code === undefined) continue;
       carriers += 1;
       const hits = result.rows.filter((row) => sameNumber(row[i], code.code)).length;
@@ -131,7 +140,9 @@ export async function checkAnswer(answer: Sample, context: CheckContext, profile
     standIn =
       returned.length > 0
         ? { check: 'stand_in', status: 'fired', detail: returned.join('; ') }
-        : {
+        : unread.length > 0
+          ? { check: 'stand_in', status: 'unmeasured', detail: `the warehouse could not profile ${plural(unread.length, 'returned column')} (${unread.join('; ')})` }
+          : {
             check: 'stand_in',
             status: 'passed',
             detail: carriers === 0 ? 'no returned column carries a stand-in code' : `${plural(carriers, 'returned column')} with a stand-in code; none returned`,
@@ -162,6 +173,21 @@ export async function checkAnswer(answer: Sample, context: CheckContext, profile
         : { check: 'empty_result', status: 'passed', detail: `${plural(result.rowCount, 'row')}` };
 
   return { missingTable, badJoin, standIn, uncitedNumber, emptyResult, gTab, gJoin, gVal, citedNumbers };
+}
+
+/**
+ * A profiling read of the warehouse (distinct keys, stand-in counts) that may fail on the
+ * warehouse's side: over the time limit on a large or slow table, refused, or a lost connection.
+ * Such a failure leaves that check unmeasured with the reason (a string), never a crash; a bug
+ * still throws.
+ */
+async function profiled<T>(read: Promise<T>): Promise<T | string> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof SqlError) return error.message;
+    throw error;
+  }
 }
 
 function sameNumber(cell: unknown, code: number): boolean {
