@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { userErrorOf } from '../util/errors.js';
-import { SqlError, SqlTimeoutError } from '../warehouse/types.js';
+import type { SqlError } from '../warehouse/types.js';
 import { EXIT, PromptCancelled, type CliContext } from './context.js';
 import { buildProgram } from './program.js';
 import { createInterface } from 'node:readline';
@@ -36,6 +36,8 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
       ctx.stderr(`replaygate: ${userError.message}\n`);
       return EXIT.usage;
     }
+    // Loaded only on failure, so that `--version` loads no warehouse code.
+    const { SqlError } = await import('../warehouse/types.js');
     if (error instanceof SqlError) {
       // A statement the pipeline could not do without (a golden statement, a metric, a profile
       // read) failed in the warehouse: the warehouse's or the input's situation, not a bug.
@@ -74,10 +76,11 @@ export function askOnTerminal(question: string, input: NodeJS.ReadableStream = p
 
 /** What the user is told when a statement the command needs fails in the warehouse. */
 export function warehouseFailure(error: SqlError): string {
+  const timedOut = error.name === 'SqlTimeoutError';
   const sql = error.sql.replace(/\s+/g, ' ').trim();
   const shown = sql.length > 300 ? `${sql.slice(0, 300)}…` : sql;
   const hint =
-    error instanceof SqlTimeoutError
+    timedOut
       ? '\nhint: a slow or busy warehouse; raise the time limit with `warehouse.timeout_ms` in the config'
       : '';
   return `the warehouse could not run a statement this command needs: ${error.message}\n  statement: ${shown}${hint}`;

@@ -1,4 +1,7 @@
-import { Format, Presets, SingleBar, type Options, type Params } from 'cli-progress';
+import cliProgress, { type Options, type Params } from 'cli-progress';
+
+// cli-progress is CommonJS: its named exports are read from the default export.
+const { Format, Presets, SingleBar } = cliProgress;
 import type { CliContext } from './context.js';
 
 /** A progress reporter for long work: a bar on a terminal, nothing otherwise. */

@@ -12,7 +12,7 @@ import { LIMITS, limitProblem, type NumberLimit } from './limits.js';
 import type { AgentConfig, MatchMode, ProjectConfig } from './types.js';
 
 const TOP_KEYS = ['warehouse', 'golden', 'semantic', 'match', 'seeds', 'agents', 'gate', 'confidence', 'judge', 'report'];
-const WAREHOUSE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'memory_limit_mb', 'threads', 'databases', 'max_rows', 'timeout_ms', 'isolation'];
+const WAREHOUSE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'memory_limit_mb', 'threads', 'databases', 'max_rows', 'timeout_ms', 'isolation', 'memo'];
 /** Keys of one entry of `warehouse.databases` written as a mapping. */
 const DATABASE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'memory_limit_mb', 'threads'];
 /** Keys every agent takes; each kind adds its own (see {@link KIND_KEYS}). */
@@ -175,6 +175,11 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
     throw new ConfigError(`'warehouse.isolation' must be process or inline, got ${JSON.stringify(isolation)}`, at('warehouse', 'isolation'));
   }
 
+  const memo = wh['memo'] ?? true;
+  if (typeof memo !== 'boolean') {
+    throw new ConfigError(`'warehouse.memo' must be true or false, got ${JSON.stringify(memo)}`, at('warehouse', 'memo'));
+  }
+
   const match = (cfg['match'] ?? 'relaxed') as MatchMode;
   if (!MATCH_MODES.includes(match)) throw new ConfigError(`'match' must be one of ${MATCH_MODES.join(', ')}, got ${JSON.stringify(cfg['match'])}`, at('match'));
 
@@ -226,6 +231,7 @@ export async function loadConfig(file: string): Promise<ProjectConfig> {
       maxRows: number(wh['max_rows'], LIMITS.maxRows, 'warehouse.max_rows', DEFAULT_MAX_ROWS, 'warehouse', 'max_rows'),
       timeoutMs: number(wh['timeout_ms'], LIMITS.timeoutMs, 'warehouse.timeout_ms', DEFAULT_QUERY_TIMEOUT_MS, 'warehouse', 'timeout_ms'),
       isolation,
+      memo,
     },
     goldenFiles,
     semanticFiles: cfg['semantic'] === undefined ? [] : await expandFiles(cfg['semantic'], root, 'semantic', at('semantic')),

@@ -15,6 +15,7 @@ import type { DatabaseConfig } from '../warehouse/types.js';
  *   max_rows: 10000
  *   timeout_ms: 10000
  *   isolation: process              # or inline (faster; a runaway statement cannot be stopped)
+ *   memo: true                      # false: run every statement every time (no statement memo)
  * golden: [golden/*.yml]
  * semantic: [semantic/*.yml]
  * match: relaxed                    # exact | relaxed | spider
@@ -73,6 +74,8 @@ export interface WarehouseConfig {
   readonly timeoutMs: number;
   /** `process` (default): host processes that a time limit can kill; `inline`: in this process, faster, no enforceable time limit. */
   readonly isolation: 'process' | 'inline';
+  /** The statement memo (src/warehouse/memo.ts): each distinct read statement once per run; false runs every statement every time. Default true. */
+  readonly memo?: boolean;
 }
 
 export interface AgentConfig {

@@ -59,7 +59,7 @@ export async function openProject(configFile: string, options: OpenProjectOption
     maxRows: config.warehouse.maxRows,
     timeoutMs: config.warehouse.timeoutMs,
     isolation: options.isolation ?? config.warehouse.isolation,
-    ...(options.memoCells !== undefined ? { memoCells: options.memoCells } : {}),
+    ...(options.memoCells !== undefined ? { memoCells: options.memoCells } : config.warehouse.memo === false ? { memoCells: 0 } : {}),
   });
   warehouse.warm(); // host start-up overlaps loading the golden questions
   let golden: GoldenQuestion[];

@@ -81,9 +81,22 @@ const VOLATILE_WORDS = new RegExp(
   'i',
 );
 
-// SQLite's date and time functions read the clock when given no time value: `date()`,
-// `julianday()`, `strftime('%Y')`.
-const CLOCK_CALLS = /\b(?:date|time|datetime|julianday|unixepoch)\s*\(\s*\)|\bstrftime\s*\(\s*'(?:[^']|'')*'\s*\)/i;
+// What can reach the clock however it is spelt: a call of any SQLite date and time function
+// (its time value may be built at run time: `strftime('%f', 'n' || 'ow')`), a cast or a typed
+// literal of a date/time type in PostgreSQL or DuckDB (`('n' || 'ow')::timestamptz`,
+// `timestamp 'now'`), and session or catalogue state (`current_…`, `pg_…`, `duckdb_…`).
+// Conservative: a statement that only parses a fixed date costs itself the memo, nothing more.
+const CLOCK_CALLS = new RegExp(
+  [
+    '\\b(?:date|time|datetime|julianday|unixepoch|strftime|timediff)\\s*\\(',
+    '::\\s*(?:timestamp\\w*|timetz|time|date|interval|abstime|reltime)\\b',
+    '\\b(?:timestamp\\w*|timetz|time|date|interval)\\s*(?:with(?:out)?\\s+time\\s+zone\\s*)?(?:E|U&)?\'',
+    '\\bas\\s+(?:timestamp\\w*|timetz|time|date|interval)\\b',
+    '\\bcurrent_\\w+',
+    '\\b(?:pg|duckdb|inet|txid)_\\w+',
+  ].join('|'),
+  'i',
+);
 
 /**
  * Whether two executions of `sql` on an unchanged warehouse give the same answer, as far as the
@@ -158,15 +171,16 @@ export class StatementMemo {
   wrap(engine: SqlEngine, defaults: BackendDefaults): SqlEngine {
     if (this.maxCells <= 0) return engine;
     const space = `${this.#namespaces++}\u0000`;
-    return {
-      engineName: engine.engineName,
-      dialect: engine.dialect,
-      label: engine.label,
-      query: (sql: string, options?: QueryOptions) => this.#query(engine, space, sql, options, defaults),
-      listTables: () => engine.listTables(),
-      distinctValues: (table: string, column: string, limit?: number) => engine.distinctValues(table, column, limit),
-      close: () => engine.close(),
-    };
+    const query = (sql: string, options?: QueryOptions): Promise<QueryResult> => this.#query(engine, space, sql, options, defaults);
+    // Every other member is the engine's own, optional ones included (viewDefinitions, and any
+    // added later): a wrapper that listed members would silently drop the ones it does not name.
+    return new Proxy(engine, {
+      get(target, property) {
+        if (property === 'query') return query;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
   }
 
   #query(engine: SqlEngine, space: string, sql: string, options: QueryOptions | undefined, defaults: BackendDefaults): Promise<QueryResult> {

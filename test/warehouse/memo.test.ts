@@ -54,13 +54,15 @@ describe('isRepeatableRead: the conservative list of statements never memoized',
     'SELECT * FROM singer TABLESAMPLE BERNOULLI (50)',
     'SELECT * FROM singer USING SAMPLE 10%',
     'SELECT get_current_timestamp()',
+    // Conservative: any SQLite date/time call (its time value may be built at run time).
+    "SELECT strftime('%Y', birth) FROM people",
+    "SELECT date('2020-01-01')",
+    'SELECT date(joined) FROM people',
   ])('%s', (sql) => expect(isRepeatableRead(sql)).toBe(false));
 
   test.each([
     'SELECT count(*) FROM singer',
-    "SELECT strftime('%Y', birth) FROM people",
-    "SELECT date('2020-01-01')",
-    'SELECT date(joined) FROM people',
+    'SELECT birth_date, updated FROM people', // date-like column names are not calls
     'SELECT now_playing, nowhere, changes_made FROM t', // whole words only
     'SELECT Name FROM singer WHERE Country = "France"',
   ])('%s is memoized', (sql) => expect(isRepeatableRead(sql)).toBe(true));
@@ -268,5 +270,57 @@ describe('the bound, and what is never remembered (a counting engine)', () => {
     } finally {
       await warehouse.close();
     }
+  });
+});
+
+describe('the memo keeps every member of the engine it wraps', () => {
+  /** Names of an object's members, own and inherited (methods on a class prototype included). */
+  function members(engine: object): string[] {
+    const names = new Set<string>();
+    for (let o: object | null = engine; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+      for (const name of Object.getOwnPropertyNames(o)) if (name !== 'constructor') names.add(name);
+    }
+    return [...names].filter((name) => (engine as Record<string, unknown>)[name] !== undefined).sort();
+  }
+
+  test('optional members (viewDefinitions) included, so checks that read through views still can', async () => {
+    const plain = openWarehouse(new Map([['cs', CONCERT_SINGER]]), { memoCells: 0 });
+    const memoized = openWarehouse(new Map([['cs', CONCERT_SINGER]]));
+    try {
+      const inner = plain.engine('cs');
+      const outer = memoized.engine('cs');
+      expect(outer).not.toBe(inner);
+      expect(typeof outer.viewDefinitions).toBe('function');
+      for (const name of members(inner)) expect(typeof (outer as unknown as Record<string, unknown>)[name], name).toBe(typeof (inner as unknown as Record<string, unknown>)[name]);
+      expect(await outer.viewDefinitions?.()).toEqual(await inner.viewDefinitions?.());
+      expect(await outer.listTables()).toEqual(await inner.listTables());
+    } finally {
+      await plain.close();
+      await memoized.close();
+    }
+  });
+});
+
+describe('isRepeatableRead: the clock and session state however they are spelt (a hostile review)', () => {
+  test.each([
+    "SELECT strftime('%f','n'||'ow')",
+    "SELECT julianday('N'||'OW')",
+    "SELECT strftime('%f' /*x*/)",
+    'SELECT strftime("%f")',
+    "SELECT unixepoch('subsec')",
+    "SELECT strftime('%f', char(110,111,119))",
+    'SELECT date(/**/)',
+    'SELECT current_transaction_id()',
+    'SELECT current_query_id()',
+    'SELECT current_connection_id()',
+    "SELECT ('n'||'ow')::timestamptz",
+    "SELECT (E'\\x6eow')::timestamptz",
+    "SELECT extract(epoch from ('n'||'ow')::timestamptz)",
+    "SELECT timestamp with time zone 'n' || 'ow'",
+    'SELECT CAST(x AS TIMESTAMP) FROM t',
+    'SELECT pg_postmaster_start_time()',
+    'SELECT * FROM duckdb_settings()',
+  ])('%s is never memoized', (sql) => {
+    expect(isRepeatableRead(sql)).toBe(false);
   });
 });
