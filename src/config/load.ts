@@ -367,7 +367,10 @@ async function expandFiles(value: unknown, root: string, key: string, where: str
 async function yamlFilesBelow(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   return entries
-    .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name))
+    // A symbolic link is listed like a file (the same checks as a link named directly follow:
+    // a warning when it leads outside the project, an error when it is dangling or a folder),
+    // never skipped in silence.
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/.test(e.name))
     .map((e) => join(e.parentPath ?? dir, e.name))
     .sort();
 }

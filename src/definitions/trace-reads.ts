@@ -45,6 +45,8 @@ interface Scope {
 const FILTER_KEYS = new Set(['where', 'having', 'on', 'qualify']);
 /** Functions whose first argument is a condition: `IIF(cond, a, b)` (SQLite), `IF(cond, a, b)`. */
 const CONDITION_FUNCTIONS = new Set(['iif', 'if']);
+/** Functions that select columns by a pattern decided at run time (DuckDB `COLUMNS(…)`, `*COLUMNS(…)`). */
+const PATTERN_COLUMN_FUNCTIONS = new Set(['columns', '*columns']);
 /** Views nested deeper than this are not expanded further (a cycle or a hostile chain). */
 const MAX_VIEW_DEPTH = 16;
 
@@ -256,6 +258,11 @@ export function statementReads(
       visitExpr(value['cond'], scope, true, depth);
       visitExpr(value['result'], scope, inFilter, depth);
       return;
+    }
+    if (value['type'] === 'function' && PATTERN_COLUMN_FUNCTIONS.has(functionName(value)?.toLowerCase() ?? '')) {
+      // DuckDB's COLUMNS('regex' | lambda | *) reads the columns its pattern matches, known only
+      // at run time: what the statement reads cannot be told from its text.
+      opaque.push(`${functionName(value) ?? 'COLUMNS'}(…) (it selects columns by a pattern)`);
     }
     if (value['type'] === 'function' && CONDITION_FUNCTIONS.has(functionName(value)?.toLowerCase() ?? '')) {
       const args = isNode(value['args']) && Array.isArray(value['args']['value']) ? (value['args']['value'] as unknown[]) : [];

@@ -56,7 +56,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
     .option('--no-progress', 'no progress bars (on a terminal, stderr shows one bar per phase: migration, golden SQL, metrics, replays)')
     .addHelpText(
       'after',
-      '\nExamples:\n  replaygate check\n  replaygate check --migration migrations/rename-unit-price.sql   # what would this migration break?\n' +
+      '\nExamples:\n  replaygate check\n  replaygate check --migration migrations/rename-unit-price.sql   # in examples/chinook: what would this migration break?\n' +
         '  replaygate check --migration migrations/x.sql --database car_1   # several databases: migrate one\n' +
         '  replaygate check -a din-sql-gpt4 --details --json out/check.json\n' +
         '  replaygate check --shard 1/2 --json out/check-1.json           # half of the checks; replaygate merge out/check-*.json\n' +
