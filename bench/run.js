@@ -195,7 +195,9 @@ const targetLines = (names) =>
   results.targets.filter((x) => names.some((n) => x.name.startsWith(n))).map((x) => `  ${x.met === null ? 'not measured' : x.met ? 'met    ' : 'NOT met'}  ${x.name}: ${x.measured ?? '—'} (target ${x.target})`);
 const scoreRows = table.filter((r) => /^`replaygate|^score/.test(r[0]));
 const gateRows = table.filter((r) => /^gate/.test(r[0]));
-const memoryLine = `Recording index memory: ${memory.m1.calls} calls → ${(memory.m1.bytes / 1024).toFixed(0)} KiB heap; ${memory.m10.calls} calls → ${(memory.m10.bytes / 1024).toFixed(0)} KiB heap (${memory.bytesPerCall.toFixed(0)} B a call; replies stay on disk)`;
+// A heap difference below 1 KiB (even negative: a collection between the two readings) is noise.
+const kib = (bytes) => (bytes < 1024 ? 'under 1 KiB' : `${(bytes / 1024).toFixed(0)} KiB`);
+const memoryLine = `Recording index memory: ${memory.m1.calls} calls → ${kib(memory.m1.bytes)} heap; ${memory.m10.calls} calls → ${kib(memory.m10.bytes)} heap (${memory.bytesPerCall.toFixed(0)} B a call; replies stay on disk)`;
 const scoreText = [tableText(scoreRows), '', 'targets (issue #13):', ...targetLines(['replaygate --version', 'score']), '', memoryLine].join('\n');
 const gateText = [tableText(gateRows), '', 'targets (issue #13):', ...targetLines(['gate', '4 shards'])].join('\n');
 const startLoad = machine.loadAverageAtStart[0];
