@@ -22,9 +22,3 @@ try {
   console.error('replaygate: internal error; please report it with this trace:\n', error);
   process.exitCode = 3;
 }
-
-// Once the command is done, nothing may keep the process alive: a statement the warehouse could
-// not interrupt (DuckDB abandons such a connection at its time limit) would otherwise hold the
-// exit until it ends on its own, minutes later. The timer is unref'd: a process with nothing
-// left running exits at once, as always; output is written synchronously on Linux by then.
-setTimeout(() => process.exit(), 2000).unref();
