@@ -4,7 +4,7 @@
  * SQLite and DuckDB to a temporary copy of the file, PostgreSQL inside a transaction that is
  * always rolled back.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { ConfigError, DataError } from '../util/errors.js';
 import { splitStatements, type ScriptStatement } from './sql-text.js';
 import { checkMigrationStatement } from './statement-policy.js';
@@ -25,10 +25,37 @@ export interface LoadedMigration {
  */
 export async function loadMigration(migration: Migration): Promise<LoadedMigration> {
   if (!('file' in migration)) return { label: migration.label, text: migration.text };
+  let bytes: Buffer;
   try {
-    return { label: migration.file, text: await readFile(migration.file, 'utf8') };
+    bytes = await readAtMost(migration.file, MAX_MIGRATION_BYTES + 1);
   } catch (error) {
     throw new ConfigError(`cannot read the migration file: ${(error as Error).message}`, migration.file);
+  }
+  if (bytes.length > MAX_MIGRATION_BYTES) {
+    throw new ConfigError(`the migration file is larger than ${MAX_MIGRATION_BYTES / 2 ** 20} MiB: expected a SQL script (a device such as /dev/zero, or data, is not one)`, migration.file);
+  }
+  return { label: migration.file, text: bytes.toString('utf8') };
+}
+
+/** The largest migration script read (a SQL script of DDL and a few updates is far smaller). */
+export const MAX_MIGRATION_BYTES = 16 * 2 ** 20;
+
+/** The first `limit` bytes of a file (fewer when it is shorter), never more: safe on devices and endless files. */
+async function readAtMost(file: string, limit: number): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    while (total < limit) {
+      const chunk = Buffer.alloc(Math.min(1 << 20, limit - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    await handle.close();
   }
 }
 
