@@ -63,4 +63,4 @@ const result = await esbuild.build({
   banner: { js: "import { createRequire as __replaygateCreateRequire } from 'node:module';\nconst require = __replaygateCreateRequire(import.meta.url);" },
   plugins: [ownUrl],
 });
-await writeFile(join(outdir, 'licenses.txt'), thirdPartyLicences(Object.keys(result.metafile.inputs)).replace('bundled into dist/ (the replaygate GitHub Action)', 'bundled into build/bundle/ (the replaygate CLI)').replace('scripts/build-action.mjs', 'scripts/build-cli.mjs'));
+await writeFile(join(outdir, 'licenses.txt'), thirdPartyLicences(Object.keys(result.metafile.inputs), { into: 'build/bundle/ (the replaygate CLI)', script: 'scripts/build-cli.mjs' }));

@@ -833,17 +833,7 @@ function openFormat2(dir: string, manifest: RecordingManifest, options: OpenOpti
     if (!/^[0-9a-f]{32}$/.test(id)) throw new DataError(`not a blob file (blobs/ holds only <32 hex digits>.json files written by replaygate)`, file);
     const { data } = readFile(file);
     const text = data.toString('utf8');
-    let value: Stored;
-    try {
-      value = JSON.parse(text) as Stored;
-    } catch (error) {
-      throw new DataError(`not valid JSON (${(error as Error).message})`, file);
-    }
-    // As written: canonical JSON and a newline, hashed as it is; anything else is canonicalised first.
-    let raw = text.endsWith('\n') ? text.slice(0, -1) : text;
-    if (blobId(raw) !== id) raw = canonicalJson(value);
-    const actual = blobId(raw);
-    if (actual !== id) throw new DataError(`the blob does not match its name (hash ${actual}); it was edited by hand or is corrupt — restore it from git or re-record`, file);
+    const { value, raw } = parseBlob(text, id, file);
     shared.set(id, value);
     sharedRaw.set(id, raw);
     files.push({ path: file, ino: 0, size: data.length, shared: true });
@@ -1010,17 +1000,7 @@ class SharedBlobs {
       throw error;
     }
     const text = data.toString('utf8');
-    let value: Stored;
-    try {
-      value = JSON.parse(text) as Stored;
-    } catch (error) {
-      throw new DataError(`not valid JSON (${(error as Error).message})`, file);
-    }
-    // As written: canonical JSON and a newline, hashed as it is; anything else is canonicalised first.
-    let raw = text.endsWith('\n') ? text.slice(0, -1) : text;
-    if (blobId(raw) !== id) raw = canonicalJson(value);
-    const actual = blobId(raw);
-    if (actual !== id) throw new DataError(`the blob does not match its name (hash ${actual}); it was edited by hand or is corrupt — restore it from git or re-record`, file);
+    const { value, raw } = parseBlob(text, id, file);
     for (const child of refsOf(value)) {
       if (!this.listed.has(child) && !existsSyncSafe(join(this.dir, `${child}.json`))) {
         throw new DataError(`refers to blob ${child}, which is not in blobs/ (a shared blob may refer only to shared blobs)`, file);
@@ -1058,4 +1038,26 @@ function latestAt(file: CallsFile | undefined, site: CallSite): Entry | undefine
     if (e.seed === site.seed && e.callIndex === site.callIndex && e.questionId === site.questionId) return e;
   }
   return undefined;
+}
+
+/**
+ * A blob file's text parsed and checked against its name `id`: as written (canonical JSON and a
+ * newline) it is hashed as it is; anything else is canonicalised first.
+ * @throws {DataError} the text is not JSON, or its hash is not `id` (edited by hand or corrupt).
+ */
+function parseBlob(text: string, id: string, file: string): { value: Stored; raw: string } {
+  let value: Stored;
+  try {
+    value = JSON.parse(text) as Stored;
+  } catch (error) {
+    throw new DataError(`not valid JSON (${(error as Error).message})`, file);
+  }
+  let raw = text.endsWith('\n') ? text.slice(0, -1) : text;
+  let actual = blobId(raw);
+  if (actual !== id) {
+    raw = canonicalJson(value);
+    actual = blobId(raw);
+  }
+  if (actual !== id) throw new DataError(`the blob does not match its name (hash ${actual}); it was edited by hand or is corrupt — restore it from git or re-record`, file);
+  return { value, raw };
 }
