@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -54,8 +54,49 @@ async function startPostgres(): Promise<(() => Promise<void>) | undefined> {
   };
 }
 
+/** The newest modification time of the files `npm run build` reads. */
+function newestSource(): number {
+  let newest = 0;
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else newest = Math.max(newest, statSync(path).mtimeMs);
+    }
+  };
+  walk(join(ROOT, 'src'));
+  for (const file of ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/build-cli.mjs', 'scripts/build-action.mjs']) {
+    newest = Math.max(newest, statSync(join(ROOT, file)).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The tests that run the CLI as users do (`node bin/replaygate.js …`: record, init on a terminal,
+ * concurrent recording writers, the npm package) need build/ current. Built here once for the
+ * whole run, the way users build (`npm run build`: tsc, then the bundle), and only when a source
+ * is newer than the build: a bare `tsc` would leave build/cli newer than build/bundle, and
+ * bin/replaygate.js would then fall back to the slower compiled tree for every later run.
+ */
+async function buildCli(): Promise<void> {
+  const built = (path: string): number => statSync(join(ROOT, path), { throwIfNoEntry: false })?.mtimeMs ?? -1;
+  const oldest = Math.min(built('build/cli/index.js'), built('build/bundle/cli.js'));
+  if (oldest >= newestSource()) return;
+  process.stderr.write('test/global-setup.ts: the build is older than src/: npm run build\n');
+  const run = promisify(execFile);
+  try {
+    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 600_000 });
+  } catch (error) {
+    // Type errors still emit JavaScript (npm run typecheck reports them); the tests run the code as built.
+    const e = error as { stdout?: string; message: string };
+    process.stderr.write(`test/global-setup.ts: tsc reported errors (the JavaScript is emitted all the same):\n${(e.stdout ?? e.message).slice(0, 2000)}\n`);
+  }
+  await run(process.execPath, [join(ROOT, 'scripts/build-cli.mjs')], { cwd: ROOT, timeout: 600_000 });
+}
+
 export default async function setup(): Promise<() => Promise<void>> {
   checkSharedData();
+  await buildCli();
   const stop = await startPostgres();
   return async () => {
     await stop?.();

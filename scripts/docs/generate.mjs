@@ -22,11 +22,14 @@
 // repository first when PATH, default `<cwd>/replaygate.yml`, is absent). Commands: `replaygate …`
 // (the CLI, in process), `node scripts/NAME.mjs …` (a script of this repository, in a child process),
 // `npm start --silent` (= replaygate score, without npm's header lines), `bench NAME` (the text of bench/results/NAME.json, written by
-// `npm run bench`: timings are never re-measured here), `dist` (the Action bundle's size).
+// `npm run bench`: timings are never re-measured here; `bench NAME FIELD`: a command's output the
+// benchmark kept as numbers.FIELD), `dist` (the Action bundle's size).
 //
 // Value sources: a `source:` comment (a CLI command run with --json into a temporary file), `bench`
 // (bench/results/*.json by file name: bench.score.ratio), `dist` (dist/*.js sizes). Formats:
-// fixed0..fixed3, signed2 / signed3 (+0.02 / −0.23), int (1,234), exp1 (1.3e-9), p (0.41 or 1.3e-9), mb1 (MB with one decimal), count (length
+// fixed0..fixed3, signed2 / signed3 (+0.02 / −0.23), int (1,234), exp1 (1.3e-9), p (0.41 or 1.3e-9), mb1 / mb2 (MB with one or two decimals), kib / kib1
+// (KiB, none or one decimal), mib1 / mib2 (MiB), sec1 (milliseconds as seconds, one decimal), sig1
+// (one significant figure: 201,694 → 200,000), count (length
 // of a list), pct1 (percent, one decimal), ids (a list joined by ", "), thr (a threshold: fixed2, or
 // `none` for null); over a list of objects:
 // sum:FIELD, map:FIELD / map1 / map2 / mapint:FIELD (joined by ", "), where:FIELD=VALUE and
@@ -149,6 +152,18 @@ const FORMATS = {
   exp1: (x) => Number(x).toExponential(1),
   p: (x) => (Number(x) >= 0.01 ? Number(x).toFixed(2) : Number(x).toExponential(1)),
   mb1: (x) => `${(Number(x) / 1e6).toFixed(1)} MB`,
+  mb2: (x) => `${(Number(x) / 1e6).toFixed(2)} MB`,
+  kib: (x) => `${Math.round(Number(x) / 1024).toLocaleString('en-US')} KiB`,
+  kib1: (x) => `${(Number(x) / 1024).toFixed(1)} KiB`,
+  mib1: (x) => `${(Number(x) / 2 ** 20).toFixed(1)} MiB`,
+  mib2: (x) => `${(Number(x) / 2 ** 20).toFixed(2)} MiB`,
+  sec1: (x) => (Number(x) / 1000).toFixed(1),
+  sig1: (x) => {
+    const n = Math.abs(Number(x));
+    if (n === 0) return '0';
+    const unit = 10 ** Math.floor(Math.log10(n));
+    return (Math.sign(Number(x)) * Math.round(n / unit) * unit).toLocaleString('en-US');
+  },
   count: (x) => String(x.length),
   pct1: (x) => (Number(x) * 100).toFixed(1),
   ids: (x) => x.join(', '),
@@ -327,7 +342,12 @@ export async function generate(text, { root, file, run, useCache = false, cache 
     } else if (spec.words[0] === 'bench') {
       const result = sources.bench[spec.words[1]];
       if (!result) throw new Error(`${file}: no bench/results/${spec.words[1]}.json (run npm run bench)`);
-      body = `${result.text.replace(/\n+$/, '')}\n${benchFooter(result)}`;
+      if (spec.words[2] !== undefined) {
+        // `bench NAME FIELD`: a command's output the benchmark kept (numbers.FIELD), shown as it printed it.
+        const kept = result.numbers?.[spec.words[2]];
+        if (typeof kept !== 'string') throw new Error(`${file}: bench/results/${spec.words[1]}.json has no text numbers.${spec.words[2]}`);
+        body = kept.replace(/\n+$/, '');
+      } else body = `${result.text.replace(/\n+$/, '')}\n${benchFooter(result)}`;
     } else {
       if (spec.options.cache) setUp(root, spec.options);
       const { result, copy } = await runCli(spec.words, spec.options);

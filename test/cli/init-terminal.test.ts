@@ -28,13 +28,9 @@ function initOnTerminal(keys: [string, string][], before?: (dir: string) => void
 }
 
 beforeAll(() => {
-  try {
-    execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO, stdio: 'pipe' });
-  } catch {
-    // Type errors elsewhere in the tree still emit JavaScript; what matters is that init was built.
-  }
+  // test/global-setup.ts builds the CLI once for the run (npm run build), when src/ is newer.
   expect(existsSync(join(REPO, 'build/cli/commands/init.js'))).toBe(true);
-}, 300_000);
+});
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });

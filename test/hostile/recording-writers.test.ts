@@ -103,14 +103,10 @@ describe('one writer per recording (hostile)', () => {
   const sql = (): string => project.path('recordings/sql');
 
   beforeAll(async () => {
-    try {
-      execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO, stdio: 'pipe' });
-    } catch {
-      // Type errors elsewhere still emit JavaScript; what matters is that the CLI was built.
-    }
+    // test/global-setup.ts builds the CLI once for the run (npm run build), when src/ is newer.
     expect(existsSync(join(REPO, 'build/cli/commands/recordings.js'))).toBe(true);
     server = await startFakeOpenAI({ candidates: CANDIDATES });
-  }, 300_000);
+  });
   afterAll(async () => {
     await server.close();
   });

@@ -1,9 +1,9 @@
 /**
  * A recording process killed with SIGKILL mid-way resumes without duplicate or broken calls.
- * Runs the built CLI (`node bin/replaygate.js record …`), so it builds first (tsc → build/).
+ * Runs the built CLI (`node bin/replaygate.js record …`), built once for the run by test/global-setup.ts (npm run build).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,15 +42,11 @@ describe('killed recording resumes', () => {
   let project: TempProject;
 
   beforeAll(async () => {
-    try {
-      execFileSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO, stdio: 'pipe' });
-    } catch {
-      // Type errors elsewhere in the tree still emit JavaScript; what matters is that record was built.
-    }
+    // test/global-setup.ts builds the CLI once for the run (npm run build), when src/ is newer.
     expect(existsSync(join(REPO, 'build/cli/commands/record.js'))).toBe(true);
     server = await startFakeOpenAI({ candidates: CANDIDATES });
     project = makeProject();
-  }, 600_000); // a whole tsc build: minutes on a loaded machine
+  });
   afterAll(async () => {
     await server.close();
     project.remove();

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// Figures of the repository itself for the docs (scripts/docs/generate.mjs runs it as a value
+// source: `<!-- source: NAME = node scripts/docs/figures.mjs WHAT -->`, its --json FILE read back):
+//
+//   dist   the Action bundle's bytes by package (from esbuild's `// path` comment before each
+//          module of dist/index.js: unminified, so the bytes between two comments are that module's),
+//          the packages and licences dist/licenses.txt lists, the example agents' npm packages
+//          (examples/agents/package-lock.json); cheap, run by the staleness test too
+//   pack   what `npm pack --dry-run` counts (files, packed and unpacked bytes); it depends on
+//          build/, so `npm run docs` runs it (after its build) and the test reads the cached figures
+//
+//   node scripts/docs/figures.mjs dist|pack --json FILE
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const { values, positionals } = parseArgs({ options: { json: { type: 'string' } }, allowPositionals: true });
+if (values.json === undefined || positionals.length !== 1 || !['dist', 'pack'].includes(positionals[0])) {
+  console.error('usage: node scripts/docs/figures.mjs dist|pack --json FILE');
+  process.exit(2);
+}
+
+/** Bytes of dist/index.js by package (`ours` for src/), largest first. */
+function bundleParts() {
+  const text = readFileSync(join(ROOT, 'dist', 'index.js'), 'utf8');
+  const parts = {};
+  let owner = 'preamble';
+  let start = 0;
+  const add = (end) => {
+    parts[owner] = (parts[owner] ?? 0) + Buffer.byteLength(text.slice(start, end));
+  };
+  for (const m of text.matchAll(/^\/\/ (\S+)\n/gm)) {
+    const path = m[1];
+    const pkg = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
+    const next = pkg ? pkg[1] : path.startsWith('src/') ? 'ours' : undefined;
+    if (next === undefined) continue;
+    add(m.index);
+    owner = next;
+    start = m.index;
+  }
+  add(text.length);
+  return Object.fromEntries(Object.entries(parts).sort((a, b) => b[1] - a[1]));
+}
+
+function licences() {
+  const listed = [...readFileSync(join(ROOT, 'dist', 'licenses.txt'), 'utf8').matchAll(/^ {2}(\S+) (\S+) \(([^)]+)\)$/gm)].map((m) => ({ name: m[1], version: m[2], licence: m[3] }));
+  const byLicence = new Map();
+  for (const p of listed) byLicence.set(p.licence, (byLicence.get(p.licence) ?? 0) + 1);
+  const names = new Set(listed.map((p) => p.name));
+  return { packages: names.size, entries: listed.length, licences: [...byLicence.entries()].sort((a, b) => b[1] - a[1]).map(([l]) => l) };
+}
+
+function agentsPackages() {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'examples', 'agents', 'package-lock.json'), 'utf8'));
+  return Object.keys(lock.packages ?? {}).filter((k) => k.startsWith('node_modules/')).length;
+}
+
+let out;
+if (positionals[0] === 'dist') {
+  out = { bundle: bundleParts(), licences: licences(), agentsPackages: agentsPackages() };
+} else {
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const [pack] = JSON.parse(execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  out = { files: pack.entryCount, packedBytes: pack.size, unpackedBytes: pack.unpackedSize };
+}
+writeFileSync(values.json, `${JSON.stringify(out, null, 2)}\n`);
