@@ -8,6 +8,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WORK="${1:-/tmp/replaygate-gate-real}"
+mkdir -p "$WORK"
+WORK="$(cd "$WORK" && pwd)"   # absolute: the script changes folder below
 DATA="${DATA:-$ROOT/../shared/data}"
 RG="${RG:-node $ROOT/bin/replaygate.js}"
 S="$DATA/spider"
@@ -41,12 +43,14 @@ $RG import genparse "$DATA/genparse-samples/llama-3-smc-standard-p10-b10-1000-sc
 echo "== GPT-4 zero-shot (base) vs DIN-SQL GPT-4 (candidate), full runnable Spider dev, one run each"
 $RG gate --base gpt4-zero-shot --candidate din-sql-gpt4 --json gate-din-sql.json --markdown gate-din-sql.md --no-progress || true
 
-echo "== genparse: Llama-3 sampling (base) vs grammar-constrained SMC (candidate), 656 questions, K = 10"
-GENPARSE_IDS=$(node -e "const fs=require('fs');const ids=new Set(fs.readFileSync('recordings/llama3-sampling/calls.jsonl','utf8').trim().split('\n').map((l)=>JSON.parse(l).question_id));console.log([...ids].join(','))")
+echo "== genparse: Llama-3 sampling (base) vs grammar-constrained SMC (candidate), the questions genparse covers, K = 10"
+# The questions the genparse file covers: those its recording holds (read through the recording API,
+# whatever the recording's on-disk format).
+GENPARSE_IDS=$(node --input-type=module -e "const { Recording } = await import('$ROOT/build/recording/recording.js'); const r = await Recording.open('recordings/llama3-sampling'); console.log([...new Set(r.calls().map((c) => c.questionId))].join(',')); r.close();")
 $RG gate --base llama3-sampling --candidate llama3-smc --seeds 10 -q "$GENPARSE_IDS" --json gate-genparse.json --markdown gate-genparse.md --no-progress || true
 cd ..
 
-# ------------------------------------------- 195-question subset, 10 local models, 2 prompts
+# ------------------------------- the five-database subset (195 questions), 10 local models, 2 prompts
 mkdir -p local && cd local
 SUB="concert_singer,pets_1,employee_hire_evaluation,orchestra,singer"
 $RG import spider-golden "$S" -o golden --databases "$SUB" --force >/dev/null
@@ -88,7 +92,7 @@ align "$(ls "$DATA/spider-subset-localmodels-rerun/output/Few Shot Output/"predi
 $RG import predictions aligned/qwen2.5_7b-fewshot-earlier.txt -a qwen2.5_7b-fewshot-earlier --force --source "Custom-Spider-Evaluation-Model: qwen2.5_7b Few Shot, earlier run" >/dev/null
 
 for m in $MODELS; do
-  echo "== $m: few-shot (base) vs few-shot + LlamaIndex (candidate), 195 questions"
+  echo "== $m: few-shot (base) vs few-shot + LlamaIndex (candidate), the five-database subset"
   $RG gate --base "$m-fewshot" --candidate "$m-llamaindex" --json "gate-$m.json" --markdown "gate-$m.md" --no-progress || true
 done
 echo "== qwen2.5-7b few-shot: earlier run (base) vs later run (candidate), same prompt, temperature 0.3"

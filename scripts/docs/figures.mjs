@@ -8,18 +8,21 @@
 //          (examples/agents/package-lock.json); cheap, run by the staleness test too
 //   pack   what `npm pack --dry-run` counts (files, packed and unpacked bytes); it depends on
 //          build/, so `npm run docs` runs it (after its build) and the test reads the cached figures
+//   gate-real  the question counts of the real-input gate comparisons (docs/gate.md, README),
+//          read from the gate reports scripts/gate-real-inputs.sh wrote to out/gate-real (the
+//          shared data set: `npm run docs` runs the script when they are absent; cached)
 //
-//   node scripts/docs/figures.mjs dist|pack --json FILE
+//   node scripts/docs/figures.mjs dist|pack|gate-real --json FILE
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values, positionals } = parseArgs({ options: { json: { type: 'string' } }, allowPositionals: true });
-if (values.json === undefined || positionals.length !== 1 || !['dist', 'pack'].includes(positionals[0])) {
-  console.error('usage: node scripts/docs/figures.mjs dist|pack --json FILE');
+if (values.json === undefined || positionals.length !== 1 || !['dist', 'pack', 'gate-real'].includes(positionals[0])) {
+  console.error('usage: node scripts/docs/figures.mjs dist|pack|gate-real --json FILE');
   process.exit(2);
 }
 
@@ -58,8 +61,20 @@ function agentsPackages() {
   return Object.keys(lock.packages ?? {}).filter((k) => k.startsWith('node_modules/')).length;
 }
 
+/** The gate reports of scripts/gate-real-inputs.sh: n of each comparison; the local models' must agree. */
+function gateReal() {
+  const work = join(ROOT, 'out', 'gate-real');
+  const read = (f) => JSON.parse(readFileSync(join(work, f), 'utf8'));
+  const local = readdirSync(join(work, 'local')).filter((f) => /^gate-.*\.json$/.test(f)).sort().map((f) => ({ file: f, n: read(join('local', f)).n }));
+  const sizes = [...new Set(local.map((g) => g.n))];
+  if (local.length === 0 || sizes.length !== 1) throw new Error(`out/gate-real/local: expected gate reports over one question set, found ${JSON.stringify(local)}`);
+  return { dinsql: { n: read('full/gate-din-sql.json').n }, genparse: { n: read('full/gate-genparse.json').n }, local: { n: sizes[0], comparisons: local.length } };
+}
+
 let out;
-if (positionals[0] === 'dist') {
+if (positionals[0] === 'gate-real') {
+  out = gateReal();
+} else if (positionals[0] === 'dist') {
   out = { bundle: bundleParts(), licences: licences(), agentsPackages: agentsPackages() };
 } else {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

@@ -261,7 +261,8 @@ export async function generate(text, { root, file, run, useCache = false, cache 
   const memo = new Map();
   const runCli = async (words, given, extraArgs = []) => {
     const options = { ...given, cwd: given.cwd ?? home };
-    const key = JSON.stringify([options.cwd, options.edit ?? '', words]);
+    // `npx replaygate …` (how a reader in a clone runs it) is the same run as `replaygate …`.
+    const key = JSON.stringify([options.cwd, options.edit ?? '', words[0] === 'npx' ? words.slice(1) : words]);
     const seen = memo.get(key);
     if (seen !== undefined && extraArgs.length === 0) return seen;
     const done = await runOnce(words, options, extraArgs);

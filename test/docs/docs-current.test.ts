@@ -33,33 +33,51 @@ describe('generated docs', () => {
     expect(firstDifference(stale, regenerated)).toMatch(/^line 1:/);
   });
 
-  it('a deliberately changed confidence, calibration, judge or engine figure is caught', async () => {
-    // Figures read from docs/generated/values.json (the confidence and judge commands on the shared
-    // data) and from bench/results/engines.json: each changed number is put back by the generator.
-    const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it('a deliberately changed figure of each kind is caught', async () => {
+    // Figures read from docs/generated/values.json (the confidence, judge and gate commands on the
+    // shared data; npm pack), from bench/results/*.json (engines, recordings) and computed from the
+    // repository at docs time (the Action bundle's parts, the example agents' lock file): each
+    // changed number is put back by the generator.
     const cache = JSON.parse(readFileSync(join(ROOT, 'docs', 'generated', 'values.json'), 'utf8')) as Record<string, unknown>;
-    const values = [
-      'confExact.evaluation.rules.rule=agreement-first.auroc.estimate|fixed3',
-      'cal95.result.heldOut.passAccuracy.estimate|pct1',
-      'cal90.result.fit.flagAt|thr',
-      'plant.plant.kinds.kind=bad_join.ownCheckFired',
-      'judgeDailFormal.report.overall.kappa.value|fixed2',
-      'bench.engines.numbers.postgres.ratio|fixed2',
+    const figures: [file: string, expr: string][] = [
+      ['README.md', 'confExact.evaluation.rules.rule=agreement-first.auroc.estimate|fixed3'],
+      ['README.md', 'cal95.result.heldOut.passAccuracy.estimate|pct1'],
+      ['README.md', 'cal90.result.fit.flagAt|thr'],
+      ['README.md', 'plant.plant.kinds.kind=bad_join.ownCheckFired'],
+      ['README.md', 'judgeDailFormal.report.overall.kappa.value|fixed2'],
+      ['README.md', 'bench.engines.numbers.postgres.ratio|fixed2'],
+      ['README.md', 'bench.recordings.numbers.generated.smaller|fixed1'],
+      ['README.md', 'gateReal.local.n'],
+      ['docs/gate.md', 'gateReal.genparse.n'],
+      ['docs/recordings.md', 'bench.recordings.numbers.dinsql.format2.openCpuMs|int'],
+      ['docs/recordings.md', 'bench.recordings.numbers.generated.format2.packedBytes|mib1'],
+      ['docs/action.md', 'bundle.bundle.undici|mb2'],
+      ['docs/action.md', 'pack.files|int'],
+      ['docs/command-agents.md', 'agentsLock.agentsPackages'],
     ];
-    for (const expr of values) {
+    for (const [file, expr] of figures) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
       const marker = `<!-- value: ${expr} -->`;
       const at = text.indexOf(marker);
-      expect(at, expr).toBeGreaterThan(0);
+      expect(at, `${file}: ${expr}`).toBeGreaterThan(0);
       const line = text.slice(at, text.indexOf('<!-- /value -->', at) + '<!-- /value -->'.length);
       const stale = `${marker}123.4<!-- /value -->`;
       expect(line).not.toBe(stale);
-      // A source comment from the README for each cached value, so the generator knows the command.
+      // The file's source comment for the value, so the generator knows the command.
       const name = expr.split('.')[0] as string;
       const source = name === 'bench' ? '' : `${/<!-- source: (\S+) = [^\n]*-->/g.exec(text.slice(text.indexOf(`<!-- source: ${name} =`)))?.[0] ?? ''}\n`;
-      const regenerated = await generate(`${source}${stale}\n`, { root: ROOT, file: 'README.md', run, useCache: true, cache });
-      expect(regenerated, expr).toContain(line);
+      const regenerated = await generate(`${source}${stale}\n`, { root: ROOT, file, run, useCache: true, cache });
+      expect(regenerated, `${file}: ${expr}`).toContain(line);
       expect(regenerated).not.toContain('123.4');
     }
+  });
+
+  it('a deliberately stale output the benchmark kept is caught', async () => {
+    // docs/recordings.md shows what `recordings upgrade` printed in bench/recordings.mjs.
+    const stale = '<!-- docs: bench recordings upgradeOutput -->\n```text\nrecordings/x: format 1 → 2: 1 call\n```\n';
+    const regenerated = await generate(stale, { root: ROOT, file: 'docs/recordings.md', run });
+    expect(regenerated).not.toContain('recordings/x');
+    expect(regenerated).toMatch(/recordings\/din-sql-gpt4: format 1 → 2: \d+ calls/);
   });
 
   it('covers README.md, every docs/*.md and the examples', () => {
