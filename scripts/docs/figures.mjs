@@ -56,9 +56,13 @@ function licences() {
   return { packages: names.size, entries: listed.length, licences: [...byLicence.entries()].sort((a, b) => b[1] - a[1]).map(([l]) => l) };
 }
 
+/** The example agents' lock file: its packages, and those npm installs on Linux x64 (the rest are other platforms' optional builds). */
 function agentsPackages() {
   const lock = JSON.parse(readFileSync(join(ROOT, 'examples', 'agents', 'package-lock.json'), 'utf8'));
-  return Object.keys(lock.packages ?? {}).filter((k) => k.startsWith('node_modules/')).length;
+  const entries = Object.entries(lock.packages ?? {}).filter(([k]) => k.startsWith('node_modules/'));
+  const fits = (list, value) => !Array.isArray(list) || list.includes(value);
+  const linux = entries.filter(([, p]) => !p.optional || (fits(p.os, 'linux') && fits(p.cpu, 'x64')));
+  return { locked: entries.length, linuxX64: linux.length };
 }
 
 /** The gate reports of scripts/gate-real-inputs.sh: n of each comparison; the local models' must agree. */

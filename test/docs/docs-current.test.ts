@@ -53,7 +53,7 @@ describe('generated docs', () => {
       ['docs/recordings.md', 'bench.recordings.numbers.generated.format2.packedBytes|mib1'],
       ['docs/action.md', 'bundle.bundle.undici|mb2'],
       ['docs/action.md', 'pack.files|int'],
-      ['docs/command-agents.md', 'agentsLock.agentsPackages'],
+      ['docs/command-agents.md', 'agentsLock.agentsPackages.linuxX64'],
     ];
     for (const [file, expr] of figures) {
       const text = readFileSync(join(ROOT, file), 'utf8');
