@@ -75,15 +75,22 @@ function newestSource(): number {
  * The tests that run the CLI as users do (`node bin/replaygate.js …`: record, init on a terminal,
  * concurrent recording writers, the npm package) need build/ current. Built here once for the
  * whole run, the way users build (`npm run build`: tsc, then the bundle), and only when a source
- * is newer than the build: a bare `tsc` would leave build/cli newer than build/bundle, and
+ * is newer than the build (or only the bundle, when it is older than the compiled tree): a bare `tsc` would leave build/cli newer than build/bundle, and
  * bin/replaygate.js would then fall back to the slower compiled tree for every later run.
  */
 async function buildCli(): Promise<void> {
   const built = (path: string): number => statSync(join(ROOT, path), { throwIfNoEntry: false })?.mtimeMs ?? -1;
-  const oldest = Math.min(built('build/cli/index.js'), built('build/bundle/cli.js'));
-  if (oldest >= newestSource()) return;
-  process.stderr.write('test/global-setup.ts: the build is older than src/: npm run build\n');
+  const compiled = built('build/cli/index.js');
+  const bundle = built('build/bundle/cli.js');
   const run = promisify(execFile);
+  if (Math.min(compiled, bundle) >= newestSource()) {
+    if (bundle >= compiled) return;
+    // A bare `tsc` since the last build: only the bundle is behind.
+    process.stderr.write('test/global-setup.ts: build/bundle is older than build/cli (a bare tsc): node scripts/build-cli.mjs\n');
+    await run(process.execPath, [join(ROOT, 'scripts/build-cli.mjs')], { cwd: ROOT, timeout: 600_000 });
+    return;
+  }
+  process.stderr.write('test/global-setup.ts: the build is older than src/: npm run build\n');
   try {
     await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 600_000 });
   } catch (error) {
