@@ -11,8 +11,10 @@
 //   gate-real  the question counts of the real-input gate comparisons (docs/gate.md, README),
 //          read from the gate reports scripts/gate-real-inputs.sh wrote to out/gate-real (the
 //          shared data set: `npm run docs` runs the script when they are absent; cached)
+//   gate-real-table  the same reports as docs/gate.md's Markdown table, on standard output (a raw block)
 //
 //   node scripts/docs/figures.mjs dist|pack|gate-real --json FILE
+//   node scripts/docs/figures.mjs gate-real-table
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -21,8 +23,9 @@ import { parseArgs } from 'node:util';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values, positionals } = parseArgs({ options: { json: { type: 'string' } }, allowPositionals: true });
-if (values.json === undefined || positionals.length !== 1 || !['dist', 'pack', 'gate-real'].includes(positionals[0])) {
-  console.error('usage: node scripts/docs/figures.mjs dist|pack|gate-real --json FILE');
+const table = positionals.length === 1 && positionals[0] === 'gate-real-table';
+if (!table && (values.json === undefined || positionals.length !== 1 || !['dist', 'pack', 'gate-real'].includes(positionals[0]))) {
+  console.error('usage: node scripts/docs/figures.mjs dist|pack|gate-real --json FILE, or gate-real-table');
   process.exit(2);
 }
 
@@ -73,6 +76,43 @@ function gateReal() {
   const sizes = [...new Set(local.map((g) => g.n))];
   if (local.length === 0 || sizes.length !== 1) throw new Error(`out/gate-real/local: expected gate reports over one question set, found ${JSON.stringify(local)}`);
   return { dinsql: { n: read('full/gate-din-sql.json').n }, genparse: { n: read('full/gate-genparse.json').n }, local: { n: sizes[0], comparisons: local.length } };
+}
+
+/** docs/gate.md's table of the real-input comparisons, from the reports of scripts/gate-real-inputs.sh. */
+function gateRealTable() {
+  const work = join(ROOT, 'out', 'gate-real');
+  const read = (f) => JSON.parse(readFileSync(join(work, f), 'utf8'));
+  const sgn = (x) => (Math.abs(x) < 0.005 ? '0.00' : `${x > 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`);
+  const p = (x) => (x >= 0.01 ? x.toFixed(2) : x.toExponential(1));
+  const models = readdirSync(join(work, 'local'))
+    .map((f) => /^gate-(.+)\.json$/.exec(f)?.[1])
+    .filter((m) => m !== undefined && m !== 'qwen-rerun')
+    .sort();
+  const rows = [
+    ['full/gate-din-sql.json', 'GPT-4 zero-shot → DIN-SQL GPT-4 (Spider dev, 1 run)'],
+    ['full/gate-genparse.json', 'Llama-3 sampling → grammar-constrained SMC (K = 10)'],
+    ...models.map((m, i) => [`local/gate-${m}.json`, `${m.replace('_', ' ')}${i === 0 ? ' few-shot → + LlamaIndex' : ''}`]),
+    ['local/gate-qwen-rerun.json', 'qwen2.5 7b few-shot: earlier run → later run (same prompt, T = 0.3)'],
+  ];
+  const lines = ['| comparison (base → candidate) | n | base correct | candidate correct | fixed | broken | mean d | 95% interval | sign test p | stable breaks | verdict |', '|---|---|---|---|---|---|---|---|---|---|---|'];
+  for (const [file, label] of rows) {
+    const r = read(file);
+    const correct = (side) => {
+      const c = r.questions.reduce((s, q) => s + q[side].correct, 0);
+      const runs = r.questions.reduce((s, q) => s + q[side].runs, 0);
+      return file.startsWith('local/') ? String(c) : `${c}/${runs}`;
+    };
+    const below = r.interval !== null && r.interval !== undefined && r.interval.high < 0;
+    const interval = r.interval ? `${sgn(r.interval.low)} to ${sgn(r.interval.high)}` : 'none';
+    const verdict = `${r.verdict}${below && r.verdict === 'fail' && r.stableBreaks.length > 0 ? ' (also interval below zero)' : ''}`;
+    lines.push(`| ${label} | ${r.n} | ${correct('base')} | ${correct('candidate')} | ${r.fixed.length} | ${r.broken.length} | ${sgn(r.meanDifference)} | ${below ? `**${interval}**` : interval} | ${p(r.signTestP)} | ${r.stableBreaks.length} | ${verdict} |`);
+  }
+  return lines.join('\n');
+}
+
+if (table) {
+  console.log(gateRealTable());
+  process.exit(0);
 }
 
 let out;
