@@ -72,12 +72,20 @@ describe('generated docs', () => {
     }
   });
 
-  it('a deliberately stale output the benchmark kept is caught', async () => {
+  it('a deliberately stale output the benchmark kept, or a stale gate table, is caught', async () => {
     // docs/recordings.md shows what `recordings upgrade` printed in bench/recordings.mjs.
     const stale = '<!-- docs: bench recordings upgradeOutput -->\n```text\nrecordings/x: format 1 → 2: 1 call\n```\n';
     const regenerated = await generate(stale, { root: ROOT, file: 'docs/recordings.md', run });
     expect(regenerated).not.toContain('recordings/x');
     expect(regenerated).toMatch(/recordings\/din-sql-gpt4: format 1 → 2: \d+ calls/);
+    // docs/gate.md's real-input table (scripts/gate-real-inputs.sh's reports, kept in docs/generated/values.json).
+    const gate = readFileSync(join(ROOT, 'docs', 'gate.md'), 'utf8');
+    const marker = /^<!-- docs: node scripts\/docs\/figures\.mjs gate-real-table [^\n]*-->$/m.exec(gate)?.[0];
+    expect(marker).toBeDefined();
+    const cache = JSON.parse(readFileSync(join(ROOT, 'docs', 'generated', 'values.json'), 'utf8')) as Record<string, unknown>;
+    const table = await generate(`${marker}\n| stale | 123.4 |\n<!-- /docs -->\n`, { root: ROOT, file: 'docs/gate.md', run, useCache: true, cache });
+    expect(table).not.toContain('123.4');
+    expect(table).toContain('| llama3.1 8b | ');
   });
 
   it('covers README.md, every docs/*.md and the examples', () => {
