@@ -123,6 +123,8 @@ if (positionals[0] === 'gate-real') {
 } else {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const [pack] = JSON.parse(execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
-  out = { files: pack.entryCount, packedBytes: pack.size, unpackedBytes: pack.unpackedSize };
+  // Rounded as the docs show them (0.01 MB packed, 0.1 MB unpacked): the README is in the package, so
+  // exact bytes would change docs/generated/values.json on every README edit.
+  out = { files: pack.entryCount, packedBytes: Math.round(pack.size / 1e4) * 1e4, unpackedBytes: Math.round(pack.unpackedSize / 1e5) * 1e5 };
 }
 writeFileSync(values.json, `${JSON.stringify(out, null, 2)}\n`);
