@@ -6,8 +6,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { assessAnswer, type AnswerAssessment } from '../../confidence/assess.js';
 import { plantErrors, type PlantCandidate } from '../../confidence/plant.js';
 import type { PlantReport } from '../../confidence/plant-report.js';
-import { confidenceSvg, renderConfidenceMarkdown, renderConfidenceText } from '../../confidence/render.js';
-import { buildConfidenceReport, DESIGN_GATE_SOURCE, unlabelledNote, type SamplesKind } from '../../confidence/report.js';
+import { buildConfidenceReport, DESIGN_GATE_SOURCE, type SamplesKind } from '../../confidence/report.js';
 import { DEFAULT_GATE, type GateThresholds, type RuleOptions, type ThinEvidencePolicy } from '../../confidence/rules.js';
 import { calibrateConfidence, DEFAULT_SPLITS, DEFAULT_TARGET_FLAG_ACCURACY, type CalibrationAnswer, type CalibrationVariant } from '../../confidence/calibrate.js';
 import { calibratedGateNote, renderCalibrationMarkdownReport, renderCalibrationText, RULE_TERMS, ruleTerms } from '../../confidence/calibrate-render.js';
@@ -39,6 +38,7 @@ import { confidenceShardPayload, labelsFileSource, type ConfidenceReportJson } f
 import { shardSection } from '../../shard/section.js';
 import { shardLabel, type Shard } from '../../shard/shard.js';
 import { progressFor } from '../progress.js';
+import { printConfidenceReport } from './confidence-print.js';
 
 /** Options shared by `confidence` and `confidence calibrate`: the samples, labels, policies and rules. */
 interface SampleOptions {
@@ -599,28 +599,6 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   await printConfidenceReport(ctx, finalReport, opts);
 }
 
-/** Prints a confidence report (text, time), writes `--json` / `--markdown` / `--svg`; exit code 0. Used by `confidence` and `merge`. */
-export async function printConfidenceReport(
-  ctx: CliContext,
-  finalReport: ConfidenceReportJson,
-  opts: { readonly maxAnswers?: number; readonly json?: string; readonly markdown?: string; readonly svg?: string },
-): Promise<void> {
-  const report = finalReport;
-  const timing = finalReport.timingMs ?? {};
-  const shard = finalReport.shard;
-  if (shard !== undefined) {
-    ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions (the evaluation is the merge's: replaygate merge of every shard's --json report)\n\n`);
-  }
-  const unlabelled = unlabelledNote(report.unlabelled, report.answers.length);
-  if (unlabelled !== undefined) ctx.stderr(`warning: ${unlabelled}\n`);
-  const render = opts.maxAnswers !== undefined ? { maxAnswers: opts.maxAnswers } : {};
-  ctx.stdout(renderConfidenceText(finalReport, render));
-  ctx.stdout(`\ntime: ${Object.entries(timing).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}\n`);
-  if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(finalReport, jsonSafe, 2)}\n`);
-  if (opts.markdown) await writeOutput(ctx, opts.markdown, renderConfidenceMarkdown(finalReport, render));
-  if (opts.svg) await writeOutput(ctx, opts.svg, confidenceSvg(finalReport));
-  ctx.exitCode = EXIT.pass;
-}
 
 /**
  * The label sets of a confidence run, the first leading: the labels file (when given), then
@@ -780,7 +758,3 @@ async function folderHash(dir: string): Promise<string> {
   return sha256Text(parts.join('\n\u0000\n'));
 }
 
-/** JSON.stringify replacer: bigint cells as decimal strings. */
-function jsonSafe(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
-}
