@@ -9,7 +9,7 @@ import type { PlantReport } from '../../confidence/plant-report.js';
 import { buildConfidenceReport, DESIGN_GATE_SOURCE, type SamplesKind } from '../../confidence/report.js';
 import { DEFAULT_GATE, type GateThresholds, type RuleOptions, type ThinEvidencePolicy } from '../../confidence/rules.js';
 import { calibrateConfidence, DEFAULT_SPLITS, DEFAULT_TARGET_FLAG_ACCURACY, type CalibrationAnswer, type CalibrationVariant } from '../../confidence/calibrate.js';
-import { calibratedGateNote, renderCalibrationMarkdownReport, renderCalibrationText, RULE_TERMS, ruleTerms } from '../../confidence/calibrate-render.js';
+import { renderCalibrationMarkdownReport, renderCalibrationText, RULE_TERMS, ruleTerms } from '../../confidence/calibrate-render.js';
 import { confidenceSettings, type ConfidenceSettings } from '../../confidence/settings.js';
 import { renderThresholdsFile, sha256Text, thresholdsFile, thresholdsLine, thresholdsMismatch } from '../../confidence/thresholds-file.js';
 import { agreementPolicyText, labelPolicyText } from '../../confidence/policy.js';
@@ -34,7 +34,7 @@ import { ConfigError, DataError } from '../../util/errors.js';
 import { EXIT, type CliContext } from '../context.js';
 import { parseSeeds, parseWhole, questionsOption, shardOption, splitOption } from '../options.js';
 import { configFingerprint } from '../../shard/fingerprint.js';
-import { confidenceShardPayload, labelsFileSource, type ConfidenceReportJson } from '../../shard/confidence-shards.js';
+import { confidenceRunNotes, confidenceShardPayload, labelsFileSource, type ConfidenceReportJson, type ConfidenceReportSettings } from '../../shard/confidence-shards.js';
 import { shardSection } from '../../shard/section.js';
 import { shardLabel, type Shard } from '../../shard/shard.js';
 import { progressFor } from '../progress.js';
@@ -504,13 +504,12 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     timing['plant'] = performance.now() - t;
   }
 
-  t = performance.now();
-  const report = buildConfidenceReport(assessments, {
+  // The report's settings (all but what depends on the answers), kept as they are in a shard's
+  // payload, so that the merge builds the report with exactly these (per-rule thresholds included).
+  const reportSettings: ConfidenceReportSettings = {
     title,
     samplesKind: kind,
     sampleLabels: sets.map((s) => s.label),
-    ...(first !== undefined ? { labels: first.labels, labelsSource: first.source, labelPolicy: first.policy } : {}),
-    moreLabelSets: more,
     agreementPolicy: opts.agreementPolicy,
     gate,
     ...(rules.ruleGates !== undefined ? { ruleGates: rules.ruleGates } : {}),
@@ -518,25 +517,25 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     thinEvidence: opts.thinEvidence,
     judgeRecordings: false,
     ...(prepared.definitions !== undefined
-      ? {
-          definitions: {
-            list: prepared.definitions.list.map((d) => ({ id: d.id, effect: d.effect, approver: d.approver, approved: d.approved })),
-            sources: prepared.definitions.sources,
-            dialect: prepared.definitions.dialect,
-            ...(prepared.baseline !== undefined ? { baseline: prepared.baseline } : {}),
-          },
-        }
+      ? { definitions: { list: prepared.definitions.list.map((d) => ({ id: d.id, effect: d.effect, approver: d.approver, approved: d.approved })), sources: prepared.definitions.sources, dialect: prepared.definitions.dialect } }
       : {}),
     evaluation: { resamples: opts.resamples, seed: opts.bootstrapSeed },
+  };
+  t = performance.now();
+  const { definitions: reportDefinitions, ...settingsRest } = reportSettings;
+  const report = buildConfidenceReport(assessments, {
+    ...settingsRest,
+    ...(first !== undefined ? { labels: first.labels, labelsSource: first.source, labelPolicy: first.policy } : {}),
+    moreLabelSets: more,
+    ...(reportDefinitions !== undefined ? { definitions: { ...reportDefinitions, ...(prepared.baseline !== undefined ? { baseline: prepared.baseline } : {}) } } : {}),
     ...(plant !== undefined ? { plant } : {}),
     timingMs: timing,
   });
   timing['evaluate'] = performance.now() - t;
-  const notes = aligned.unrecorded.length > 0 ? [`${aligned.unrecorded.length} selected golden questions have no recording in any sample set and are left out.`] : [];
-  notes.push(...prepared.thresholdNotes.map((w) => `Warning: ${w}.`));
   const thresholds = prepared.settings.thresholds;
   const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
-  if (thresholds !== undefined) notes.push(calibratedGateNote(assessments, first?.labels, thresholds.value, thresholds.name, onlyDb ?? 'main'));
+  const calibrated = thresholds !== undefined ? { value: thresholds.value, name: thresholds.name, db: onlyDb ?? 'main' } : undefined;
+  const notes = confidenceRunNotes({ assessments, labels: first?.labels, unrecorded: aligned.unrecorded, thresholdNotes: prepared.thresholdNotes, ...(calibrated !== undefined ? { calibrated } : {}) });
   const fingerprint = await configFingerprint(project.config, project.golden, {
     kind: 'confidence',
     agents: opts.agents ?? (opts.agent !== undefined ? [opts.agent] : []),
@@ -559,7 +558,6 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
       plantSeed: opts.plantSeed,
     },
   });
-  const { definitions } = prepared;
   const shardPayload = (): NonNullable<ConfidenceReportJson['shard']> =>
     shardSection(
       opts.shard as Shard,
@@ -569,22 +567,10 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
         ...(prepared.baseline !== undefined ? { baseline: prepared.baseline } : {}),
         labelSets,
         unrecorded: aligned.unrecorded,
-        settings: {
-          title,
-          samplesKind: kind,
-          sampleLabels: sets.map((s) => s.label),
-          agreementPolicy: opts.agreementPolicy,
-          gate,
-          gateSource,
-          thinEvidence: opts.thinEvidence,
-          judgeRecordings: false,
-          ...(definitions !== undefined
-            ? { definitions: { list: definitions.list.map((d) => ({ id: d.id, effect: d.effect, approver: d.approver, approved: d.approved })), sources: definitions.sources, dialect: definitions.dialect } }
-            : {}),
-          evaluation: { resamples: opts.resamples, seed: opts.bootstrapSeed },
-        },
+        settings: reportSettings,
+        thresholdNotes: prepared.thresholdNotes,
         ...(opts.labels !== undefined ? { labelsFile: opts.labels } : {}),
-        ...(thresholds !== undefined ? { calibrated: { value: thresholds.value, name: thresholds.name } } : {}),
+        ...(calibrated !== undefined ? { calibrated } : {}),
       }),
     );
   const finalReport: ConfidenceReportJson = {

@@ -46,7 +46,11 @@ export async function runMerge(ctx: CliContext, files: readonly string[], opts: 
     }
     case 'confidence': {
       const [{ mergeConfidenceShards }, { printConfidenceReport }] = await Promise.all([import('../../shard/confidence-shards.js'), import('./confidence-print.js')]);
-      return printConfidenceReport(ctx, mergeConfidenceShards(set), opts);
+      const merged = mergeConfidenceShards(set);
+      // The warnings about the thresholds file the unsharded run prints (they are notes of the report too).
+      const payload = (set.reports[0] as unknown as { shard?: { payload?: { thresholdNotes?: readonly string[] } } }).shard?.payload;
+      for (const w of payload?.thresholdNotes ?? []) ctx.stderr(`warning: ${w}\n`);
+      return printConfidenceReport(ctx, merged, opts);
     }
     default:
       throw new DataError(`merging '${String(set.reports[0]?.['kind' as never])}' reports is not supported`);
