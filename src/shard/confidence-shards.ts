@@ -96,6 +96,19 @@ export function confidenceRunNotes(input: {
   return notes;
 }
 
+/**
+ * The settings as the shard had them: JSON writes a threshold of +Infinity (a thresholds file
+ * whose `pass_at` is null: nothing passes) as null, and null is no threshold.
+ */
+function withInfiniteThresholds(settings: ConfidenceReportSettings): ConfidenceReportSettings {
+  if (settings.ruleGates === undefined) return settings;
+  const restore = (x: number | null): number => x ?? Number.POSITIVE_INFINITY;
+  const ruleGates = Object.fromEntries(
+    Object.entries(settings.ruleGates).map(([rule, g]) => [rule, { passAt: restore(g.passAt as number | null), flagAt: restore(g.flagAt as number | null) }]),
+  );
+  return { ...settings, ruleGates };
+}
+
 /** The text of a labels file's label set (as the unsharded run writes it). */
 export function labelsFileSource(path: string, count: number): string {
   return `labels file ${path} (${count} labels)`;
@@ -130,7 +143,7 @@ export function mergeConfidenceShards(set: CheckedShards<ConfidenceReportJson>):
   for (const r of set.reports) for (const [k, v] of Object.entries(r.timingMs ?? {})) timing[k] = (timing[k] ?? 0) + v;
   const t = performance.now();
   const [lead, ...more] = labelSets;
-  const { definitions, ...settings } = head.settings;
+  const { definitions, ...settings } = withInfiniteThresholds(head.settings);
   const report = buildConfidenceReport(assessments, {
     ...settings,
     ...(lead !== undefined ? { labels: lead.labels, labelsSource: lead.source, labelPolicy: lead.policy } : {}),

@@ -306,6 +306,8 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
 
   const calibrate = command.command('calibrate');
   sampleOptions(calibrate)
+    // Refused with its reason (not an unknown option): see the action below.
+    .addOption(shardOption().hideHelp())
     .description(
       "Fit the confidence gate's pass and flag thresholds on your own labelled answers: the thresholds that reach a pass accuracy you set " +
         'with the most coverage, on a rule\'s score or (--variant fitted) on a logistic regression of the label on the rule\'s terms. ' +
@@ -329,6 +331,13 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
         '\nThen point replaygate.yml at the file:\n  confidence:\n    thresholds: confidence-thresholds.yml',
     )
     .action(async (opts: CalibrateOptions) => {
+      if (opts.shard !== undefined) {
+        throw new ConfigError(
+          `confidence calibrate does not take --shard: it fits one set of thresholds on every labelled answer together (cross-fitted by database, ` +
+            `${DEFAULT_SPLITS} random database splits), which no shard holds, and replaygate merge does not fit thresholds. Calibrate once, unsharded ` +
+            '(a calibration is run when the labels change, not on every pull request); shard the confidence runs that use its file',
+        );
+      }
       checkSampleOptions(opts);
       if ((opts.labelPolicy?.length ?? 0) + (opts.labels !== undefined ? 1 : 0) > 1) {
         throw new ConfigError('calibrate fits on one set of labels: give --labels FILE or one --label-policy, not several');

@@ -29,7 +29,11 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
     if (clash !== undefined) {
       const flag = { base: '--base', candidate: '--candidate', baseRuns: '--base-runs', candidateRuns: '--candidate-runs', determinism: '--determinism', shard: '--shard' }[clash];
       if (clash === 'shard') {
-        throw new ConfigError('--shard cannot be combined with --base-ref yet: in CI, shard the Action (its shard input) or gate --base/--candidate agents with --shard');
+        throw new ConfigError(
+          '--shard is not taken with --base-ref: replaygate merge does not combine --base-ref reports (one gate per agent, whose held-out test split is decided ' +
+            'over every question of the run, not a shard\'s). In CI, shard the Action (its shard input gates base against head the same way, and command: merge ' +
+            'combines its shards); on the command line, run gate --base-ref unsharded, or shard a gate of two agents of one config (--base/--candidate with --shard)',
+        );
       }
       throw new ConfigError(`--base-ref compares each agent with itself at that ref; ${flag} cannot be combined with it (name agents with --agent)`);
     }
