@@ -188,13 +188,13 @@ describe('merge refuses what is not one complete set of shards', () => {
     r = await cli(['confidence', '-a', 'din-sql-gpt4', '--plant', '--shard', '1/2', '--json', join(out, 'x.json')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--plant draws the answers to plant from every question: run it without --shard');
-    // calibrate fits on every labelled answer; --base-ref's reports are not merged: both refused with the reason
+    // calibrate fits on every labelled answer: refused with the reason; a --base-ref shard needs its --json too
     r = await cli(['confidence', 'calibrate', '--agents', 'din-sql-gpt4,dail-sql-gpt4', '--shard', '1/2', '--out', join(out, 'th.yml')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('confidence calibrate does not take --shard: it fits one set of thresholds on every labelled answer together');
-    r = await cli(['gate', '--base-ref', 'HEAD', '--shard', '1/2', '--json', join(out, 'x.json')]);
+    r = await cli(['gate', '--base-ref', 'HEAD', '--shard', '1/2']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--shard is not taken with --base-ref: replaygate merge does not combine --base-ref reports');
+    expect(r.stderr).toContain('--shard 1/2 gates part of the questions: give --json FILE');
     r = await cli(['merge', join(out, 'nope.json')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('nope.json: cannot read the report (ENOENT)');

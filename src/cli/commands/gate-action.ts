@@ -25,20 +25,13 @@ import { printGateReport } from './gate-print.js';
 /** Runs `replaygate gate` with parsed options. */
 export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promise<void> {
   if (opts.baseRef !== undefined) {
-    const clash = (['base', 'candidate', 'baseRuns', 'candidateRuns', 'determinism', 'shard'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
+    const clash = (['base', 'candidate', 'baseRuns', 'candidateRuns', 'determinism'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
     if (clash !== undefined) {
-      const flag = { base: '--base', candidate: '--candidate', baseRuns: '--base-runs', candidateRuns: '--candidate-runs', determinism: '--determinism', shard: '--shard' }[clash];
-      if (clash === 'shard') {
-        throw new ConfigError(
-          '--shard is not taken with --base-ref: replaygate merge does not combine --base-ref reports (one gate per agent, whose held-out test split is decided ' +
-            'over every question of the run, not a shard\'s). In CI, shard the Action (its shard input gates base against head the same way, and command: merge ' +
-            'combines its shards); on the command line, run gate --base-ref unsharded, or shard a gate of two agents of one config (--base/--candidate with --shard)',
-        );
-      }
+      const flag = { base: '--base', candidate: '--candidate', baseRuns: '--base-runs', candidateRuns: '--candidate-runs', determinism: '--determinism' }[clash];
       throw new ConfigError(`--base-ref compares each agent with itself at that ref; ${flag} cannot be combined with it (name agents with --agent)`);
     }
     const { gateBaseRef } = await import('./gate-base-ref.js');
-    await gateBaseRef(ctx, { ...opts, baseRef: opts.baseRef });
+    await gateBaseRef(ctx, { ...opts, baseRef: opts.baseRef, ...(opts.shard !== undefined ? { shard: opts.shard } : {}) });
     return;
   }
   if (opts.agent !== undefined) throw new ConfigError('--agent selects agents for --base-ref; without it, name the sides with --base and --candidate');

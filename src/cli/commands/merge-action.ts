@@ -5,7 +5,7 @@ import { DataError } from '../../util/errors.js';
 import type { CliContext } from '../context.js';
 import type { MergeOptions } from './merge.js';
 
-const KINDS = ['score', 'gate', 'check', 'confidence'];
+const KINDS = ['score', 'gate', 'gate-base-ref', 'check', 'confidence'];
 
 async function readReport(ctx: CliContext, file: string): Promise<ShardedReport> {
   let parsed: unknown;
@@ -39,6 +39,16 @@ export async function runMerge(ctx: CliContext, files: readonly string[], opts: 
       const [{ mergeGateShards }, { printGateReport }] = await Promise.all([import('../../shard/gate-shards.js'), import('./gate-print.js')]);
       const { report, repeats } = mergeGateShards(set);
       return printGateReport(ctx, report, repeats, opts);
+    }
+    case 'gate-base-ref': {
+      const [{ mergeBaseRefShards }, { printBaseRefGate }, { identityMap }] = await Promise.all([
+        import('../../shard/base-ref-shards.js'),
+        import('./gate-base-ref-print.js'),
+        import('../../base-side/path-map.js'),
+      ]);
+      const merged = await mergeBaseRefShards(set);
+      // The shards wrote the base's paths as the base's already: nothing left to map.
+      return printBaseRefGate(ctx, { baseRef: merged.base.ref, sha: merged.base.sha, sides: merged.sides, map: identityMap, createdAt: merged.createdAt }, opts);
     }
     case 'check': {
       const [{ mergeCheckShards }, { printCheckReport }] = await Promise.all([import('../../shard/schema-check-shards.js'), import('./check-print.js')]);
