@@ -5,7 +5,7 @@
 //   score:    full runnable Spider dev (972 questions, DIN-SQL GPT-4), spider and relaxed modes,
 //             default isolation; and the official Spider evaluator when SPIDER_EVAL_DIR is set
 //   gate:     972 questions × 10 seeds × 2 sides (SYNTHETIC seeds, see bench/lib/projects.mjs)
-//   shards:   the same gate as 4 shards + merge: each shard alone, all four at once
+//   shards:   the same gate as 4 shards + merge: each shard alone (interleaved with the unsharded gate), all four at once
 //   large:    10,000 questions × 5 seeds × 2 sides (SYNTHETIC), peak memory against the 972 gate
 // Writes bench/results/speed.json (every figure, with date, machine and load), and the text and
 // figures the docs render: bench/results/score.json (start-up, score, the recording index's
@@ -17,7 +17,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, release } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { haveGnuTime, paired, pairedRatio, runOnce, summarise } from './lib/measure.mjs';
+import { haveGnuTime, median, paired, pairedRatio, runOnce, summarise } from './lib/measure.mjs';
 import { gateProject, gateSystem, largeProject, loadGolden, OUT, ROOT, SPIDER_DEV, spiderDev } from './lib/projects.mjs';
 import { answerOf, writeStatements } from './lib/statements.mjs';
 import { writeResult } from './results.mjs';
@@ -131,34 +131,62 @@ const gateArgs = ['gate', '-c', gate.config, '--base', 'bench-base', '--candidat
 }
 
 // ---------------------------------------------------------------- shards
+// Issue #13: "four shards run in parallel finish in ≤ 0.35× the unsharded wall time on a machine
+// with enough cores". A CI matrix gives each shard its own runner, so each shard is timed ALONE on
+// this machine (as the unsharded run is), and four shards in parallel finish when the slowest
+// does. The unsharded gate is measured again in the same interleaved rounds (unsharded, shard
+// 1…4, merge; repeated), and each ratio is the median of the round-by-round ratios, so load
+// drifting during the bench moves both sides of a ratio alike (a single run per shard against a
+// median of another section's runs did not). Two ratios:
+//   shardsRatio    = slowest shard / unsharded            — what the issue's target names;
+//   withMergeRatio = (slowest shard + merge) / unsharded  — the pipeline until the verdict (the
+//                    merge job starts when the last shard ends), reported beside it.
+// The CPU split (user + sys of each shard with its SQLite hosts) shows whether the work is even:
+// a question's shard is fixed by the hash of its id, so a shard holding the costliest statements
+// is slower and nothing may move them.
 if (!skip.has('shards')) {
-  log('gate as 4 shards + merge');
+  log('gate as 4 shards + merge, interleaved with the unsharded gate');
   const dir = join(OUT, 'shards');
   mkdirSync(dir, { recursive: true });
-  const shard = (i) => rg(...gateArgs, '--shard', `${i}/4`, '--json', join(dir, `gate-${i}.json`));
-  const alone = [];
-  for (let i = 1; i <= 4; i++) alone.push(summarise([await runOnce(shard(i))]));
-  const merge = summarise([await runOnce(rg('merge', ...[1, 2, 3, 4].map((i) => join(dir, `gate-${i}.json`)), '--json', join(dir, 'merged.json')))]);
+  const shard = (i) => ({ argv: rg(...gateArgs, '--shard', `${i}/4`, '--json', join(dir, `gate-${i}.json`)), expect: [0] });
+  const mergeCmd = { argv: rg('merge', ...[1, 2, 3, 4].map((i) => join(dir, `gate-${i}.json`)), '--json', join(dir, 'merged.json')), expect: [0, 1] };
+  const unshardedCmd = { argv: rg(...gateArgs, '--json', join(dir, 'unsharded.json')), expect: [0, 1] };
+  const p = await paired([unshardedCmd, shard(1), shard(2), shard(3), shard(4), mergeCmd], Math.min(repeats, 3));
+  const [unshardedRuns, ...rest] = p.runs;
+  const shardRuns = rest.slice(0, 4);
+  const mergeRuns = rest[4];
+  const rounds = unshardedRuns.map((u, k) => {
+    const slowest = Math.max(...shardRuns.map((runs) => runs[k].wallMs));
+    return { unsharded: u.wallMs, slowest, merge: mergeRuns[k].wallMs };
+  });
+  const alone = shardRuns.map(summarise);
+  const merge = summarise(mergeRuns);
+  const unsharded = summarise(unshardedRuns);
+  // Shards in parallel on this 2-core machine (not the target's setting: they share two cores).
   const t0 = performance.now();
-  const together = await Promise.all([1, 2, 3, 4].map((i) => runOnce(shard(i))));
+  const together = await Promise.all([1, 2, 3, 4].map((i) => runOnce(shard(i).argv)));
   const togetherWall = performance.now() - t0;
-  const unsharded = results.gate.replaygate;
-  const slowest = Math.max(...alone.map((s) => s.wallMs));
+  const shardQuestions = [1, 2, 3, 4].map((i) => JSON.parse(readFileSync(join(dir, `gate-${i}.json`), 'utf8')).shard.questions.length);
+  const shardsRatio = median(rounds.map((r) => r.slowest / r.unsharded));
+  const withMergeRatio = median(rounds.map((r) => (r.slowest + r.merge) / r.unsharded));
   results.shards = {
     shards: 4,
+    questions: shardQuestions,
     alone,
     merge,
+    unsharded,
+    rounds,
+    slowestWallMs: median(rounds.map((r) => r.slowest)),
+    shardsRatio,
+    withMergeRatio,
+    cpuSplit: alone.map((s) => s.cpuMs),
+    unshardedCpuMs: unsharded.cpuMs,
     allFourAtOnceWallMs: togetherWall,
     allFourAtOnceCpuMs: together.reduce((s, r) => s + (r.cpuMs ?? 0), 0),
-    cpuSplit: alone.map((s) => s.cpuMs),
-    unshardedWallMs: unsharded.wallMs,
-    unshardedCpuMs: unsharded.cpuMs,
-    // Each shard on its own machine (a CI matrix): the slowest shard, then the merge job.
-    enoughCoresWallMs: slowest + merge.wallMs,
-    enoughCoresRatio: (slowest + merge.wallMs) / unsharded.wallMs,
-    load: [loadavg()[0]],
+    load: p.load,
   };
-  row('gate as 4 shards (each alone) + merge', ms(slowest + merge.wallMs), `unsharded ${ms(unsharded.wallMs)}`, ratio(results.shards.enoughCoresRatio), `shard CPU ${alone.map((s) => ms(s.cpuMs)).join(' / ')}; merge ${ms(merge.wallMs)}; all four at once here ${ms(togetherWall)}`);
+  row('gate as 4 shards, each alone (slowest)', ms(results.shards.slowestWallMs), `unsharded ${ms(unsharded.wallMs)}`, ratio(shardsRatio), `questions ${shardQuestions.join(' / ')}; shard CPU ${alone.map((s) => ms(s.cpuMs)).join(' / ')} (unsharded ${ms(unsharded.cpuMs)})`);
+  row('gate as 4 shards + merge', ms(results.shards.slowestWallMs + merge.wallMs), `unsharded ${ms(unsharded.wallMs)}`, ratio(withMergeRatio), `merge ${ms(merge.wallMs)} (CPU ${ms(merge.cpuMs)}); all four at once on this machine ${ms(togetherWall)}`);
 }
 
 // ---------------------------------------------------------------- large
@@ -182,7 +210,7 @@ results.targets = [
   t('score spider / official evaluator (wall)', '≤ 0.10', results.official?.ratioWall, (x) => x <= 0.1),
   t('gate 972 × 10 × 2 / bare loop (wall)', '≤ 1.2', results.gate.ratioWall, (x) => x <= 1.2),
   t('gate 10,000 × 5 × 2 peak memory / 972 × 10 × 2 peak', '≤ 1.5', results.large?.peakVsGate972, (x) => x <= 1.5),
-  t('4 shards + merge / unsharded (wall, each shard on its own core)', '≤ 0.35', results.shards?.enoughCoresRatio, (x) => x <= 0.35),
+  t('4 shards in parallel / unsharded (wall, slowest shard, each alone)', '≤ 0.35', results.shards?.shardsRatio, (x) => x <= 0.35),
 ];
 // The recording index's memory for 972 and 9,720 calls (the recordings' own figure, kept beside score).
 const memory = JSON.parse(execFileSync(NODE, ['--expose-gc', join(ROOT, 'bench', 'lib', 'recording-memory.mjs'), join(SPIDER_DEV, 'recordings', 'din-sql-gpt4'), join(OUT, 'recording-memory')], { cwd: ROOT, encoding: 'utf8' }));
@@ -202,7 +230,7 @@ const scoreText = [tableText(scoreRows), '', 'targets (issue #13):', ...targetLi
 const gateText = [tableText(gateRows), '', 'targets (issue #13):', ...targetLines(['gate', '4 shards'])].join('\n');
 const startLoad = machine.loadAverageAtStart[0];
 writeResult('score', scoreText, { ratio: results.score.spider.ratioWall, relaxedRatio: results.score.relaxed.ratioWall, versionMs: results.startup.version.wallMs, officialRatio: results.official?.ratioWall ?? null, bytesPerCall: memory.bytesPerCall }, startLoad);
-writeResult('gate', gateText, { ratio: results.gate.ratioWall, shardsRatio: results.shards?.enoughCoresRatio ?? null, largePeakRatio: results.large?.peakVsGate972 ?? null }, startLoad);
+writeResult('gate', gateText, { ratio: results.gate.ratioWall, shardsRatio: results.shards?.shardsRatio ?? null, shardsWithMergeRatio: results.shards?.withMergeRatio ?? null, largePeakRatio: results.large?.peakVsGate972 ?? null }, startLoad);
 writeResult('speed', tableText(table), results, startLoad);
 
 console.log(`replaygate benchmark, ${results.date}, ${machine.cpus} cores (${machine.model}), Node ${machine.node}, load average ${machine.loadAverageAtStart[0]} → ${machine.loadAverageAtEnd[0]}${results.underLoad ? ' (UNDER LOAD: wall times are not representative)' : ''}`);

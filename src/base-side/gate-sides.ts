@@ -1,4 +1,5 @@
 import { compareRuns, gateResult, loadGateRules, type GateResult, type GateRules, type RerecordContext } from '../gate/index.js';
+import type { AmbiguousGolden } from '../gate/types.js';
 import type { Split } from '../golden/types.js';
 import { goldenAmbiguities } from '../pipeline/ambiguity.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
@@ -88,6 +89,31 @@ export interface SidesGate {
  * @example (await gateAgainstBase(base, head)).results[0]?.gate.verdict // 'pass'
  */
 export async function gateAgainstBase(base: Project, head: Project, options: GateSidesOptions = {}): Promise<SidesGate> {
+  const { gated, rules, newAgents, replaySides } = await prepareSides(base, head, options);
+  const results: AgentGate[] = [];
+  for (const agent of gated) {
+    const sides = await replaySides(agent);
+    results.push(await decideAgent(agent, sides.base, sides.head, rules, (compared) => goldenAmbiguities(head, head.golden.filter((q) => compared.has(q.id))), options));
+  }
+  return { verdict: results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail', rules, results, newAgents };
+}
+
+/** What {@link prepareSides} settles before replaying: the agents gated, the base's rules, the new agents, and how to replay one agent's two sides. */
+export interface PreparedSides {
+  readonly gated: readonly string[];
+  readonly rules: GateRules;
+  readonly newAgents: readonly string[];
+  /** Both sides' runs of one agent (of the shard, when `shard` is given), before any split is held out. */
+  readonly replaySides: (agent: string) => Promise<{ readonly base: RunRecord[]; readonly head: RunRecord[] }>;
+}
+
+/**
+ * The first half of {@link gateAgainstBase}: which agents are gated, under which rules, and the
+ * replay of each. A shard of `gate --base-ref` stops here (its runs go to `replaygate merge`,
+ * which holds the test split out and compares over every question, as {@link decideAgent} does).
+ * @throws as {@link gateAgainstBase}.
+ */
+export async function prepareSides(base: Project, head: Project, options: GateSidesOptions = {}): Promise<PreparedSides> {
   const headAgents = [...head.config.agents.keys()];
   const baseAgents = [...base.config.agents.keys()];
   const listed = (names: readonly string[]): string => names.join(', ') || 'none';
@@ -134,26 +160,42 @@ export async function gateAgainstBase(base: Project, head: Project, options: Gat
     };
     return options.logger ? options.logger.group(`Replay ${side}: ${agent}`, run) : run();
   };
-  const results: AgentGate[] = [];
-  for (const agent of gated) {
-    const allBaseRuns = await onBase(() => replay(base, baseGolden, agent, 'base'));
-    const allHeadRuns = await replay(head, headGolden, agent, 'head');
-    const heldOut = options.split === undefined && options.questions === undefined ? heldOutSplit(allHeadRuns) : undefined;
-    const kept = (runs: readonly RunRecord[]): RunRecord[] => (heldOut === undefined ? [...runs] : runs.filter((r) => r.split !== heldOut.split));
-    const baseRuns = kept(allBaseRuns);
-    const headRuns = kept(allHeadRuns);
-    if (heldOut !== undefined) {
-      options.logger?.info(
-        `${heldOut.split} split held out: not gated (${heldOut.missing} of its ${heldOut.questions} questions have no recording in the head; ` +
-          `record it once, when tuning ends: replaygate record -a ${shellQuote(agent)} --split ${heldOut.split} --allow-rerecord-test)`,
-      );
-    }
-    const comparison = compareRuns(baseRuns, headRuns, rules, options.seeds !== undefined ? { seeds: options.seeds } : {});
-    const compared = new Set(comparison.questions.map((q) => q.questionId));
-    const ambiguous = await goldenAmbiguities(head, head.golden.filter((q) => compared.has(q.id)));
-    results.push({ agent, gate: gateResult(comparison, rules, { checked: true, ambiguous }, options.rerecord), baseRuns, headRuns, ...(heldOut ? { heldOut } : {}) });
+  const replaySides = async (agent: string): Promise<{ base: RunRecord[]; head: RunRecord[] }> => {
+    const baseRuns = await onBase(() => replay(base, baseGolden, agent, 'base'));
+    return { base: baseRuns, head: await replay(head, headGolden, agent, 'head') };
+  };
+  return { gated, rules, newAgents, replaySides };
+}
+
+/**
+ * The second half of {@link gateAgainstBase}, for one agent, from both sides' runs of every
+ * question: the held-out test split left out (see {@link gateAgainstBase}), the paired
+ * comparison, the golden ambiguity of the compared questions (`ambiguousOf`) and the verdict.
+ * Pure but for `ambiguousOf`, so that `replaygate merge` decides a sharded run as the unsharded one.
+ * @throws DataError from `compareRuns` (no question in common, different golden sets).
+ */
+export async function decideAgent(
+  agent: string,
+  allBaseRuns: readonly RunRecord[],
+  allHeadRuns: readonly RunRecord[],
+  rules: GateRules,
+  ambiguousOf: (compared: ReadonlySet<string>) => Promise<AmbiguousGolden[]>,
+  options: Pick<GateSidesOptions, 'split' | 'questions' | 'seeds' | 'logger' | 'rerecord'> = {},
+): Promise<AgentGate> {
+  const heldOut = options.split === undefined && options.questions === undefined ? heldOutSplit(allHeadRuns) : undefined;
+  const kept = (runs: readonly RunRecord[]): RunRecord[] => (heldOut === undefined ? [...runs] : runs.filter((r) => r.split !== heldOut.split));
+  const baseRuns = kept(allBaseRuns);
+  const headRuns = kept(allHeadRuns);
+  if (heldOut !== undefined) {
+    options.logger?.info(
+      `${heldOut.split} split held out: not gated (${heldOut.missing} of its ${heldOut.questions} questions have no recording in the head; ` +
+        `record it once, when tuning ends: replaygate record -a ${shellQuote(agent)} --split ${heldOut.split} --allow-rerecord-test)`,
+    );
   }
-  return { verdict: results.every((r) => r.gate.verdict === 'pass') ? 'pass' : 'fail', rules, results, newAgents };
+  const comparison = compareRuns(baseRuns, headRuns, rules, options.seeds !== undefined ? { seeds: options.seeds } : {});
+  const compared = new Set(comparison.questions.map((q) => q.questionId));
+  const ambiguous = await ambiguousOf(compared);
+  return { agent, gate: gateResult(comparison, rules, { checked: true, ambiguous }, options.rerecord), baseRuns, headRuns, ...(heldOut ? { heldOut } : {}) };
 }
 
 /**

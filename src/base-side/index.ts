@@ -6,6 +6,6 @@
  */
 export { BaseLoadError, onBase } from './base-load-error.js';
 export { checkoutBase, type BaseCheckout, type CheckoutBaseOptions } from './checkout.js';
-export { gateAgainstBase, heldOutSplit, type AgentGate, type GateSidesOptions, type HeldOutSplit, type SidesGate } from './gate-sides.js';
+export { decideAgent, gateAgainstBase, heldOutSplit, prepareSides, type AgentGate, type GateSidesOptions, type HeldOutSplit, type PreparedSides, type SidesGate } from './gate-sides.js';
 export { changedFiles, git, GitError, materialiseCommit, repositoryRoot, resolveCommit, type ChangedFile, type GitCaller } from './git.js';
 export { basePathMapper, identityMap, mapLogger, type TextMap } from './path-map.js';

@@ -32,8 +32,18 @@ export interface ConfidenceShardPayload {
   readonly settings: ConfidenceReportSettings;
   /** With `--labels FILE`: its path as given. */
   readonly labelsFile?: string;
-  /** The configured thresholds file, for the calibrated gate note. */
-  readonly calibrated?: { readonly value: ThresholdsFile; readonly name: string };
+  /** The configured thresholds file, for the calibrated gate note (`db`: the database of answers that name none). */
+  readonly calibrated?: CalibratedThresholds;
+  /** Warnings about the configured thresholds file (other labels or recordings): notes of the report. */
+  readonly thresholdNotes?: readonly string[];
+}
+
+/** The configured thresholds file of a confidence run, for the calibrated gate note. */
+export interface CalibratedThresholds {
+  readonly value: ThresholdsFile;
+  readonly name: string;
+  /** The database of answers that name none (the only database, else `main`). */
+  readonly db: string;
 }
 
 /** The JSON of `replaygate confidence --json`: the report, provenance, fingerprint and (shards only) the shard with its payload. */
@@ -53,7 +63,8 @@ export function confidenceShardPayload(input: {
   readonly unrecorded: readonly string[];
   readonly settings: ConfidenceReportSettings;
   readonly labelsFile?: string;
-  readonly calibrated?: { readonly value: ThresholdsFile; readonly name: string };
+  readonly calibrated?: CalibratedThresholds;
+  readonly thresholdNotes?: readonly string[];
 }): ConfidenceShardPayload {
   return {
     assessments: input.assessments,
@@ -63,7 +74,39 @@ export function confidenceShardPayload(input: {
     settings: input.settings,
     ...(input.labelsFile !== undefined ? { labelsFile: input.labelsFile } : {}),
     ...(input.calibrated !== undefined ? { calibrated: input.calibrated } : {}),
+    ...(input.thresholdNotes !== undefined && input.thresholdNotes.length > 0 ? { thresholdNotes: input.thresholdNotes } : {}),
   };
+}
+
+/**
+ * The notes a confidence run adds to its report's own, in order: questions left out for want of
+ * a recording, warnings about the thresholds file, and the calibrated gate note of a configured
+ * thresholds file. One function for `confidence` and `merge`, so that both write the same notes.
+ */
+export function confidenceRunNotes(input: {
+  readonly assessments: readonly AnswerAssessment[];
+  readonly labels: ReadonlyMap<string, boolean> | undefined;
+  readonly unrecorded: readonly string[];
+  readonly thresholdNotes: readonly string[];
+  readonly calibrated?: CalibratedThresholds;
+}): string[] {
+  const notes = input.unrecorded.length > 0 ? [`${input.unrecorded.length} selected golden questions have no recording in any sample set and are left out.`] : [];
+  notes.push(...input.thresholdNotes.map((w) => `Warning: ${w}.`));
+  if (input.calibrated !== undefined) notes.push(calibratedGateNote(input.assessments, input.labels, input.calibrated.value, input.calibrated.name, input.calibrated.db));
+  return notes;
+}
+
+/**
+ * The settings as the shard had them: JSON writes a threshold of +Infinity (a thresholds file
+ * whose `pass_at` is null: nothing passes) as null, and null is no threshold.
+ */
+function withInfiniteThresholds(settings: ConfidenceReportSettings): ConfidenceReportSettings {
+  if (settings.ruleGates === undefined) return settings;
+  const restore = (x: number | null): number => x ?? Number.POSITIVE_INFINITY;
+  const ruleGates = Object.fromEntries(
+    Object.entries(settings.ruleGates).map(([rule, g]) => [rule, { passAt: restore(g.passAt as number | null), flagAt: restore(g.flagAt as number | null) }]),
+  );
+  return { ...settings, ruleGates };
 }
 
 /** The text of a labels file's label set (as the unsharded run writes it). */
@@ -100,7 +143,7 @@ export function mergeConfidenceShards(set: CheckedShards<ConfidenceReportJson>):
   for (const r of set.reports) for (const [k, v] of Object.entries(r.timingMs ?? {})) timing[k] = (timing[k] ?? 0) + v;
   const t = performance.now();
   const [lead, ...more] = labelSets;
-  const { definitions, ...settings } = head.settings;
+  const { definitions, ...settings } = withInfiniteThresholds(head.settings);
   const report = buildConfidenceReport(assessments, {
     ...settings,
     ...(lead !== undefined ? { labels: lead.labels, labelsSource: lead.source, labelPolicy: lead.policy } : {}),
@@ -109,7 +152,6 @@ export function mergeConfidenceShards(set: CheckedShards<ConfidenceReportJson>):
     timingMs: timing,
   });
   timing['evaluate'] = performance.now() - t;
-  const notes = unrecorded.length > 0 ? [`${unrecorded.length} selected golden questions have no recording in any sample set and are left out.`] : [];
-  if (head.calibrated !== undefined) notes.push(calibratedGateNote(assessments, lead?.labels, head.calibrated.value, head.calibrated.name));
+  const notes = confidenceRunNotes({ assessments, labels: lead?.labels, unrecorded, thresholdNotes: head.thresholdNotes ?? [], ...(head.calibrated !== undefined ? { calibrated: head.calibrated } : {}) });
   return { ...report, notes: [...report.notes, ...notes], tool: first.tool, createdAt: set.createdAt, timingMs: { ...timing }, fingerprint: first.fingerprint };
 }

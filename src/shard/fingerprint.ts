@@ -65,7 +65,17 @@ export async function configFingerprint(config: ProjectConfig, golden: readonly 
   }
   const semantic = [];
   for (const file of config.semanticFiles) semantic.push({ path: rel(file), digest: await fileDigest(file) });
-  const questions = golden.map((q) => ({ ...q, source: rel(q.source) }));
+  // Every shard digests every golden question (the whole run's): plain JSON of the loader's
+  // objects (their keys are in a fixed order), each source made relative once per file.
+  const sources = new Map<string, string>();
+  const relSource = (source: string): string => {
+    const colon = source.lastIndexOf(':');
+    const file = colon > 0 && /^\d+$/.test(source.slice(colon + 1)) ? source.slice(0, colon) : source;
+    let relFile = sources.get(file);
+    if (relFile === undefined) sources.set(file, (relFile = rel(file)));
+    return relFile + source.slice(file.length);
+  };
+  const questions = golden.map((q) => ({ ...q, source: relSource(q.source) }));
   const document = {
     v: 1,
     tool: TOOL_NAME,
@@ -77,13 +87,20 @@ export async function configFingerprint(config: ProjectConfig, golden: readonly 
       timeoutMs: config.warehouse.timeoutMs,
       databases: [...config.warehouse.databases].map(([name, db]) => [name, 'file' in db ? { ...db, file: rel(db.file), declaredAt: null } : { ...db, declaredAt: null }]),
     },
-    golden: sha256(stableJson(questions)),
+    golden: sha256(JSON.stringify(questions, jsonSafe)),
     semantic,
     agents,
     selection: { split: input.selection.split ?? null, questions: input.selection.questions === undefined ? null : [...input.selection.questions].sort() },
     extra: input.extra ?? null,
   };
   return sha256(stableJson(document));
+}
+
+/** JSON.stringify replacer: values JSON has no form for (bigint, NaN) by their text. */
+function jsonSafe(_key: string, v: unknown): unknown {
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  return v;
 }
 
 /** JSON with object keys sorted at every depth; values JSON has no form for (bigint, NaN) count by their text. */

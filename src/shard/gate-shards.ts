@@ -83,7 +83,8 @@ export function gateReportJson(
   };
 }
 
-function mergeRanked(lists: readonly (RankedRuns | undefined)[]): RankedRuns {
+/** Runs of several shards in their unsharded order (by rank). */
+export function mergeRanked(lists: readonly (RankedRuns | undefined)[]): RankedRuns {
   const all: { run: RunRecord; rank: number }[] = [];
   for (const list of lists) list?.runs.forEach((run, i) => all.push({ run, rank: list.ranks[i] ?? 0 }));
   all.sort((a, b) => a.rank - b.rank);

@@ -82,6 +82,17 @@ describe('gate --base-ref after a prompt edit in a project with a test split', (
     expect(gate.stdout).toContain('replaygate record -a sql-agent --split test --allow-rerecord-test');
     const report = JSON.parse(readFileSync(json, 'utf8')) as { agents: { heldOut?: unknown }[] };
     expect(report.agents[0]?.heldOut).toEqual({ split: 'test', questions: 2, missing: 2 });
+    // As 2 shards and a merge: the test split is held out over every question, as unsharded.
+    const shards = [1, 2].map((i) => join(repo.dir, `gate-${i}.json`));
+    for (const [i, file] of shards.entries()) {
+      const r = await cli([...(recipe[1] ?? []), '--shard', `${i + 1}/2`, '--no-progress', '--json', file], repo.dir);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const merged = await cli(['merge', ...shards, '--json', join(repo.dir, 'merged.json')], repo.dir);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stdout).toBe(gate.stdout);
+    const untimed = (file: string): string => JSON.stringify(JSON.parse(readFileSync(file, 'utf8'), (k, v: unknown) => (k === 'createdAt' ? undefined : v)));
+    expect(untimed(join(repo.dir, 'merged.json'))).toBe(untimed(json));
   });
 
   it('a breaking edit: the gate fails on the dev answers, not on the held-out split', async () => {

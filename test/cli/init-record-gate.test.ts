@@ -82,6 +82,34 @@ describe('init → record → edit → record → gate --base-ref, and the Actio
     cliStableBreaks = report.agents[0]?.gate.stableBreaks ?? [];
   });
 
+  it('gate --base-ref HEAD as 3 shards and merge: the unsharded verdict, text and report', async () => {
+    const untimed = (file: string): string =>
+      JSON.stringify(JSON.parse(readFileSync(file, 'utf8'), (key, value: unknown) => (key === 'createdAt' || key === 'timingMs' ? undefined : value)), null, 2);
+    const wholeFile = join(repo.dir, 'out/gate-whole.json');
+    const whole = await cli(['gate', '--base-ref', 'HEAD', '--no-progress', '--json', wholeFile], repo.dir);
+    const shards: string[] = [];
+    for (let i = 1; i <= 3; i++) {
+      const file = join(repo.dir, `out/gate-${i}.json`);
+      const r = await cli(['gate', '--base-ref', 'HEAD', '--shard', `${i}/3`, '--no-progress', '--json', file], repo.dir);
+      expect(r.code, r.stderr).toBe(0); // a shard's verdict is the merge's
+      expect(r.stdout).toContain(`shard ${i}/3:`);
+      shards.push(file);
+    }
+    const mergedFile = join(repo.dir, 'out/gate-merged.json');
+    const merged = await cli(['merge', ...[...shards].reverse(), '--json', mergedFile], repo.dir);
+    expect(merged.stderr).toBe(whole.stderr);
+    expect(merged.code).toBe(whole.code);
+    expect(merged.stdout).toBe(whole.stdout);
+    expect(untimed(mergedFile)).toBe(untimed(wholeFile));
+    expect(readFileSync(mergedFile, 'utf8')).not.toContain('"shard"');
+    // a shard of another ref, or of the same ref with other agents or seeds, is another configuration
+    const other = join(repo.dir, 'out/gate-seeds.json');
+    expect((await cli(['gate', '--base-ref', 'HEAD', '--seeds', '0,1', '--shard', '3/3', '--no-progress', '--json', other], repo.dir)).code).toBe(0);
+    const mixed = await cli(['merge', shards[0] as string, shards[1] as string, other], repo.dir);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('gate-seeds.json: its configuration differs from');
+  });
+
   it('the Action gates the committed change with the same verdict', async () => {
     repo.write('.gitignore', 'out/\n');
     const head = repo.commit('Prefer the stadium table');

@@ -27,11 +27,14 @@ function untimed(file: string): string {
 }
 
 /** Runs `args` whole and as `n` shards, merges the shards (in reverse order), and checks both agree. */
-async function shardedEqualsWhole(args: string[], n: number, name: string, cwd = ROOT): Promise<{ whole: { code: number; stdout: string }; shards: string[] }> {
+async function shardedEqualsWhole(args: string[], n: number, name: string, cwd = ROOT, warnings = false): Promise<{ whole: { code: number; stdout: string; stderr: string }; shards: string[] }> {
   const wholeFile = join(out, `${name}-whole.json`);
-  const whole = await cli([...args, '--json', wholeFile], cwd);
-  // stderr holds only the errored runs' details and the missing-recording hint (both also in the report).
-  expect(whole.stderr.replace(/^\n?errored runs \([^)]*\):\n(?: {2}.*\n)*/, '').replace(/^\n?\d+ run\(s\) have no recording[\s\S]*$/, '')).toBe('');
+  const run = await cli([...args, '--json', wholeFile], cwd);
+  // A project copied with absolute paths is warned about (config warnings: the merge opens no config).
+  const whole = { ...run, stderr: run.stderr.replace(/^replaygate: warning: .* leads outside the project folder.*\n/gm, '') };
+  // stderr holds only the errored runs' details and the missing-recording hint (both also in the report), and `warnings` when asked.
+  const rest = whole.stderr.replace(/^\n?errored runs \([^)]*\):\n(?: {2}.*\n)*/, '').replace(/^\n?\d+ run\(s\) have no recording[\s\S]*$/, '');
+  expect(warnings ? rest.replace(/^warning: .*\n/gm, '') : rest).toBe('');
   const shards: string[] = [];
   for (let i = 1; i <= n; i++) {
     const file = join(out, `${name}-${i}.json`);
@@ -84,6 +87,44 @@ describe('shards of the bundled example merge into the unsharded report', () => 
 
   it('confidence across three systems', async () => {
     await shardedEqualsWhole(['confidence', '--agents', 'gpt4-zero-shot,din-sql-gpt4,dail-sql-gpt4', '--resamples', '200', '--no-progress'], 3, 'confidence');
+  });
+});
+
+describe('a sharded confidence run with a thresholds file merges into the unsharded report', () => {
+  const AGENTS = 'din-sql-gpt4,dail-sql-gpt4,gpt4-zero-shot';
+  const dir = mkdtempSync(join(tmpdir(), 'replaygate-shards-thresholds-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** The bundled example with absolute paths, plus `extra`. */
+  const config = (extra = ''): void => {
+    const text = readFileSync(join(ROOT, 'replaygate.yml'), 'utf8').replace(
+      /(: |- )((?:warehouse|golden|prompts|recordings|semantic|definitions)(?:\/\S*)?)(?=\s|$)/gm,
+      (_m, lead: string, p: string) => `${lead}${join(ROOT, p)}`,
+    );
+    writeFileSync(join(dir, 'replaygate.yml'), `${text}${extra}`);
+  };
+  const calibrate = async (args: string[]): Promise<void> => {
+    config();
+    const r = await cli(['confidence', 'calibrate', '--agents', AGENTS, '--target-pass-accuracy', '0.9', ...args, '--no-progress'], dir);
+    expect(r.code, r.stderr).toBe(0);
+  };
+  const confidence = ['confidence', '--agents', AGENTS, '--resamples', '200', '--no-progress'];
+
+  it("the file's per-rule thresholds and the calibrated gate note (variant thresholds)", async () => {
+    await calibrate(['--out', 'th.yml']);
+    config('confidence:\n  thresholds: th.yml\n');
+    const { whole } = await shardedEqualsWhole(confidence, 3, 'confidence-thresholds', dir);
+    expect(whole.stdout).toMatch(/th\.yml: agreement-first only, pass ≥/);
+    expect(whole.stdout).toContain('note: Calibrated gate (th.yml');
+  });
+
+  it('a fitted file, and the warnings about a file fitted on other labels', async () => {
+    await calibrate(['--variant', 'fitted', '--out', 'fitted.yml']);
+    config('confidence:\n  thresholds: fitted.yml\n');
+    await shardedEqualsWhole(confidence, 2, 'confidence-fitted', dir);
+    await calibrate(['--label-policy', 'spider', '--out', 'spider.yml']);
+    config('confidence:\n  thresholds: spider.yml\n');
+    const { whole } = await shardedEqualsWhole(confidence, 3, 'confidence-other-labels', dir, true);
+    expect(whole.stderr).toContain('warning: spider.yml: label_policy: the thresholds were fitted on spider labels');
   });
 });
 
@@ -147,6 +188,13 @@ describe('merge refuses what is not one complete set of shards', () => {
     r = await cli(['confidence', '-a', 'din-sql-gpt4', '--plant', '--shard', '1/2', '--json', join(out, 'x.json')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--plant draws the answers to plant from every question: run it without --shard');
+    // calibrate fits on every labelled answer: refused with the reason; a --base-ref shard needs its --json too
+    r = await cli(['confidence', 'calibrate', '--agents', 'din-sql-gpt4,dail-sql-gpt4', '--shard', '1/2', '--out', join(out, 'th.yml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('confidence calibrate does not take --shard: it fits one set of thresholds on every labelled answer together');
+    r = await cli(['gate', '--base-ref', 'HEAD', '--shard', '1/2']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--shard 1/2 gates part of the questions: give --json FILE');
     r = await cli(['merge', join(out, 'nope.json')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('nope.json: cannot read the report (ENOENT)');

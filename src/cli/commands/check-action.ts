@@ -1,5 +1,5 @@
 import { relative, resolve } from 'node:path';
-import { renderSchemaChecks, runRankedSchemaChecks, type SchemaCheckProgress } from '../../checks/index.js';
+import { runRankedSchemaChecks, type SchemaCheckProgress } from '../../checks/index.js';
 import { loadConfig, openProject } from '../project.js';
 import { configFingerprint, fileDigest } from '../../shard/fingerprint.js';
 import { checkReportJson, type CheckShardReportJson } from '../../shard/schema-check-shards.js';
@@ -8,11 +8,11 @@ import { shardLabel } from '../../shard/shard.js';
 import { ConfigError } from '../../util/errors.js';
 import { TOOL_NAME } from '../../version.js';
 import { databaseLabel } from '../../warehouse/index.js';
-import { EXIT, type CliContext } from '../context.js';
-import { writeOutput } from '../output.js';
+import type { CliContext } from '../context.js';
 import { progressFor } from '../progress.js';
 import type { Project } from '../../pipeline/project.js';
 import type { CheckOptions } from './check.js';
+import { printCheckReport } from './check-print.js';
 
 /** Runs `replaygate check` with parsed options. */
 export async function runCheck(ctx: CliContext, opts: CheckOptions): Promise<void> {
@@ -93,13 +93,3 @@ export async function runCheck(ctx: CliContext, opts: CheckOptions): Promise<voi
   await printCheckReport(ctx, json, opts);
 }
 
-/** Prints a check report, writes `--json`, and sets exit code 1 when anything failed (not for a shard: the merge decides). */
-export async function printCheckReport(ctx: CliContext, json: CheckShardReportJson, opts: { readonly json?: string; readonly details?: boolean }): Promise<void> {
-  const shard = json.shard;
-  if (shard !== undefined) {
-    ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions and metric queries (replaygate merge of every shard's --json report gives the result)\n\n`);
-  }
-  ctx.stdout(`${renderSchemaChecks(json, { relativeTo: ctx.cwd, details: opts.details === true })}\n`);
-  if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(json, null, 2)}\n`);
-  if (!json.passed && shard === undefined) ctx.exitCode = EXIT.fail;
-}

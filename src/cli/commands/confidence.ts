@@ -6,11 +6,10 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { assessAnswer, type AnswerAssessment } from '../../confidence/assess.js';
 import { plantErrors, type PlantCandidate } from '../../confidence/plant.js';
 import type { PlantReport } from '../../confidence/plant-report.js';
-import { confidenceSvg, renderConfidenceMarkdown, renderConfidenceText } from '../../confidence/render.js';
-import { buildConfidenceReport, DESIGN_GATE_SOURCE, unlabelledNote, type SamplesKind } from '../../confidence/report.js';
+import { buildConfidenceReport, DESIGN_GATE_SOURCE, type SamplesKind } from '../../confidence/report.js';
 import { DEFAULT_GATE, type GateThresholds, type RuleOptions, type ThinEvidencePolicy } from '../../confidence/rules.js';
 import { calibrateConfidence, DEFAULT_SPLITS, DEFAULT_TARGET_FLAG_ACCURACY, type CalibrationAnswer, type CalibrationVariant } from '../../confidence/calibrate.js';
-import { calibratedGateNote, renderCalibrationMarkdownReport, renderCalibrationText, RULE_TERMS, ruleTerms } from '../../confidence/calibrate-render.js';
+import { renderCalibrationMarkdownReport, renderCalibrationText, RULE_TERMS, ruleTerms } from '../../confidence/calibrate-render.js';
 import { confidenceSettings, type ConfidenceSettings } from '../../confidence/settings.js';
 import { renderThresholdsFile, sha256Text, thresholdsFile, thresholdsLine, thresholdsMismatch } from '../../confidence/thresholds-file.js';
 import { agreementPolicyText, labelPolicyText } from '../../confidence/policy.js';
@@ -35,10 +34,11 @@ import { ConfigError, DataError } from '../../util/errors.js';
 import { EXIT, type CliContext } from '../context.js';
 import { parseSeeds, parseWhole, questionsOption, shardOption, splitOption } from '../options.js';
 import { configFingerprint } from '../../shard/fingerprint.js';
-import { confidenceShardPayload, labelsFileSource, type ConfidenceReportJson } from '../../shard/confidence-shards.js';
+import { confidenceRunNotes, confidenceShardPayload, labelsFileSource, type ConfidenceReportJson, type ConfidenceReportSettings } from '../../shard/confidence-shards.js';
 import { shardSection } from '../../shard/section.js';
 import { shardLabel, type Shard } from '../../shard/shard.js';
 import { progressFor } from '../progress.js';
+import { printConfidenceReport } from './confidence-print.js';
 
 /** Options shared by `confidence` and `confidence calibrate`: the samples, labels, policies and rules. */
 interface SampleOptions {
@@ -306,6 +306,8 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
 
   const calibrate = command.command('calibrate');
   sampleOptions(calibrate)
+    // Refused with its reason (not an unknown option): see the action below.
+    .addOption(shardOption().hideHelp())
     .description(
       "Fit the confidence gate's pass and flag thresholds on your own labelled answers: the thresholds that reach a pass accuracy you set " +
         'with the most coverage, on a rule\'s score or (--variant fitted) on a logistic regression of the label on the rule\'s terms. ' +
@@ -329,6 +331,13 @@ export function registerConfidence(program: Command, ctx: CliContext): void {
         '\nThen point replaygate.yml at the file:\n  confidence:\n    thresholds: confidence-thresholds.yml',
     )
     .action(async (opts: CalibrateOptions) => {
+      if (opts.shard !== undefined) {
+        throw new ConfigError(
+          `confidence calibrate does not take --shard: it fits one set of thresholds on every labelled answer together (cross-fitted by database, ` +
+            `${DEFAULT_SPLITS} random database splits), which no shard holds, and replaygate merge does not fit thresholds. Calibrate once, unsharded ` +
+            '(a calibration is run when the labels change, not on every pull request); shard the confidence runs that use its file',
+        );
+      }
       checkSampleOptions(opts);
       if ((opts.labelPolicy?.length ?? 0) + (opts.labels !== undefined ? 1 : 0) > 1) {
         throw new ConfigError('calibrate fits on one set of labels: give --labels FILE or one --label-policy, not several');
@@ -504,13 +513,12 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     timing['plant'] = performance.now() - t;
   }
 
-  t = performance.now();
-  const report = buildConfidenceReport(assessments, {
+  // The report's settings (all but what depends on the answers), kept as they are in a shard's
+  // payload, so that the merge builds the report with exactly these (per-rule thresholds included).
+  const reportSettings: ConfidenceReportSettings = {
     title,
     samplesKind: kind,
     sampleLabels: sets.map((s) => s.label),
-    ...(first !== undefined ? { labels: first.labels, labelsSource: first.source, labelPolicy: first.policy } : {}),
-    moreLabelSets: more,
     agreementPolicy: opts.agreementPolicy,
     gate,
     ...(rules.ruleGates !== undefined ? { ruleGates: rules.ruleGates } : {}),
@@ -518,25 +526,25 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     thinEvidence: opts.thinEvidence,
     judgeRecordings: false,
     ...(prepared.definitions !== undefined
-      ? {
-          definitions: {
-            list: prepared.definitions.list.map((d) => ({ id: d.id, effect: d.effect, approver: d.approver, approved: d.approved })),
-            sources: prepared.definitions.sources,
-            dialect: prepared.definitions.dialect,
-            ...(prepared.baseline !== undefined ? { baseline: prepared.baseline } : {}),
-          },
-        }
+      ? { definitions: { list: prepared.definitions.list.map((d) => ({ id: d.id, effect: d.effect, approver: d.approver, approved: d.approved })), sources: prepared.definitions.sources, dialect: prepared.definitions.dialect } }
       : {}),
     evaluation: { resamples: opts.resamples, seed: opts.bootstrapSeed },
+  };
+  t = performance.now();
+  const { definitions: reportDefinitions, ...settingsRest } = reportSettings;
+  const report = buildConfidenceReport(assessments, {
+    ...settingsRest,
+    ...(first !== undefined ? { labels: first.labels, labelsSource: first.source, labelPolicy: first.policy } : {}),
+    moreLabelSets: more,
+    ...(reportDefinitions !== undefined ? { definitions: { ...reportDefinitions, ...(prepared.baseline !== undefined ? { baseline: prepared.baseline } : {}) } } : {}),
     ...(plant !== undefined ? { plant } : {}),
     timingMs: timing,
   });
   timing['evaluate'] = performance.now() - t;
-  const notes = aligned.unrecorded.length > 0 ? [`${aligned.unrecorded.length} selected golden questions have no recording in any sample set and are left out.`] : [];
-  notes.push(...prepared.thresholdNotes.map((w) => `Warning: ${w}.`));
   const thresholds = prepared.settings.thresholds;
   const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
-  if (thresholds !== undefined) notes.push(calibratedGateNote(assessments, first?.labels, thresholds.value, thresholds.name, onlyDb ?? 'main'));
+  const calibrated = thresholds !== undefined ? { value: thresholds.value, name: thresholds.name, db: onlyDb ?? 'main' } : undefined;
+  const notes = confidenceRunNotes({ assessments, labels: first?.labels, unrecorded: aligned.unrecorded, thresholdNotes: prepared.thresholdNotes, ...(calibrated !== undefined ? { calibrated } : {}) });
   const fingerprint = await configFingerprint(project.config, project.golden, {
     kind: 'confidence',
     agents: opts.agents ?? (opts.agent !== undefined ? [opts.agent] : []),
@@ -559,7 +567,6 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
       plantSeed: opts.plantSeed,
     },
   });
-  const { definitions } = prepared;
   const shardPayload = (): NonNullable<ConfidenceReportJson['shard']> =>
     shardSection(
       opts.shard as Shard,
@@ -569,22 +576,10 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
         ...(prepared.baseline !== undefined ? { baseline: prepared.baseline } : {}),
         labelSets,
         unrecorded: aligned.unrecorded,
-        settings: {
-          title,
-          samplesKind: kind,
-          sampleLabels: sets.map((s) => s.label),
-          agreementPolicy: opts.agreementPolicy,
-          gate,
-          gateSource,
-          thinEvidence: opts.thinEvidence,
-          judgeRecordings: false,
-          ...(definitions !== undefined
-            ? { definitions: { list: definitions.list.map((d) => ({ id: d.id, effect: d.effect, approver: d.approver, approved: d.approved })), sources: definitions.sources, dialect: definitions.dialect } }
-            : {}),
-          evaluation: { resamples: opts.resamples, seed: opts.bootstrapSeed },
-        },
+        settings: reportSettings,
+        thresholdNotes: prepared.thresholdNotes,
         ...(opts.labels !== undefined ? { labelsFile: opts.labels } : {}),
-        ...(thresholds !== undefined ? { calibrated: { value: thresholds.value, name: thresholds.name } } : {}),
+        ...(calibrated !== undefined ? { calibrated } : {}),
       }),
     );
   const finalReport: ConfidenceReportJson = {
@@ -599,28 +594,6 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   await printConfidenceReport(ctx, finalReport, opts);
 }
 
-/** Prints a confidence report (text, time), writes `--json` / `--markdown` / `--svg`; exit code 0. Used by `confidence` and `merge`. */
-export async function printConfidenceReport(
-  ctx: CliContext,
-  finalReport: ConfidenceReportJson,
-  opts: { readonly maxAnswers?: number; readonly json?: string; readonly markdown?: string; readonly svg?: string },
-): Promise<void> {
-  const report = finalReport;
-  const timing = finalReport.timingMs ?? {};
-  const shard = finalReport.shard;
-  if (shard !== undefined) {
-    ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions (the evaluation is the merge's: replaygate merge of every shard's --json report)\n\n`);
-  }
-  const unlabelled = unlabelledNote(report.unlabelled, report.answers.length);
-  if (unlabelled !== undefined) ctx.stderr(`warning: ${unlabelled}\n`);
-  const render = opts.maxAnswers !== undefined ? { maxAnswers: opts.maxAnswers } : {};
-  ctx.stdout(renderConfidenceText(finalReport, render));
-  ctx.stdout(`\ntime: ${Object.entries(timing).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}\n`);
-  if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(finalReport, jsonSafe, 2)}\n`);
-  if (opts.markdown) await writeOutput(ctx, opts.markdown, renderConfidenceMarkdown(finalReport, render));
-  if (opts.svg) await writeOutput(ctx, opts.svg, confidenceSvg(finalReport));
-  ctx.exitCode = EXIT.pass;
-}
 
 /**
  * The label sets of a confidence run, the first leading: the labels file (when given), then
@@ -780,7 +753,3 @@ async function folderHash(dir: string): Promise<string> {
   return sha256Text(parts.join('\n\u0000\n'));
 }
 
-/** JSON.stringify replacer: bigint cells as decimal strings. */
-function jsonSafe(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
-}

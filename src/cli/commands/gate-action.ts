@@ -1,9 +1,7 @@
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadConfig } from '../project.js';
-import { gateReport, type GateReportJson } from '../../gate/gate-report.js';
 import { loadGateRules } from '../../gate/load-rules.js';
-import type { RepeatsReport } from '../../gate/repeats-report.js';
 import type { AmbiguousGolden } from '../../gate/types.js';
 import { confidenceThresholdsNote } from '../../confidence/settings.js';
 import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
@@ -12,33 +10,28 @@ import type { Project } from '../../pipeline/project.js';
 import { openProject } from '../project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import { readRunsFile } from '../../pipeline/runs-file.js';
-import { renderGateMarkdown } from '../../report/gate-markdown.js';
-import { gateText, repeatsText } from '../../report/gate-text.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { configFingerprint, digestOf, fileDigest } from '../../shard/fingerprint.js';
-import { gateReportJson, type GateShardPayload, type GateShardReportJson, type RankedRuns } from '../../shard/gate-shards.js';
+import { gateReportJson, type GateShardPayload, type RankedRuns } from '../../shard/gate-shards.js';
 import { shardSection } from '../../shard/section.js';
 import { inShard, shardLabel } from '../../shard/shard.js';
 import { ConfigError } from '../../util/errors.js';
 import { TOOL_NAME } from '../../version.js';
-import { EXIT, type CliContext } from '../context.js';
-import { writeOutput } from '../output.js';
+import type { CliContext } from '../context.js';
 import { progressFor } from '../progress.js';
 import type { GateOptions } from './gate.js';
+import { printGateReport } from './gate-print.js';
 
 /** Runs `replaygate gate` with parsed options. */
 export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promise<void> {
   if (opts.baseRef !== undefined) {
-    const clash = (['base', 'candidate', 'baseRuns', 'candidateRuns', 'determinism', 'shard'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
+    const clash = (['base', 'candidate', 'baseRuns', 'candidateRuns', 'determinism'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
     if (clash !== undefined) {
-      const flag = { base: '--base', candidate: '--candidate', baseRuns: '--base-runs', candidateRuns: '--candidate-runs', determinism: '--determinism', shard: '--shard' }[clash];
-      if (clash === 'shard') {
-        throw new ConfigError('--shard cannot be combined with --base-ref yet: in CI, shard the Action (its shard input) or gate --base/--candidate agents with --shard');
-      }
+      const flag = { base: '--base', candidate: '--candidate', baseRuns: '--base-runs', candidateRuns: '--candidate-runs', determinism: '--determinism' }[clash];
       throw new ConfigError(`--base-ref compares each agent with itself at that ref; ${flag} cannot be combined with it (name agents with --agent)`);
     }
     const { gateBaseRef } = await import('./gate-base-ref.js');
-    await gateBaseRef(ctx, { ...opts, baseRef: opts.baseRef });
+    await gateBaseRef(ctx, { ...opts, baseRef: opts.baseRef, ...(opts.shard !== undefined ? { shard: opts.shard } : {}) });
     return;
   }
   if (opts.agent !== undefined) throw new ConfigError('--agent selects agents for --base-ref; without it, name the sides with --base and --candidate');
@@ -169,40 +162,6 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
   }
 }
 
-/**
- * Prints a gate report (verdict and reasons, repeats, determinism), writes `--json` /
- * `--markdown`, and sets the exit code from the verdict — except for a shard, whose verdict is
- * the merge's (it exits 0 once its report is written).
- */
-export async function printGateReport(
-  ctx: CliContext,
-  report: GateShardReportJson | GateReportJson,
-  repeats: { readonly base: RepeatsReport; readonly candidate: RepeatsReport },
-  opts: { readonly json?: string; readonly markdown?: string; readonly notes?: readonly string[] },
-): Promise<void> {
-  const shard = 'shard' in report ? report.shard : undefined;
-  if (shard !== undefined) {
-    ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} questions (a partial gate; replaygate merge of every shard's --json report gives the verdict)\n\n`);
-  }
-  ctx.stdout(gateText(report));
-  for (const note of opts.notes ?? []) ctx.stdout(`${note}\n`);
-  if (report.questions.some((q) => q.base.runs > 1 || q.candidate.runs > 1)) {
-    ctx.stdout(`${repeatsText('base', repeats.base)}\n${repeatsText('candidate', repeats.candidate)}\n`);
-  }
-  const determinism = report.determinism;
-  if (determinism) {
-    ctx.stdout(
-      `determinism: ${determinism.identical} of ${determinism.compared} base runs identical on a second replay` +
-        (determinism.differences.length
-          ? `; differing: ${determinism.differences.slice(0, 10).map((d) => `${d.questionId} seed ${d.seed} (${d.fields.join(', ')})`).join('; ')}`
-          : '') +
-        '\n',
-    );
-  }
-  if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(report, null, 2)}\n`);
-  if (opts.markdown) await writeOutput(ctx, opts.markdown, renderGateMarkdown(report));
-  ctx.exitCode = shard !== undefined || report.verdict === 'pass' ? EXIT.pass : EXIT.fail;
-}
 
 /** The raw `gate:` section when only runs files are gated: the config file is optional then. */
 async function gateSectionIfPresent(ctx: CliContext, configFile: string): Promise<unknown> {

@@ -1,18 +1,23 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { BaseLoadError, checkoutBase, gateAgainstBase, onBase, repositoryRoot, type HeldOutSplit, type SidesGate } from '../../base-side/index.js';
-import { repeatsReport, type GateResult } from '../../gate/index.js';
+import { BaseLoadError, checkoutBase, gateAgainstBase, onBase, prepareSides, repositoryRoot, type GateSidesOptions, type HeldOutSplit, type SidesGate } from '../../base-side/index.js';
+import type { GateResult } from '../../gate/index.js';
+import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { openProject, type Project } from '../../pipeline/project.js';
-import { openProject as openCliProject } from '../project.js';
-import { renderGateMarkdown } from '../../report/gate-markdown.js';
-import { gateText, repeatsText } from '../../report/gate-text.js';
+import { selectQuestions } from '../../pipeline/replay.js';
+import type { RunRecord } from '../../scoring/types.js';
+import { baseRefShardReport, type BaseRefShardAgent, type BaseRefShardReportJson } from '../../shard/base-ref-shards.js';
+import { configFingerprint, digestOf } from '../../shard/fingerprint.js';
+import { shardSection } from '../../shard/section.js';
+import { inShard, shardLabel, type Shard } from '../../shard/shard.js';
 import { ConfigError } from '../../util/errors.js';
-import { shellCommand } from '../../util/shell-quote.js';
 import { TOOL_NAME } from '../../version.js';
-import { EXIT, type CliContext } from '../context.js';
+import type { CliContext } from '../context.js';
 import { writeOutput } from '../output.js';
+import { openProject as openCliProject } from '../project.js';
 import { progressFor } from '../progress.js';
+import { printBaseRefGate } from './gate-base-ref-print.js';
 
 /** Options of `replaygate gate --base-ref`. */
 export interface GateBaseRefOptions {
@@ -26,6 +31,8 @@ export interface GateBaseRefOptions {
   readonly markdown?: string;
   readonly concurrency: number;
   readonly progress: boolean;
+  /** Only this shard's questions, on both sides; its report is for `replaygate merge`. */
+  readonly shard?: Shard;
 }
 
 /** The JSON written by `replaygate gate --base-ref … --json`: one gate result per agent. */
@@ -47,12 +54,16 @@ export interface BaseRefGateReportJson {
  * recordings at REF (written to a temporary folder, the repository untouched); the candidate
  * is the working tree as it is, uncommitted edits included. Every agent both configs define
  * is gated (or those named with `--agent`), under the base's gate rules. Prints one gate per
- * agent; exit 1 when any fails.
+ * agent; exit 1 when any fails. With `shard`, only its questions are replayed on both sides and
+ * its `--json` report is for `replaygate merge`, which decides (exit 0 once written).
  * @throws ConfigError when the config is not in a git repository, REF is not a commit, the
  *   base has no config at that path, or the base does not load (its message names
  *   `file:line at base <sha>`).
  */
 export async function gateBaseRef(ctx: CliContext, opts: GateBaseRefOptions): Promise<void> {
+  if (opts.shard !== undefined && opts.json === undefined) {
+    throw new ConfigError(`--shard ${shardLabel(opts.shard)} gates part of the questions: give --json FILE for its report, then combine the shards with replaygate merge`);
+  }
   const headConfig = resolve(ctx.cwd, opts.config);
   const root = await repositoryRoot(dirname(headConfig), 'cli');
   const scratch = await mkdtemp(join(tmpdir(), 'replaygate-base-'));
@@ -65,14 +76,14 @@ export async function gateBaseRef(ctx: CliContext, opts: GateBaseRefOptions): Pr
       throw new ConfigError(`--base-ref ${opts.baseRef} (${short}) has no ${checkout.configPath}: there is no base to compare with (score the working tree with replaygate score)`);
     }
     const head = await openCliProject(ctx, headConfig);
-    let sides: SidesGate;
+    let sides: SidesGate | undefined;
     try {
       const baseConfig = checkout.config;
       const base: Project = await onBase(() => openProject(baseConfig));
       try {
         const progress = progressFor(ctx, opts.progress);
         let current = '';
-        sides = await gateAgainstBase(base, head, {
+        const sidesOptions: GateSidesOptions = {
           ...(opts.agent ? { agents: opts.agent } : {}),
           ...(opts.seeds ? { seeds: opts.seeds } : {}),
           ...(opts.split ? { split: opts.split } : {}),
@@ -88,7 +99,18 @@ export async function gateBaseRef(ctx: CliContext, opts: GateBaseRefOptions): Pr
             progress.tick(done);
             if (done === total) progress.stop();
           },
-        });
+        };
+        if (opts.shard === undefined) {
+          sides = await gateAgainstBase(base, head, sidesOptions);
+        } else {
+          const report = await shardReport(base, head, opts, { ...sidesOptions, shard: opts.shard }, { ref: opts.baseRef, sha: checkout.sha });
+          const section = report.shard;
+          ctx.stdout(
+            `shard ${section.index}/${section.count}: ${section.questions.length} of ${section.total} questions of ${report.shard.payload.agents.map((a) => a.agent).join(', ')} ` +
+              `replayed at ${opts.baseRef} (${short}) and in the working tree (replaygate merge of every shard's --json report gives the verdict)\n`,
+          );
+          await writeOutput(ctx, opts.json as string, `${map(JSON.stringify(report, null, 2))}\n`);
+        }
       } finally {
         await base.close();
       }
@@ -100,56 +122,53 @@ export async function gateBaseRef(ctx: CliContext, opts: GateBaseRefOptions): Pr
     } finally {
       await head.close();
     }
-    const labelled = sides.results.map((r) => ({
-      ...r,
-      gate: {
-        ...r.gate,
-        base: { ...r.gate.base, label: `${r.agent} at ${opts.baseRef} (${short})` },
-        candidate: { ...r.gate.candidate, label: `${r.agent} in the working tree` },
-      },
-    }));
-    const several = labelled.length > 1;
-    for (const r of labelled) {
-      if (several) ctx.stdout(`== agent ${r.agent}\n`);
-      ctx.stdout(map(gateText(r.gate)));
-      if (r.heldOut !== undefined) ctx.stdout(heldOutText(r.agent, r.heldOut));
-      if (r.gate.questions.some((q) => q.base.runs > 1 || q.candidate.runs > 1)) {
-        ctx.stdout(`${repeatsText('base', repeatsReport(r.baseRuns))}\n${repeatsText('candidate', repeatsReport(r.headRuns))}\n`);
-      }
-      if (several) ctx.stdout('\n');
-    }
-    if (sides.newAgents.length > 0) {
-      ctx.stdout(`not gated (new in the working tree, not defined at ${opts.baseRef}): ${sides.newAgents.join(', ')}\n`);
-    }
-    if (several) ctx.stdout(`gate (all agents): ${sides.verdict}\n`);
-    if (opts.json) {
-      const report: BaseRefGateReportJson = {
-        schemaVersion: 1,
-        kind: 'gate-base-ref',
-        tool: TOOL_NAME,
-        createdAt: new Date().toISOString(),
-        verdict: sides.verdict,
-        base: { ref: opts.baseRef, sha: checkout.sha },
-        agents: labelled.map((r) => ({ agent: r.agent, gate: r.gate, ...(r.heldOut ? { heldOut: r.heldOut } : {}) })),
-        newAgents: sides.newAgents,
-      };
-      await writeOutput(ctx, opts.json, `${map(JSON.stringify(report, null, 2))}\n`);
-    }
-    if (opts.markdown) {
-      const md = labelled.map((r) => (several ? `## Agent \`${r.agent}\`\n\n` : '') + renderGateMarkdown(r.gate)).join('\n');
-      await writeOutput(ctx, opts.markdown, map(md));
-    }
-    ctx.exitCode = sides.verdict === 'pass' ? EXIT.pass : EXIT.fail;
+    if (sides !== undefined) await printBaseRefGate(ctx, { baseRef: opts.baseRef, sha: checkout.sha, sides, map, createdAt: new Date().toISOString() }, opts);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 }
 
-/** The line that says the held-out test split was not gated, and how to record it at the end. */
-function heldOutText(agent: string, h: HeldOutSplit): string {
-  return (
-    `${h.split} split: not gated (held out; ${h.missing} of its ${h.questions} question(s) have no recording in the working tree). ` +
-    `Record it once, when tuning ends: ${shellCommand(['replaygate', 'record', '-a', agent, '--split', h.split, '--allow-rerecord-test'])}; ` +
-    `gate it with --split ${h.split}\n`
-  );
+/**
+ * A shard of `gate --base-ref`: both sides' runs of its questions for every gated agent, each
+ * ranked by its place in the side's unsharded list, and the golden ambiguity of its head
+ * questions. Nothing is decided here: the held-out test split and the comparison are over every
+ * question, so `replaygate merge` decides (as {@link gateAgainstBase} does unsharded).
+ */
+async function shardReport(base: Project, head: Project, opts: GateBaseRefOptions, options: GateSidesOptions & { readonly shard: Shard }, at: { readonly ref: string; readonly sha: string }) {
+  const { gated, rules, newAgents, replaySides } = await prepareSides(base, head, options);
+  const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
+  const rank = (project: Project, agent: string, runs: readonly RunRecord[]): number[] => {
+    const seeds = opts.seeds ?? project.config.seeds;
+    const position = new Map(selectQuestions(project, { ...selection, agent }).map((q, i) => [q.id, i]));
+    const seedIndex = new Map(seeds.map((seed, i) => [seed, i]));
+    return runs.map((r) => (position.get(r.questionId) ?? 0) * seeds.length + (seedIndex.get(r.seed) ?? 0));
+  };
+  const agents: BaseRefShardAgent[] = [];
+  for (const agent of gated) {
+    const sides = await replaySides(agent);
+    agents.push({ agent, base: { runs: sides.base, ranks: rank(base, agent, sides.base) }, head: { runs: sides.head, ranks: rank(head, agent, sides.head) } });
+  }
+  const goldenRank = new Map(head.golden.map((q, i) => [q.id, i]));
+  const ambiguous = (await goldenAmbiguities(head, head.golden.filter((q) => inShard(q.id, options.shard)))).map((a) => ({ ...a, rank: goldenRank.get(a.id) ?? 0 }));
+  // The whole run's questions: the head's selection, then those only the base has.
+  const universe = [...new Set([...selectQuestions(head, selection), ...selectQuestions(base, selection)].map((q) => q.id))];
+  const fingerprintOf = (project: Project): Promise<string> =>
+    configFingerprint(project.config, project.golden, { kind: 'gate-base-ref', agents: gated, match: project.config.match, seeds: opts.seeds ?? project.config.seeds, selection, extra: { seedsOption: opts.seeds ?? null } });
+  const fingerprint = digestOf({ kind: 'gate-base-ref', sha: at.sha, agents: gated, head: await fingerprintOf(head), base: await fingerprintOf(base) });
+  return baseRefShardReport({
+    tool: TOOL_NAME,
+    createdAt: new Date().toISOString(),
+    fingerprint,
+    base: at,
+    shard: shardSection(options.shard, universe.map((id) => ({ id })), {
+      rules,
+      newAgents,
+      agents,
+      ambiguous,
+      ...(opts.split ? { split: opts.split } : {}),
+      ...(opts.questions ? { questions: [...opts.questions] } : {}),
+      ...(opts.seeds ? { seeds: opts.seeds } : {}),
+      rerecord: { config: opts.config, ...(opts.split ? { split: opts.split } : {}) },
+    }) as BaseRefShardReportJson['shard'],
+  });
 }

@@ -65,6 +65,7 @@ export function registerGate(program: Command, ctx: CliContext): void {
         '  replaygate gate --base-runs base.json --candidate-runs pr.json      # runs scored elsewhere\n' +
         '  replaygate gate --base A --candidate B --shard 3/4 --json out/gate-3.json   # one CI job of four;\n' +
         '  replaygate merge out/gate-*.json --markdown out/gate.md                    # then the verdict\n' +
+        '  replaygate gate --base-ref main --shard 2/4 --json out/gate-2.json         # base-ref gates shard too\n' +
         '\nA shard exits 0 once its report is written (2 on an input error): the verdict and exit code are the merge\'s.\n' +
         '\nGate rules (replaygate.yml, all optional):\n' +
         '  gate: {confidence: 0.95, stable_break: {base_min: 0.8, candidate_max: 0.2},\n' +

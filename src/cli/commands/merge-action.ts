@@ -1,19 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { checkShards, type ShardedReport } from '../../shard/check-shards.js';
-import { mergeGateShards } from '../../shard/gate-shards.js';
-import { mergeCheckShards } from '../../shard/schema-check-shards.js';
-import { mergeConfidenceShards } from '../../shard/confidence-shards.js';
-import { mergeScoreShards } from '../../shard/score-shards.js';
+import { checkShards, type CheckedShards, type ShardedReport } from '../../shard/check-shards.js';
 import { DataError } from '../../util/errors.js';
 import type { CliContext } from '../context.js';
 import type { MergeOptions } from './merge.js';
-import { printCheckReport } from './check-action.js';
-import { printConfidenceReport } from './confidence.js';
-import { printGateReport } from './gate-action.js';
-import { printScoreReport } from './score-action.js';
 
-const KINDS = ['score', 'gate', 'check', 'confidence'];
+const KINDS = ['score', 'gate', 'gate-base-ref', 'check', 'confidence'];
 
 async function readReport(ctx: CliContext, file: string): Promise<ShardedReport> {
   let parsed: unknown;
@@ -30,24 +22,47 @@ async function readReport(ctx: CliContext, file: string): Promise<ShardedReport>
   return parsed as ShardedReport;
 }
 
-/** Runs `replaygate merge`: checks the shard reports, merges them, prints and writes the result as the merged command would. */
+/**
+ * Runs `replaygate merge`: checks the shard reports, merges them, prints and writes the result as the merged command would.
+ * Only the merged kind's code is loaded (a merge job does nothing else: its start-up is most of its time).
+ */
 export async function runMerge(ctx: CliContext, files: readonly string[], opts: MergeOptions): Promise<void> {
   const labels = files.map((f) => relative(ctx.cwd, resolve(ctx.cwd, f)) || f);
-  const reports = [];
-  for (const file of labels) reports.push(await readReport(ctx, file));
-  const set = checkShards(reports, labels);
-  switch (set.reports[0]?.kind) {
-    case 'score':
-      return printScoreReport(ctx, mergeScoreShards(set as never as Parameters<typeof mergeScoreShards>[0]), opts);
+  const reports = await Promise.all(labels.map((file) => readReport(ctx, file)));
+  const set = checkShards(reports, labels) as CheckedShards<never>;
+  switch (set.reports[0]?.['kind' as never] as string | undefined) {
+    case 'score': {
+      const [{ mergeScoreShards }, { printScoreReport }] = await Promise.all([import('../../shard/score-shards.js'), import('./score-print.js')]);
+      return printScoreReport(ctx, mergeScoreShards(set), opts);
+    }
     case 'gate': {
-      const { report, repeats } = mergeGateShards(set as never as Parameters<typeof mergeGateShards>[0]);
+      const [{ mergeGateShards }, { printGateReport }] = await Promise.all([import('../../shard/gate-shards.js'), import('./gate-print.js')]);
+      const { report, repeats } = mergeGateShards(set);
       return printGateReport(ctx, report, repeats, opts);
     }
-    case 'check':
-      return printCheckReport(ctx, mergeCheckShards(set as never as Parameters<typeof mergeCheckShards>[0]), opts);
-    case 'confidence':
-      return printConfidenceReport(ctx, mergeConfidenceShards(set as never as Parameters<typeof mergeConfidenceShards>[0]), opts);
+    case 'gate-base-ref': {
+      const [{ mergeBaseRefShards }, { printBaseRefGate }, { identityMap }] = await Promise.all([
+        import('../../shard/base-ref-shards.js'),
+        import('./gate-base-ref-print.js'),
+        import('../../base-side/path-map.js'),
+      ]);
+      const merged = await mergeBaseRefShards(set);
+      // The shards wrote the base's paths as the base's already: nothing left to map.
+      return printBaseRefGate(ctx, { baseRef: merged.base.ref, sha: merged.base.sha, sides: merged.sides, map: identityMap, createdAt: merged.createdAt }, opts);
+    }
+    case 'check': {
+      const [{ mergeCheckShards }, { printCheckReport }] = await Promise.all([import('../../shard/schema-check-shards.js'), import('./check-print.js')]);
+      return printCheckReport(ctx, mergeCheckShards(set), opts);
+    }
+    case 'confidence': {
+      const [{ mergeConfidenceShards }, { printConfidenceReport }] = await Promise.all([import('../../shard/confidence-shards.js'), import('./confidence-print.js')]);
+      const merged = mergeConfidenceShards(set);
+      // The warnings about the thresholds file the unsharded run prints (they are notes of the report too).
+      const payload = (set.reports[0] as unknown as { shard?: { payload?: { thresholdNotes?: readonly string[] } } }).shard?.payload;
+      for (const w of payload?.thresholdNotes ?? []) ctx.stderr(`warning: ${w}\n`);
+      return printConfidenceReport(ctx, merged, opts);
+    }
     default:
-      throw new DataError(`merging '${set.reports[0]?.kind}' reports is not supported`);
+      throw new DataError(`merging '${String(set.reports[0]?.['kind' as never])}' reports is not supported`);
   }
 }

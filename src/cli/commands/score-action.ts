@@ -2,24 +2,19 @@ import { resolve } from 'node:path';
 import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { describeAgent } from '../../pipeline/describe.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
-import { erroredRuns } from '../../agent/command-failure.js';
-import { rerecordCommands } from '../../gate/rerecord.js';
 import { openProject } from '../project.js';
 import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
-import { scoreMarkdown } from '../../report/score-markdown.js';
-import { reportJson } from '../../report/score-report.js';
-import { scoreText } from '../../report/score-text.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { configFingerprint } from '../../shard/fingerprint.js';
-import { scoreReportJson, type ScoreReportJson } from '../../shard/score-shards.js';
+import { scoreReportJson } from '../../shard/score-shards.js';
 import { shardSection } from '../../shard/section.js';
 import { shardLabel } from '../../shard/shard.js';
 import { ConfigError } from '../../util/errors.js';
 import { TOOL_NAME } from '../../version.js';
-import { EXIT, type CliContext } from '../context.js';
-import { writeOutput } from '../output.js';
+import type { CliContext } from '../context.js';
 import { progressFor } from '../progress.js';
 import type { ScoreOptions } from './score.js';
+import { printScoreReport } from './score-print.js';
 
 /** Runs `replaygate score` with parsed options. */
 export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<void> {
@@ -69,35 +64,3 @@ export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<voi
   }
 }
 
-/**
- * Prints a score report (scorecards, ambiguous golden questions, the questions not answered
- * correctly, the first run with no recording), writes `--json` / `--markdown`, and sets the exit code: 1 when a run has no
- * recording — except for a shard, whose verdict is the merge's.
- */
-export async function printScoreReport(
-  ctx: CliContext,
-  report: ScoreReportJson,
-  opts: { readonly json?: string; readonly markdown?: string; readonly rerecord?: { readonly config?: string; readonly split?: 'dev' | 'test' } },
-): Promise<void> {
-  const shard = report.shard;
-  if (shard !== undefined) {
-    ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions; combine the shards' --json reports with replaygate merge\n\n`);
-  }
-  ctx.stdout(scoreText(report));
-  if (opts.json) await writeOutput(ctx, opts.json, reportJson(report));
-  if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
-  const errors = erroredRuns(report.runs);
-  if (errors !== '') ctx.stderr(`\n${errors}`);
-  const missing = report.runs.filter((r) => r.outcome === 'missing_recording');
-  if (missing.length > 0) {
-    const commands = rerecordCommands(
-      missing.map((r) => ({ agent: r.agent, questionId: r.questionId, seed: r.seed })),
-      { ...(opts.rerecord ?? {}), questions: [...new Set(report.runs.map((r) => r.questionId))] },
-    );
-    ctx.stderr(
-      `\n${missing.length} run(s) have no recording; the first:\n${missing[0]?.detail ?? ''}\n` +
-        `To record exactly what is missing (record sends only the calls a replay misses):\n${commands.map((c) => `  ${c}`).join('\n')}\n`,
-    );
-    if (shard === undefined) ctx.exitCode = EXIT.fail;
-  }
-}
