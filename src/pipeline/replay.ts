@@ -173,14 +173,23 @@ export async function replayAgent(project: Project, agentName: string, options: 
   const fields: RunFields = options.runFields === 'outcome' ? 'outcome' : options.preview === false ? 'no-preview' : 'full';
   let next = 0;
   let done = 0;
+  // Golden queries go to the warehouse a little ahead of their question's run, beside the runs'
+  // own statements, so that the hosts run them while this process replays (both cores busy)
+  // instead of all the golden SQL first with this process waiting. Failures are looked at below.
+  let asked = 0;
+  const askGolden = (upTo: number): void => {
+    for (; asked < Math.min(upTo, jobs.length); asked++) {
+      const { question } = jobs[asked]!;
+      if (question.kind === 'answer') golden.get(question, project.engineFor(question)).catch(() => {});
+    }
+  };
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 8, jobs.length));
+  askGolden(GOLDEN_AHEAD + concurrency);
   const worker = async (): Promise<void> => {
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
-      // The golden query goes to the warehouse with the run's own statements, so that the host
-      // processes run them while this process replays the next runs (both cores busy), instead
-      // of all the golden SQL first with this process waiting. Failures are looked at below.
-      if (job.question.kind === 'answer') golden.get(job.question, project.engineFor(job.question)).catch(() => {});
+      askGolden(index + GOLDEN_AHEAD + concurrency);
       const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match, fields, options.withheld);
       out[index] = run;
       done += 1;
@@ -189,7 +198,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
   };
   let failed: { readonly error: unknown } | undefined;
   try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 8, jobs.length)) }, worker));
+    await Promise.all(Array.from({ length: concurrency }, worker));
   } catch (error) {
     failed = { error };
   } finally {
@@ -209,6 +218,9 @@ export async function replayAgent(project: Project, agentName: string, options: 
   if (failed !== undefined) throw failed.error;
   return out;
 }
+
+/** Runs ahead of the last one started whose golden query has been sent (see replayAgent). */
+const GOLDEN_AHEAD = 32;
 
 /** What a run record keeps: everything, everything but the answer's first rows, or what {@link outcomeOnly} keeps. */
 type RunFields = 'full' | 'no-preview' | 'outcome';
