@@ -616,4 +616,4 @@ function answer(request) {
     send(failure(request.id, kind, error));
   }
 }
-send({ ready: true });
+send({ ready: true, driver: driver.name });

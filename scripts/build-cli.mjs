@@ -64,3 +64,27 @@ const result = await esbuild.build({
   plugins: [ownUrl],
 });
 await writeFile(join(outdir, 'licenses.txt'), thirdPartyLicences(Object.keys(result.metafile.inputs), { into: 'build/bundle/ (the replaygate CLI)', script: 'scripts/build-cli.mjs' }));
+
+// The SQLite host process (src/warehouse/sqlite/sqlite-host.ts) as one file, in place of tsc's:
+// every `replaygate score` forks it, and one file starts sooner than its dozen modules. It stays
+// where the pool looks for it (next to build/warehouse/sqlite/spare-hosts.js), so the compiled
+// tree uses it too; it bundles only the project's own modules (better-sqlite3 stays external).
+const hostEntry = join(root, 'build', 'warehouse', 'sqlite', 'sqlite-host.js');
+const host = await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: [hostEntry],
+  bundle: true,
+  write: false,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  charset: 'utf8',
+  sourcemap: false,
+  minify: false,
+  metafile: true,
+  logLevel: 'warning',
+  external: ['better-sqlite3'],
+});
+const stray = Object.keys(host.metafile.inputs).filter((input) => !input.startsWith('build/'));
+if (stray.length > 0) throw new Error(`the SQLite host bundle would take in npm packages (${stray.join(', ')}): keep them external or add their licences`);
+await writeFile(hostEntry, host.outputFiles[0].text);

@@ -157,24 +157,13 @@ export async function replayAgent(project: Project, agentName: string, options: 
   const seeds = options.seeds ?? project.config.seeds;
   const match = options.match ?? project.config.match;
   const golden = options.goldenResults ?? new GoldenResults(match, project.config.warehouse);
-  // Start every golden query now: with host processes they run while the recording is read.
-  const goldenDone = Promise.all(questions.filter((q) => q.kind === 'answer').map(async (q) => ({ q, result: await golden.get(q, project.engineFor(q)) })));
-  goldenDone.catch(() => {}); // awaited below; a failure before then must not be an unhandled rejection
+  const answers = questions.filter((q) => q.kind === 'answer');
   let recording: Recording | undefined;
   let model = options.model;
   if (!model) {
     if (!agentConfig) throw new DataError(`no agent '${agentName}'`);
     recording = await openRecording(agentConfig.recording, project.config.root, agentName, recordingHint(agentConfig, project.config.file));
     model = new ReplayClient(recording, agentName);
-  }
-  // A golden question whose SQL fails is the golden set's fault: never charge it to an agent.
-  const broken = (await goldenDone).filter(({ result }) => !result.ok);
-  if (broken.length > 0 && options.allowBrokenGolden !== true) {
-    recording?.close();
-    const list = broken.slice(0, 10).map(({ q, result }) => `  ${q.id} (${q.source}): ${result.ok ? '' : result.error}`);
-    throw new DataError(
-      `${broken.length} golden question(s) cannot be scored because their golden SQL fails on this warehouse:\n${list.join('\n')}${broken.length > 10 ? `\n  … ${broken.length - 10} more` : ''}\nFix the golden SQL (replaygate check lists every failure).`,
-    );
   }
   const recordingName = options.recordingName ?? recording?.name ?? agentName;
   const jobs = questions.flatMap((question) => seeds.map((seed) => ({ question, seed })));
@@ -184,23 +173,54 @@ export async function replayAgent(project: Project, agentName: string, options: 
   const fields: RunFields = options.runFields === 'outcome' ? 'outcome' : options.preview === false ? 'no-preview' : 'full';
   let next = 0;
   let done = 0;
+  // Golden queries go to the warehouse a little ahead of their question's run, beside the runs'
+  // own statements, so that the hosts run them while this process replays (both cores busy)
+  // instead of all the golden SQL first with this process waiting. Failures are looked at below.
+  let asked = 0;
+  const askGolden = (upTo: number): void => {
+    for (; asked < Math.min(upTo, jobs.length); asked++) {
+      const { question } = jobs[asked]!;
+      if (question.kind === 'answer') golden.get(question, project.engineFor(question)).catch(() => {});
+    }
+  };
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 8, jobs.length));
+  askGolden(GOLDEN_AHEAD + concurrency);
   const worker = async (): Promise<void> => {
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index]!;
+      askGolden(index + GOLDEN_AHEAD + concurrency);
       const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match, fields, options.withheld);
       out[index] = run;
       done += 1;
       options.onRun?.(run, done, jobs.length);
     }
   };
+  let failed: { readonly error: unknown } | undefined;
   try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 8, jobs.length)) }, worker));
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } catch (error) {
+    failed = { error };
   } finally {
     recording?.close();
   }
+  // A golden question whose SQL fails is the golden set's fault: never charge it to an agent. This
+  // (and a golden query that failed for another reason) takes precedence over a run's error, as
+  // when the golden SQL ran before the runs.
+  const goldenOutcomes = await Promise.all(answers.map(async (q) => ({ q, result: await golden.get(q, project.engineFor(q)) })));
+  const broken = goldenOutcomes.filter(({ result }) => !result.ok);
+  if (broken.length > 0 && options.allowBrokenGolden !== true) {
+    const list = broken.slice(0, 10).map(({ q, result }) => `  ${q.id} (${q.source}): ${result.ok ? '' : result.error}`);
+    throw new DataError(
+      `${broken.length} golden question(s) cannot be scored because their golden SQL fails on this warehouse:\n${list.join('\n')}${broken.length > 10 ? `\n  … ${broken.length - 10} more` : ''}\nFix the golden SQL (replaygate check lists every failure).`,
+    );
+  }
+  if (failed !== undefined) throw failed.error;
   return out;
 }
+
+/** Runs ahead of the last one started whose golden query has been sent (see replayAgent). */
+const GOLDEN_AHEAD = 32;
 
 /** What a run record keeps: everything, everything but the answer's first rows, or what {@link outcomeOnly} keeps. */
 type RunFields = 'full' | 'no-preview' | 'outcome';

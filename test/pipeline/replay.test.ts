@@ -224,3 +224,41 @@ describe('results past max_rows', () => {
     }
   });
 });
+
+describe('golden SQL that fails', () => {
+  // Golden queries run beside the runs (both cores busy); the refusal is the same as when they ran first.
+  it('is refused naming the question, and takes precedence over a damaged recording the runs hit', async () => {
+    const broken = tempProject(
+      `questions:
+  - {id: ok, question: How many singers?, db: concert_singer, golden_sql: SELECT count(*) FROM singer}
+  - {id: bad, question: From nowhere., db: concert_singer, golden_sql: SELECT x FROM no_such_table}
+`,
+    );
+    try {
+      await broken.record('a', { ok: 'SELECT count(*) FROM singer', bad: 'SELECT 1' });
+      const refusal = /1 golden question\(s\) cannot be scored because their golden SQL fails on this warehouse:\n {2}bad \(.*q\.yml:3\): golden SQL failed: no such table: no_such_table\nFix the golden SQL/;
+      let p = await broken.open();
+      try {
+        await expect(replayAgent(p, 'a')).rejects.toThrow(refusal);
+        const runs = await replayAgent(p, 'a', { allowBrokenGolden: true });
+        expect(runs.map((r) => [r.questionId, r.outcome])).toEqual([
+          ['ok', 'correct'],
+          ['bad', 'error'],
+        ]);
+      } finally {
+        await p.close();
+      }
+      const calls = join(broken.dir, 'recordings', 'a', 'calls', 'ok.jsonl');
+      writeFileSync(calls, `${readFileSync(calls, 'utf8')}{not json\n`);
+      p = await broken.open();
+      try {
+        await expect(replayAgent(p, 'a')).rejects.toThrow(refusal);
+        await expect(replayAgent(p, 'a', { allowBrokenGolden: true })).rejects.toThrow(/ok\.jsonl/);
+      } finally {
+        await p.close();
+      }
+    } finally {
+      broken.remove();
+    }
+  });
+});

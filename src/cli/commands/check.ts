@@ -4,6 +4,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
 import { parseLimit, shardOption } from '../options.js';
 import { LIMITS } from '../../config/limits.js';
+import { startSpareHosts } from '../../warehouse/sqlite/spare-hosts.js';
 
 /** Options of `replaygate check`. */
 export interface CheckOptions {
@@ -63,5 +64,8 @@ export function registerCheck(program: Command, ctx: CliContext): void {
         '  replaygate check --no-progress 2>/dev/null                     # on a terminal, without the progress bars\n' +
         '\nFailures are grouped by cause: a renamed column is one group listing the golden questions, metrics and runs it breaks.',
     )
-    .action(async (opts: CheckOptions) => (await import('./check-action.js')).runCheck(ctx, opts));
+    .action(async (opts: CheckOptions) => {
+      startSpareHosts(); // SQLite hosts start while the command's code and the project load
+      return (await import('./check-action.js')).runCheck(ctx, opts);
+    });
 }

@@ -3,6 +3,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
 import { parseLimit, parseSeeds, questionsOption, shardOption, sideOption, sideRunsOption, splitOption } from '../options.js';
 import { LIMITS } from '../../config/limits.js';
+import { startSpareHosts } from '../../warehouse/sqlite/spare-hosts.js';
 
 export type { GateReportJson } from '../../gate/gate-report.js';
 export { readRunsFile } from '../../pipeline/runs-file.js';
@@ -73,5 +74,8 @@ export function registerGate(program: Command, ctx: CliContext): void {
         '         fail_on_missing_recording: true, fail_on_unpaired_question: false,\n' +
         '         fail_on_agent_failure: true, ignore_ambiguous_golden: false}',
     )
-    .action(async (opts: GateOptions) => (await import('./gate-action.js')).runGateCommand(ctx, opts));
+    .action(async (opts: GateOptions) => {
+      startSpareHosts(); // SQLite hosts start while the command's code and the project load
+      return (await import('./gate-action.js')).runGateCommand(ctx, opts);
+    });
 }

@@ -3,6 +3,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
 import { parseLimit, parseSeeds, questionsOption, shardOption, splitOption } from '../options.js';
 import { LIMITS } from '../../config/limits.js';
+import { startSpareHosts } from '../../warehouse/sqlite/spare-hosts.js';
 
 /** Options of `replaygate score`. */
 export interface ScoreOptions {
@@ -43,5 +44,8 @@ export function registerScore(program: Command, ctx: CliContext): void {
       '\nExamples:\n  replaygate score                                # every agent, config seeds\n  replaygate score -a din-sql-gpt4 --json out/score.json --markdown out/score.md\n  replaygate score --match spider                 # numbers comparable with the official Spider evaluator\n' +
         '  replaygate score --shard 2/4 --json out/score-2.json   # one CI job of four; then: replaygate merge out/score-*.json',
     )
-    .action(async (opts: ScoreOptions) => (await import('./score-action.js')).runScore(ctx, opts));
+    .action(async (opts: ScoreOptions) => {
+      startSpareHosts(); // SQLite hosts start while the command's code and the project load
+      return (await import('./score-action.js')).runScore(ctx, opts);
+    });
 }

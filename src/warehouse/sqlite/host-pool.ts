@@ -4,18 +4,14 @@
  * does not stop native code). Killing the process is the one reliable stop. Each host answers
  * requests in order, so the parent keeps a FIFO per host and one timer, for the head.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { DataError } from '../../util/errors.js';
 import { wrongEngineHint } from '../files.js';
 import { addSignalCleanup } from '../temp-folders.js';
 import type { DriverName } from './drivers.js';
 import type { ReadOptions } from './read.js';
 import { SqlError, SqlLostError, SqlRefusedError, SqlTimeoutError, type QueryResult } from '../types.js';
+import { forkHost, killLiveHosts, takeSpareHost } from './spare-hosts.js';
 import { fromWire, type WireResult } from './wire.js';
 
 /** One statement sent to a host (JSON: no row cap is `maxRows: null`). */
@@ -38,9 +34,9 @@ export interface HostFailure {
   readonly stack: string;
 }
 
-/** A host's message: ready after loading its driver, then one reply per request, in order. */
+/** A host's message: ready after loading its driver (which it names), then one reply per request, in order. */
 export type HostReply =
-  | { readonly ready: true }
+  | { readonly ready: true; readonly driver: DriverName }
   | { readonly id: number; readonly result: WireResult }
   | { readonly id: number; readonly error: HostFailure };
 
@@ -51,54 +47,8 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
-let hostScript: string | undefined;
-
-// Hosts alive in this process. A host busy in native code cannot notice that its parent has
-// gone, so they are killed when this process exits (even by `process.exit()` mid-statement).
-const liveHosts = new Set<ChildProcess>();
-const killLiveHosts = (): void => liveHosts.forEach((child) => child.kill('SIGKILL'));
 // A signal during a migration (temp-folders.ts handles it then) must not leave a busy host behind.
 addSignalCleanup(killLiveHosts);
-
-/**
- * Path of the host entry script: `sqlite-host.js` next to this module (tsc's `build/`, or a
- * bundle that emits it as a second entry). When running from TypeScript source (vitest), the
- * host is bundled once with esbuild into `node_modules/.cache/replaygate/`, named by content
- * hash, where `better-sqlite3` still resolves.
- *
- * @throws {Error} neither the built script nor the source is next to this module (a bundling bug).
- */
-function sqliteHostScript(): string {
-  if (hostScript !== undefined) return hostScript;
-  const built = fileURLToPath(new URL('./sqlite-host.js', import.meta.url));
-  const source = fileURLToPath(new URL('./sqlite-host.ts', import.meta.url));
-  if (existsSync(built)) hostScript = built;
-  else if (existsSync(source)) hostScript = bundleFromSource(source);
-  else throw new Error(`SQLite host script ${built} is missing: bundle src/warehouse/sqlite-host.ts as sqlite-host.js there`);
-  return hostScript;
-}
-
-function bundleFromSource(source: string): string {
-  const requireHere = createRequire(import.meta.url);
-  const esbuild = requireHere('esbuild') as typeof import('esbuild');
-  const { outputFiles } = esbuild.buildSync({
-    entryPoints: [source],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    write: false,
-  });
-  const text = outputFiles[0]?.text ?? '';
-  const cache = join(dirname(dirname(requireHere.resolve('esbuild/package.json'))), '.cache', 'replaygate');
-  const file = join(cache, `sqlite-host-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.mjs`);
-  if (!existsSync(file)) {
-    mkdirSync(cache, { recursive: true });
-    const partial = `${file}.${process.pid}`;
-    writeFileSync(partial, text);
-    renameSync(partial, file);
-  }
-  return file;
-}
 
 /**
  * One host process and its in-flight requests. The head's deadline starts when the host is
@@ -130,8 +80,7 @@ class SqliteHost {
       // queues several at once): each write is a system call on both sides.
       if (this.#outbox.push(request) === 1) setImmediate(() => this.#flush());
       if (this.#queue.length === 1) {
-        child.ref();
-        child.channel?.ref();
+        this.#hold(child, true);
         this.#armTimer();
       }
     });
@@ -147,9 +96,18 @@ class SqliteHost {
   /** Starts the host process now (unref'd), so its start-up overlaps the caller's other work. */
   warm(): void {
     if (this.#closed || this.#child !== undefined) return;
-    const child = this.#spawn();
-    child.unref();
-    child.channel?.unref();
+    this.#hold(this.#spawn(), false);
+  }
+
+  /** A host with statements in flight keeps this process alive; an idle one does not. */
+  #hold(child: ChildProcess, busy: boolean): void {
+    if (busy) {
+      child.ref();
+      child.channel?.ref();
+    } else {
+      child.unref();
+      child.channel?.unref();
+    }
   }
 
   async close(): Promise<void> {
@@ -165,22 +123,15 @@ class SqliteHost {
     }
   }
 
+  /** A spare started early (spare-hosts.ts) when one waits, which may be ready already; else a new host. */
   #spawn(): ChildProcess {
-    const child = fork(sqliteHostScript(), [this.driver], {
-      // JSON is several times cheaper than 'advanced' to send and receive; wire.ts carries the
-      // cells JSON cannot (bigint, BLOB, ±Infinity, NaN, −0).
-      serialization: 'json',
-      execArgv: [],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+    const spare = takeSpareHost(this.driver);
+    return spare === undefined ? this.#adopt(forkHost(this.driver), false) : this.#adopt(spare.child, spare.ready);
+  }
+
+  #adopt(child: ChildProcess, ready: boolean): ChildProcess {
     this.#child = child;
-    this.#ready = false;
-    if (liveHosts.size === 0) process.once('exit', killLiveHosts);
-    liveHosts.add(child);
-    child.once('exit', () => {
-      liveHosts.delete(child);
-      if (liveHosts.size === 0) process.off('exit', killLiveHosts);
-    });
+    this.#ready = ready;
     const current = (): boolean => child === this.#child;
     child.on('message', (reply: HostReply) => current() && this.#onReply(reply));
     child.on('exit', (code, signal) => current() && this.#onCrash(`exited (${signal ?? `code ${code}`})`));
@@ -201,16 +152,16 @@ class SqliteHost {
 
   #onReply(reply: HostReply): void {
     if ('ready' in reply) {
+      // Only a spare forked with `auto` can name another driver than this pool's (never in
+      // practice: it chose as this process chose): replace it, as after a crash.
+      if (reply.driver !== this.driver) return this.#restart(true);
       this.#ready = true;
     } else {
       const head = this.#queue.shift();
       if (head?.request.id !== reply.id) throw new Error(`SQLite host replied to ${reply.id} out of order`);
       if ('result' in reply) head.resolve(fromWire(reply.result));
       else head.reject(toError(reply.error, head.request));
-      if (this.#queue.length === 0) {
-        this.#child?.unref();
-        this.#child?.channel?.unref();
-      }
+      if (this.#queue.length === 0 && this.#child !== undefined) this.#hold(this.#child, false);
     }
     this.#armTimer();
   }
@@ -222,11 +173,14 @@ class SqliteHost {
     head?.reject(new SqlLostError(`the SQLite host process ${how} while running this statement`, head.request.sql));
   }
 
-  #restart(): void {
+  /** Replaces the host (`fresh`: with one forked now, never a spare) and resends the queue to it. */
+  #restart(fresh = false): void {
     this.#stop();
     this.#outbox = []; // the queue holds them: all are resent below
+    if (this.#queue.length === 0 && !fresh) return;
+    const child = fresh ? this.#adopt(forkHost(this.driver), false) : this.#spawn();
+    this.#hold(child, this.#queue.length > 0);
     if (this.#queue.length === 0) return;
-    const child = this.#spawn();
     child.send(this.#queue.map((pending) => pending.request));
   }
 

@@ -1,20 +1,21 @@
 /**
- * Entry script of a SQLite host process (forked by `host-pool.ts`; not imported). It loads the
- * driver named in `argv[2]`, opens database files lazily and keeps them open, and answers each
+ * Entry script of a SQLite host process (forked by `spare-hosts.ts`; not imported). It loads the
+ * driver named in `argv[2]` (`auto`: the one the parent would choose), opens database files lazily and keeps them open, and answers each
  * {@link HostRequest} in arrival order with one {@link HostReply}. The parent enforces time
  * limits by killing this process; when the IPC channel closes, nothing keeps it alive and it exits.
  *
  * Bundlers must emit this file as `sqlite-host.js` next to the module that contains
- * `host-pool.ts` (see docs/warehouse.md).
+ * `spare-hosts.ts` (see docs/warehouse.md).
  */
 import { ConnectionCache } from './connections.js';
-import { loadDriver, type DriverName, type SqliteConnection } from './drivers.js';
+import { loadDriver, type DriverChoice, type SqliteConnection } from './drivers.js';
 import type { HostFailure, HostReply, HostRequest } from './host-pool.js';
 import { runReadDetailed, runWrite } from './read.js';
 import { SqlError, SqlRefusedError } from '../types.js';
 import { toWire } from './wire.js';
 
-const driver = loadDriver(process.argv[2] as DriverName);
+// `auto` (a spare host started early, spare-hosts.ts) chooses as the parent chooses; the ready message names the driver.
+const driver = loadDriver(process.argv[2] as DriverChoice);
 const connections = new ConnectionCache(driver);
 // Migrated copies only: the parent sends a copy's statements here after checking each one.
 const writers = new ConnectionCache(driver, true);
@@ -55,4 +56,4 @@ function answer(request: HostRequest): void {
     send(failure(request.id, kind, error));
   }
 }
-send({ ready: true });
+send({ ready: true, driver: driver.name });

@@ -1,0 +1,151 @@
+/**
+ * Starting SQLite host processes, and starting them early. A host takes longer to start (Node,
+ * its modules, the driver) than the replaying process takes to load its config and golden
+ * questions, so a command that will run SQL asks for spare hosts first thing
+ * ({@link startSpareHosts}); the host pool then adopts them ({@link takeSpareHost}) instead of
+ * forking its own, and their start-up has overlapped the parent's. A spare that no pool adopts
+ * (a project without SQLite databases, `isolation: inline`) waits idle, keeps nothing alive and
+ * is killed when this process exits, like every host. Deliberately light: the CLI imports it
+ * before the command's code.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DriverChoice, DriverName } from './drivers.js';
+
+let hostScript: string | undefined;
+
+// Hosts alive in this process. A host busy in native code cannot notice that its parent has
+// gone, so they are killed when this process exits (even by `process.exit()` mid-statement).
+const liveHosts = new Set<ChildProcess>();
+
+/** Kills every live host now (process exit, and a signal during a migration). */
+export const killLiveHosts = (): void => liveHosts.forEach((child) => child.kill('SIGKILL'));
+
+/**
+ * Path of the host entry script: `sqlite-host.js` next to this module (tsc's `build/`, or a
+ * bundle that emits it as a second entry). When running from TypeScript source (vitest), the
+ * host is bundled once with esbuild into `node_modules/.cache/replaygate/`, named by content
+ * hash, where `better-sqlite3` still resolves.
+ *
+ * @throws {Error} neither the built script nor the source is next to this module (a bundling bug).
+ */
+function sqliteHostScript(): string {
+  if (hostScript !== undefined) return hostScript;
+  const built = fileURLToPath(new URL('./sqlite-host.js', import.meta.url));
+  const source = fileURLToPath(new URL('./sqlite-host.ts', import.meta.url));
+  if (existsSync(built)) hostScript = built;
+  else if (existsSync(source)) hostScript = bundleFromSource(source);
+  else throw new Error(`SQLite host script ${built} is missing: bundle src/warehouse/sqlite-host.ts as sqlite-host.js there`);
+  return hostScript;
+}
+
+function bundleFromSource(source: string): string {
+  const requireHere = createRequire(import.meta.url);
+  const esbuild = requireHere('esbuild') as typeof import('esbuild');
+  const { outputFiles } = esbuild.buildSync({
+    entryPoints: [source],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+  });
+  const text = outputFiles[0]?.text ?? '';
+  const cache = join(dirname(dirname(requireHere.resolve('esbuild/package.json'))), '.cache', 'replaygate');
+  const file = join(cache, `sqlite-host-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.mjs`);
+  if (!existsSync(file)) {
+    mkdirSync(cache, { recursive: true });
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, text);
+    renameSync(partial, file);
+  }
+  return file;
+}
+
+/**
+ * Forks one host process for `driver` (`auto`: the host loads the driver this process would
+ * choose, and names it in its ready message), killed when this process exits.
+ */
+export function forkHost(driver: DriverChoice): ChildProcess {
+  const child = fork(sqliteHostScript(), [driver], {
+    // JSON is several times cheaper than 'advanced' to send and receive; wire.ts carries the
+    // cells JSON cannot (bigint, BLOB, ±Infinity, NaN, −0).
+    serialization: 'json',
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  if (liveHosts.size === 0) process.once('exit', killLiveHosts);
+  liveHosts.add(child);
+  child.once('exit', () => {
+    liveHosts.delete(child);
+    if (liveHosts.size === 0) process.off('exit', killLiveHosts);
+  });
+  return child;
+}
+
+/** A spare host: forked with `auto`, and the driver it named once ready. */
+interface Spare {
+  readonly child: ChildProcess;
+  driver: DriverName | undefined;
+  readonly onMessage: (message: unknown) => void;
+  readonly onGone: () => void;
+}
+
+const spares: Spare[] = [];
+
+/**
+ * Forks spare hosts now (unref'd: they keep nothing alive), up to `count` waiting at once — by
+ * default as many as a pool has by default, the cores less one. Calling it again while spares
+ * wait forks no more.
+ */
+export function startSpareHosts(count = Math.max(1, availableParallelism() - 1)): void {
+  while (spares.length < count) {
+    let child: ChildProcess;
+    try {
+      child = forkHost('auto');
+    } catch {
+      return; // the pool forks its own hosts, and reports what fails then
+    }
+    const spare: Spare = {
+      child,
+      driver: undefined,
+      onMessage: (message) => {
+        const driver = (message as { driver?: unknown } | null)?.driver;
+        if (typeof driver === 'string') spare.driver = driver as DriverName;
+      },
+      onGone: () => {
+        const at = spares.indexOf(spare);
+        if (at >= 0) spares.splice(at, 1);
+        child.kill('SIGKILL');
+      },
+    };
+    child.on('message', spare.onMessage);
+    child.on('exit', spare.onGone);
+    child.on('error', spare.onGone);
+    child.unref();
+    child.channel?.unref();
+    spares.push(spare);
+  }
+}
+
+/**
+ * A spare host for the pool to adopt, and whether it is ready (its driver named and equal to
+ * `driver`), or undefined when none waits. A spare whose driver differs is killed, not returned;
+ * one not ready yet names its driver in the ready message the pool then receives.
+ */
+export function takeSpareHost(driver: DriverName): { readonly child: ChildProcess; readonly ready: boolean } | undefined {
+  for (let spare = spares.shift(); spare !== undefined; spare = spares.shift()) {
+    spare.child.off('message', spare.onMessage).off('exit', spare.onGone).off('error', spare.onGone);
+    if (spare.child.exitCode !== null || spare.child.signalCode !== null || !spare.child.connected) continue;
+    if (spare.driver !== undefined && spare.driver !== driver) {
+      spare.child.kill('SIGKILL');
+      continue;
+    }
+    return { child: spare.child, ready: spare.driver !== undefined };
+  }
+  return undefined;
+}

@@ -1,0 +1,74 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { openWarehouse } from '../../src/warehouse/index.js';
+import { startSpareHosts, takeSpareHost } from '../../src/warehouse/sqlite/spare-hosts.js';
+
+const SPIDER = resolve(import.meta.dirname, '../../../shared/data/spider/database');
+const DATABASES = new Map(['concert_singer', 'world_1'].map((name) => [name, join(SPIDER, name, `${name}.sqlite`)]));
+const ENDLESS = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
+
+/** SQLite host processes forked by this test process, with their arguments (Linux /proc). */
+function hosts(): { pid: number; args: string[] }[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return parent === process.pid && args.some((a) => a.includes('sqlite-host')) ? [{ pid: Number(pid), args }] : [];
+      } catch {
+        return []; // the process ended meanwhile
+      }
+    });
+}
+
+const settle = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+describe('spare SQLite hosts started early', () => {
+  test('the pool adopts a waiting spare instead of forking, and its time limits still hold', async () => {
+    startSpareHosts(1);
+    startSpareHosts(1); // a spare waits already: no second one
+    const spares = hosts().filter((h) => h.args.includes('auto'));
+    expect(spares).toHaveLength(1);
+    await settle(1500); // let it become ready before the pool takes it
+    const warehouse = openWarehouse(DATABASES, { hosts: 1, timeoutMs: 5000 });
+    try {
+      const engine = warehouse.engine('world_1');
+      const results = await Promise.allSettled([
+        engine.query('SELECT count(*) FROM city'),
+        engine.query(ENDLESS, { timeoutMs: 300 }),
+        warehouse.engine('concert_singer').query('SELECT count(*) FROM singer'),
+      ]);
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value.rows : r.reason.name))).toEqual([[[4079]], 'SqlTimeoutError', [[6]]]);
+      // The spare answered the first statements; the time limit replaced it with a host of the pool's own.
+      expect(hosts().map((h) => h.pid)).not.toContain(spares[0]?.pid);
+      expect(hosts().filter((h) => h.args.includes('better-sqlite3'))).toHaveLength(1);
+    } finally {
+      await warehouse.close();
+    }
+    expect(hosts()).toEqual([]);
+  });
+
+  test('a spare taken before it is ready still answers (its ready message reaches the pool)', async () => {
+    startSpareHosts(1);
+    const warehouse = openWarehouse(DATABASES, { hosts: 1 });
+    try {
+      expect((await warehouse.engine('concert_singer').query('SELECT count(*) FROM singer')).rows).toEqual([[6]]);
+      expect(hosts().map((h) => h.args.at(-1))).toEqual(['auto']);
+    } finally {
+      await warehouse.close();
+    }
+  });
+
+  test('a spare of another driver is never handed out; an unadopted spare keeps nothing alive', async () => {
+    startSpareHosts(1);
+    await settle(1500);
+    const [spare] = hosts();
+    expect(takeSpareHost('node:sqlite')).toBeUndefined(); // it named better-sqlite3: killed, not returned
+    await settle(200);
+    expect(hosts().map((h) => h.pid)).not.toContain(spare?.pid);
+    expect(takeSpareHost('better-sqlite3')).toBeUndefined();
+  });
+});
