@@ -310,9 +310,11 @@ export class DuckdbHostGroup {
     this.#closed = true;
     const closed = (): Error => new Error('the warehouse was closed before this statement finished');
     for (const pending of this.#waiting.splice(0)) pending.reject(closed());
-    const exits = this.#hosts.map((host) =>
-      host.child.exitCode !== null || host.child.signalCode !== null ? undefined : new Promise((resolve) => host.child.once('exit', resolve)),
-    );
+    const exits = this.#hosts.map((host) => {
+      if (host.child.exitCode !== null || host.child.signalCode !== null) return undefined;
+      host.child.ref(); // an idle host is unref'd; wait for its exit all the same
+      return new Promise((resolve) => host.child.once('exit', resolve));
+    });
     for (const host of this.#hosts.splice(0)) host.stop(closed());
     await Promise.all(exits);
   }
