@@ -98,7 +98,7 @@ describe('the time limit of a DuckDB host', () => {
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     const killer = setTimeout(() => child.kill('SIGKILL'), 150_000);
-    const [code] = (await new Promise((done) => child.once('exit', (...args) => done(args)))) as [number | null];
+    const code = await new Promise<number | null>((done) => child.once('exit', (exitCode) => done(exitCode)));
     clearTimeout(killer);
     const exited = performance.now();
     expect(code, output).toBe(1);

@@ -24,6 +24,9 @@ import type { DuckdbResources } from './statements.js';
 /** After the time limit, a statement DuckDB has not stopped is ended this much later by killing its host. */
 export const DUCKDB_ABANDON_AFTER_MS = 500;
 
+/** When the statement on every host of a file has run this long and others wait, the file gets another host (up to its maximum). */
+export const DUCKDB_SPILL_AFTER_MS = 500;
+
 /**
  * Memory a DuckDB host may hold above `memory_limit_mb` before it is killed (MiB): the Node
  * process and DuckDB's library (about 100 MiB resident), the result being converted (up to the
@@ -146,6 +149,7 @@ class DuckdbHost {
   #pending: Pending | undefined;
   #timer: NodeJS.Timeout | undefined;
   #poll: NodeJS.Timeout | undefined;
+  #startedAt: number | undefined;
   /** Resident memory when the cap was passed (the host is being killed for it). */
   #overCap: number | undefined | null = null;
   #stopped = false;
@@ -153,6 +157,7 @@ class DuckdbHost {
 
   constructor(
     private readonly config: DuckdbHostConfig,
+    /** `idle`: the host became ready or free. */
     private readonly events: { idle(host: DuckdbHost): void; dead(host: DuckdbHost, ready: boolean): void; fatal(error: Error): void },
   ) {
     const child = fork(hostScriptPath(import.meta.url, 'duckdb-host'), [JSON.stringify(config)], {
@@ -167,6 +172,11 @@ class DuckdbHost {
     child.on('message', (reply: DuckdbHostReply) => this.#onReply(reply));
     child.once('exit', (code, signal) => this.#onExit(code, signal));
     child.on('error', () => child.kill('SIGKILL'));
+  }
+
+  /** When its statement started running (ready and sent); undefined while starting or free. */
+  get runningSince(): number | undefined {
+    return this.#startedAt;
   }
 
   get busy(): boolean {
@@ -197,6 +207,7 @@ class DuckdbHost {
   #arm(): void {
     const job = this.#pending?.job;
     if (job === undefined) return;
+    this.#startedAt = performance.now();
     const timeoutMs = 'timeoutMs' in job ? job.timeoutMs : 60_000;
     this.#timer = setTimeout(() => this.stop(new SqlTimeoutError(jobSql(job), timeoutMs)), timeoutMs + DUCKDB_ABANDON_AFTER_MS);
     if (PROC && this.child.pid !== undefined) {
@@ -218,6 +229,7 @@ class DuckdbHost {
   #finish(reply: DuckdbHostReply | undefined, error?: Error): void {
     clearTimeout(this.#timer);
     clearInterval(this.#poll);
+    this.#startedAt = undefined;
     const pending = this.#pending;
     this.#pending = undefined;
     if (pending === undefined) return;
@@ -231,6 +243,7 @@ class DuckdbHost {
     if ('ready' in reply) {
       this.#ready = true;
       this.#arm();
+      this.events.idle(this);
     } else if ('fatal' in reply) {
       const error = toError(reply.fatal, { op: 'close' }, this.config.file, 0);
       this.#finish(undefined, error);
@@ -259,14 +272,15 @@ class DuckdbHost {
 
 /**
  * The hosts of one DuckDB file: at most `maxHosts`, each running one statement at a time, the
- * first started at once (so its start-up overlaps other work) and more only when statements
- * wait; statements beyond them wait in order.
+ * first started at once (so its start-up overlaps other work) and more only when a statement has
+ * waited {@link DUCKDB_SPILL_AFTER_MS}; statements wait in order.
  */
 export class DuckdbHostGroup {
   readonly #hosts: DuckdbHost[] = [];
   readonly #waiting: Pending[] = [];
   #closed = false;
   #fatal: Error | undefined;
+  #spill: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly config: DuckdbHostConfig,
@@ -308,6 +322,7 @@ export class DuckdbHostGroup {
   /** Stops every host; statements still in flight or waiting are rejected. Resolves when the hosts are gone. */
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#spill);
     const closed = (): Error => new Error('the warehouse was closed before this statement finished');
     for (const pending of this.#waiting.splice(0)) pending.reject(closed());
     const exits = this.#hosts.map((host) => {
@@ -333,10 +348,34 @@ export class DuckdbHostGroup {
       let host = this.#hosts.find((h) => !h.busy);
       if (host === undefined) {
         if (this.#hosts.length >= this.maxHosts) return;
+        if (this.#hosts.length > 0) return this.#spillLater();
         host = this.#spawn();
       }
       host.run(this.#waiting.shift() as Pending);
     }
+  }
+
+  /**
+   * Another host only when the statement on every host has run for {@link DUCKDB_SPILL_AFTER_MS}:
+   * a burst of short statements is served by the warm host in turn (a host's start costs more
+   * than they do), while a long statement does not hold up the others. Checked again whenever a
+   * host becomes free or ready.
+   */
+  #spillLater(): void {
+    if (this.#spill !== undefined) return;
+    // A host starting or free is not held up: this is checked again when it is ready or free.
+    const since = this.#hosts.map((host) => host.runningSince);
+    if (since.some((t) => t === undefined)) return;
+    const due = Math.max(...(since as number[])) + DUCKDB_SPILL_AFTER_MS;
+    this.#spill = setTimeout(() => {
+      this.#spill = undefined;
+      if (this.#closed || this.#waiting.length === 0 || this.#hosts.length >= this.maxHosts) return;
+      const now = this.#hosts.map((host) => host.runningSince);
+      if (now.some((t) => t === undefined)) return;
+      if (Math.max(...(now as number[])) + DUCKDB_SPILL_AFTER_MS > performance.now()) return this.#spillLater(); // a newer statement: not yet
+      this.#spawn();
+      this.#dispatch();
+    }, Math.max(0, due - performance.now()));
   }
 
   #spawn(): DuckdbHost {

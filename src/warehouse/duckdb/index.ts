@@ -9,6 +9,7 @@
  * host); the row cap by reading result chunks, never the whole result. Design and limits:
  * docs/warehouse.md.
  */
+import { existsSync } from 'node:fs';
 import { copyFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ConfigError } from '../../util/errors.js';
@@ -56,6 +57,7 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
   readonly #groups = new Map<string, DuckdbHostGroup>();
   readonly #folders: TempFolder[] = [];
   readonly #hosts: number;
+  #closed = false;
 
   /** @throws {ConfigError} `duckdbConnections` out of range. */
   constructor(
@@ -116,7 +118,23 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
     for (const group of this.#groups.values()) group.warm();
   }
 
+  /** Starts the first host of a database now, so its start-up overlaps other work (nothing happens when its file or the package is missing: the first statement says so). */
+  warmDatabase(config: DuckdbDatabase): void {
+    if (this.#closed || !existsSync(config.file)) return;
+    this.#group(config.file, defaultResources(config)).warm();
+  }
+
+  #group(path: string, resources: DuckdbResources): DuckdbHostGroup {
+    let group = this.#groups.get(path);
+    if (group === undefined) {
+      group = hostGroup(path, false, resources, this.#hosts);
+      this.#groups.set(path, group);
+    }
+    return group;
+  }
+
   async close(): Promise<void> {
+    this.#closed = true;
     const groups = [...this.#groups.values()];
     this.#groups.clear();
     await Promise.all(groups.map((group) => group.close()));
@@ -124,12 +142,7 @@ export class DuckdbBackend implements EngineBackend<{ readonly engine: 'duckdb';
   }
 
   #engineOn(path: string, label: string, resources: DuckdbResources): SqlEngine {
-    let group = this.#groups.get(path);
-    if (group === undefined) {
-      group = hostGroup(path, false, resources, this.#hosts);
-      this.#groups.set(path, group);
-    }
-    const hosts = group;
+    const hosts = this.#group(path, resources);
     hosts.warm(); // the first host starts now, overlapping whatever comes before the first statement
     const { defaults } = this;
     const internal = (sql: string, maxRows = Number.MAX_SAFE_INTEGER): Promise<QueryResult> =>
