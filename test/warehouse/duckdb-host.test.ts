@@ -122,6 +122,48 @@ describe('the time limit of a DuckDB host', () => {
   }, 60_000);
 });
 
+/** PIDs of live processes whose command line names `needle`. */
+function processesNaming(needle: string): number[] {
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+test.each(['process.exit()', 'SIGKILL'])('the replaying process ended by %s mid-statement leaves no DuckDB host behind', async (how) => {
+  // The built engine (npm run build), as the CLI runs it; the script names this test's file so its hosts can be told apart.
+  const script = join(folder, `mid-statement-${how === 'SIGKILL' ? 'kill' : 'exit'}.mjs`);
+  writeFileSync(
+    script,
+    `import { openEngine } from ${JSON.stringify(join(REPO, 'build/warehouse/index.js'))};
+const e = openEngine({ engine: 'duckdb', file: ${JSON.stringify(duckFile)} }, 'cs', { timeoutMs: 600000 });
+await e.query('SELECT 1');
+void e.query("SELECT max(levenshtein(repeat('a',10000), repeat('b',10000) || x)) FROM range(300000) t(x)");
+console.log('running');
+${how === 'SIGKILL' ? 'setInterval(() => {}, 1000);' : 'setTimeout(() => process.exit(0), 300);'}
+`,
+  );
+  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  await new Promise<void>((done) => child.stdout.on('data', () => done()));
+  const hosts = readdirSync(`/proc/${child.pid}/task`).flatMap((task) => readFileSync(`/proc/${child.pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  expect(hosts.length).toBeGreaterThan(0);
+  if (how === 'SIGKILL') child.kill('SIGKILL');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  await exited;
+  clearTimeout(killer);
+  // A host whose channel closes kills itself; one the parent saw at exit it killed.
+  const deadline = Date.now() + 20_000;
+  while (hosts.some((pid) => processesNaming('duckdb-host').includes(pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  expect(hosts.filter((pid) => processesNaming('duckdb-host').includes(pid))).toEqual([]);
+}, 90_000);
+
 test('a host that dies mid-statement: a SqlLostError naming the statement, and the next statement runs on a new host', async () => {
   const engine = openEngine({ engine: 'duckdb', file: duckFile }, 'cs', { timeoutMs: 60_000, duckdbConnections: 1 });
   try {
