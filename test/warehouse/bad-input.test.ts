@@ -246,9 +246,11 @@ describe('DuckDB bad input', () => {
     try {
       await limited.query('SELECT 1'); // the first host has started (its start-up is not what this measures)
       const started = performance.now();
-      const [runaway, beside] = await Promise.allSettled([limited.query("SELECT levenshtein(x, x || 'y') FROM (SELECT string_agg('x', '') AS x FROM range(30000))"), limited.query('SELECT count(*) FROM singer')]);
+      let givenUp = Number.POSITIVE_INFINITY;
+      const slow = limited.query("SELECT levenshtein(x, x || 'y') FROM (SELECT string_agg('x', '') AS x FROM range(30000))").finally(() => (givenUp = performance.now() - started));
+      const [runaway, beside] = await Promise.allSettled([slow, limited.query('SELECT count(*) FROM singer')]);
       expect(runaway).toMatchObject({ status: 'rejected', reason: { name: 'SqlTimeoutError' } });
-      expect(performance.now() - started).toBeLessThan(1000 + 1000);
+      expect(givenUp).toBeLessThan(1000 + 1000);
       expect(beside).toMatchObject({ status: 'fulfilled', value: { rows: [[6]] } });
       expect((await limited.query('SELECT count(*) FROM concert')).rows).toEqual([[6]]);
     } finally {
