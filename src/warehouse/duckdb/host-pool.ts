@@ -153,6 +153,7 @@ class DuckdbHost {
   /** Resident memory when the cap was passed (the host is being killed for it). */
   #overCap: number | undefined | null = null;
   #stopped = false;
+  #exited = false;
   #nextId = 1;
 
   constructor(
@@ -170,8 +171,12 @@ class DuckdbHost {
     liveHosts.add(child);
     this.#idle();
     child.on('message', (reply: DuckdbHostReply) => this.#onReply(reply));
-    child.once('exit', (code, signal) => this.#onExit(code, signal));
-    child.on('error', () => child.kill('SIGKILL'));
+    child.once('exit', (code, signal) => this.#onExit(signal ?? `code ${code}`));
+    // Fork failed (or the channel broke): as a crash, once.
+    child.on('error', (error) => {
+      child.kill('SIGKILL');
+      this.#onExit(`failed: ${error.message}`);
+    });
   }
 
   /** When its statement started running (ready and sent); undefined while starting or free. */
@@ -257,12 +262,14 @@ class DuckdbHost {
     }
   }
 
-  #onExit(code: number | null, signal: NodeJS.Signals | null): void {
+  #onExit(how: string): void {
+    if (this.#exited) return;
+    this.#exited = true;
     liveHosts.delete(this.child);
     if (liveHosts.size === 0) process.off('exit', killLiveHosts);
     const job = this.#pending?.job;
     if (job !== undefined) {
-      const lost = new SqlLostError(`the DuckDB host process exited (${signal ?? `code ${code}`}) while running this statement`, jobSql(job));
+      const lost = new SqlLostError(`the DuckDB host process exited (${how}) while running this statement`, jobSql(job));
       this.#finish(undefined, this.#overCap !== null ? memoryCapError(jobSql(job), this.config.memoryLimitMb, this.#overCap) : lost);
     }
     this.#stopped = true;
