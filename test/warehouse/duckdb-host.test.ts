@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { copyToDuckdb } from '../../examples/load-sqlite.mjs';
 import { converterFor } from '../../src/warehouse/duckdb/values.js';
 import { duckdbMemoryCapMb } from '../../src/warehouse/duckdb/host-pool.js';
-import { openEngine } from '../../src/warehouse/index.js';
+import { openEngine, openWarehouse } from '../../src/warehouse/index.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const CONCERT_SINGER = resolve(REPO, '../shared/data/spider/database/concert_singer/concert_singer.sqlite');
@@ -76,6 +76,24 @@ describe('the memory cap of a DuckDB host', () => {
     }
   }, 300_000);
 });
+
+test("a migration statement that builds values outside the limit fails at its line under the cap; the original is unchanged", async () => {
+  const original = readFileSync(duckFile);
+  const warehouse = openWarehouse(new Map([['cs', { engine: 'duckdb' as const, file: duckFile, memoryLimitMb: 64, threads: 1 }]]), { timeoutMs: 300_000 });
+  try {
+    const error = await warehouse
+      .migrate({ text: 'CREATE TABLE ok (x INTEGER);\nCREATE TABLE big AS SELECT list_transform(range(10000), x -> range(10000)) AS l;\n', label: 'hungry.sql' })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toMatchObject({ name: 'DataError', message: expect.stringMatching(/^hungry\.sql:2: .*took more memory than a DuckDB host may use.*memory_limit_mb \(64 MiB\)/s) });
+  } finally {
+    await warehouse.close();
+  }
+  expect(readFileSync(duckFile).equals(original)).toBe(true);
+  expect(duckdbHosts()).toEqual([]);
+}, 300_000);
 
 describe('the time limit of a DuckDB host', () => {
   test('a statement that ignores the interrupt: the command exits within seconds of its report, naming the time limit', async () => {
