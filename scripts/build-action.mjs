@@ -4,6 +4,8 @@
  *   dist/index.js        the Action (src/action/index.ts)
  *   dist/sqlite-host.js  the SQLite host process the warehouse forks (src/warehouse/sqlite/sqlite-host.ts);
  *                        host-pool.ts finds it next to the module that contains it.
+ *   dist/duckdb-host.js  the DuckDB host process (src/warehouse/duckdb/duckdb-host.ts), found the same way;
+ *                        it loads @duckdb/node-api from the workspace (below).
  *   dist/licenses.txt    the licence of every npm package bundled into the two (from esbuild's
  *                        metafile: each package with a module in the bundle, its licence file).
  * ESM for the runner's Node 24, everything bundled (no install step at run time); only Node
@@ -40,7 +42,7 @@ function parseArgs(argv) {
 export function buildOptions(outdir) {
   return {
     absWorkingDir: root,
-    entryPoints: { index: 'src/action/index.ts', 'sqlite-host': 'src/warehouse/sqlite/sqlite-host.ts' },
+    entryPoints: { index: 'src/action/index.ts', 'sqlite-host': 'src/warehouse/sqlite/sqlite-host.ts', 'duckdb-host': 'src/warehouse/duckdb/duckdb-host.ts' },
     outdir,
     bundle: true,
     splitting: false,

@@ -46,7 +46,7 @@ export interface Warehouse {
    * @throws {ConfigError} `database` is unknown, or its URL variable is not set.
    */
   databaseUrl(database: string): string;
-  /** Starts the SQLite host processes now (they start on first use otherwise), so their start-up overlaps other work. */
+  /** Starts the SQLite host processes and each DuckDB database's first host now (they start on first use otherwise), so their start-up overlaps other work. */
   warm(): void;
   /** Ends every connection and host process; statements still in flight are rejected. */
   close(): Promise<void>;
@@ -90,6 +90,8 @@ export function openWarehouse(databases: ReadonlyMap<string, DatabaseConfig | st
   const memo = new StatementMemo(memoCells);
   const engines = new Map<string, SqlEngine>();
   const migratedFiles = new Map<string, string>();
+  const migrating = new Set<string>();
+  let closed = false;
   const configOf = (database: string): DatabaseConfig => {
     const config = configs.get(database);
     if (config === undefined) {
@@ -114,6 +116,7 @@ export function openWarehouse(databases: ReadonlyMap<string, DatabaseConfig | st
       return engine;
     },
     async migrate(migration, names = [...configs.keys()]) {
+      for (const name of names) migrating.add(name); // not warmed: a copy is read instead
       const loaded = await loadMigration(migration);
       const byKind = new Map<EngineKind, Map<string, DatabaseConfig>>();
       for (const name of names) {
@@ -135,8 +138,16 @@ export function openWarehouse(databases: ReadonlyMap<string, DatabaseConfig | st
       const file = migratedFiles.get(database) ?? config.file;
       return config.engine === 'sqlite' ? sqliteReadOnlyUri(file) : file;
     },
-    warm: () => backends.sqlite?.warm(),
+    warm() {
+      backends.sqlite?.warm();
+      // DuckDB: the first host of each database, unless a migration (called next) reads a copy instead.
+      setImmediate(() => {
+        if (closed) return;
+        for (const [name, config] of configs) if (config.engine === 'duckdb' && !migrating.has(name)) (backend('duckdb') as unknown as DuckdbBackend).warmDatabase(config);
+      });
+    },
     async close() {
+      closed = true;
       await Promise.all(Object.values(backends).map((b: { close(): Promise<void> }) => b.close()));
     },
   };

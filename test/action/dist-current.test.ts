@@ -26,7 +26,7 @@ describe('dist/', () => {
   it('equals a fresh build, byte for byte', async () => {
     const { buildAction } = (await import(join(REPO_ROOT, 'scripts/build-action.mjs'))) as { buildAction: (dir: string) => Promise<string[]> };
     const built = await buildAction(out);
-    expect(built).toEqual(['index.js', 'licenses.txt', 'sqlite-host.js']);
+    expect(built).toEqual(['duckdb-host.js', 'index.js', 'licenses.txt', 'sqlite-host.js']);
     expect(readdirSync(join(REPO_ROOT, 'dist')).sort(), FIX).toEqual(built);
     for (const file of built) {
       const fresh = readFileSync(join(out, file));

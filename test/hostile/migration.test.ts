@@ -279,10 +279,10 @@ describe('a runaway migration statement meets the time limit; the copy is remove
 describe('SIGINT and SIGTERM in the middle of a migration leave no copy and no change', () => {
   let bundle = '';
   beforeAll(async () => {
-    // The CLI as a user runs it, bundled like dist/ (with the SQLite host next to it), so this needs no build/.
+    // The CLI as a user runs it, bundled like dist/ (with the SQLite and DuckDB hosts next to it), so this needs no build/.
     const out = join(work, 'cli');
     await build({
-      entryPoints: { cli: join(ROOT, 'test/hostile/cli-entry.ts'), 'sqlite-host': join(ROOT, 'src/warehouse/sqlite/sqlite-host.ts') },
+      entryPoints: { cli: join(ROOT, 'test/hostile/cli-entry.ts'), 'sqlite-host': join(ROOT, 'src/warehouse/sqlite/sqlite-host.ts'), 'duckdb-host': join(ROOT, 'src/warehouse/duckdb/duckdb-host.ts') },
       absWorkingDir: ROOT,
       outdir: out,
       bundle: true,
@@ -341,7 +341,7 @@ describe('SIGINT and SIGTERM in the middle of a migration leave no copy and no c
       expect(leftovers()).toEqual([]);
       // No host process or PostgreSQL session keeps running the statement.
       await new Promise((r) => setTimeout(r, 300));
-      const hosts = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && existsSync(`/proc/${pid}/cmdline`) && safeRead(`/proc/${pid}/cmdline`).includes(join(work, 'cli', 'sqlite-host.js')));
+      const hosts = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && existsSync(`/proc/${pid}/cmdline`) && /(sqlite|duckdb)-host\.js/.test(safeRead(`/proc/${pid}/cmdline`)) && safeRead(`/proc/${pid}/cmdline`).includes(join(work, 'cli')));
       expect(hosts).toEqual([]);
       if (engine === 'postgres') {
         const end = Date.now() + 10_000;

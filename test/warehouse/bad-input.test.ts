@@ -244,10 +244,13 @@ describe('DuckDB bad input', () => {
   test('a statement DuckDB cannot interrupt (one long function call: a levenshtein of two 30,000-character strings, seconds of CPU and little memory) is given up on within the limit + 1 s, and the other statements go on', async () => {
     const limited = openEngine({ engine: 'duckdb', file: duckFile }, 'cs', { timeoutMs: 1000, duckdbConnections: 2 });
     try {
+      await limited.query('SELECT 1'); // the first host has started (its start-up is not what this measures)
       const started = performance.now();
-      const [runaway, beside] = await Promise.allSettled([limited.query("SELECT levenshtein(x, x || 'y') FROM (SELECT string_agg('x', '') AS x FROM range(30000))"), limited.query('SELECT count(*) FROM singer')]);
+      let givenUp = Number.POSITIVE_INFINITY;
+      const slow = limited.query("SELECT levenshtein(x, x || 'y') FROM (SELECT string_agg('x', '') AS x FROM range(30000))").finally(() => (givenUp = performance.now() - started));
+      const [runaway, beside] = await Promise.allSettled([slow, limited.query('SELECT count(*) FROM singer')]);
       expect(runaway).toMatchObject({ status: 'rejected', reason: { name: 'SqlTimeoutError' } });
-      expect(performance.now() - started).toBeLessThan(1000 + 1000);
+      expect(givenUp).toBeLessThan(1000 + 1000);
       expect(beside).toMatchObject({ status: 'fulfilled', value: { rows: [[6]] } });
       expect((await limited.query('SELECT count(*) FROM concert')).rows).toEqual([[6]]);
     } finally {

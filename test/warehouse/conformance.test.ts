@@ -47,12 +47,13 @@ let database: Awaited<ReturnType<typeof createDatabase>> | undefined;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'replaygate-conformance-'));
-  // Like the Action's dist/: the bundle, and the host entry emitted next to it as sqlite-host.js.
+  // Like the Action's dist/: the bundle, and the host entries emitted next to it as sqlite-host.js and duckdb-host.js.
   await build({
     entryPoints: {
       conformance: 'test/warehouse/conformance-runner.ts',
       'exit-mid-statement': 'test/warehouse/exit-mid-statement.ts',
       'sqlite-host': 'src/warehouse/sqlite/sqlite-host.ts',
+      'duckdb-host': 'src/warehouse/duckdb/duckdb-host.ts',
     },
     absWorkingDir: ROOT,
     outdir: folder,

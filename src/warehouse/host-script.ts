@@ -1,0 +1,46 @@
+/**
+ * Where the entry script of a host process is: `<name>.js` next to the module that forks it
+ * (tsc's `build/`, or a bundle that emits it as a second entry), or, when running from
+ * TypeScript source (vitest), `<name>.ts` bundled once with esbuild into
+ * `node_modules/.cache/replaygate/`, named by content hash, where the npm packages still resolve.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const found = new Map<string, string>();
+
+/**
+ * The path of host script `name` for the module at `moduleUrl` (its `import.meta.url`).
+ * @throws {Error} neither the built script nor the source is there (a bundling bug).
+ * @example hostScriptPath(import.meta.url, 'duckdb-host') // …/build/warehouse/duckdb/duckdb-host.js
+ */
+export function hostScriptPath(moduleUrl: string, name: string): string {
+  const built = fileURLToPath(new URL(`./${name}.js`, moduleUrl));
+  let script = found.get(built);
+  if (script !== undefined) return script;
+  const source = fileURLToPath(new URL(`./${name}.ts`, moduleUrl));
+  if (existsSync(built)) script = built;
+  else if (existsSync(source)) script = bundleFromSource(source, name);
+  else throw new Error(`host script ${built} is missing: bundle ${name}.ts as ${name}.js there`);
+  found.set(built, script);
+  return script;
+}
+
+function bundleFromSource(source: string, name: string): string {
+  const requireHere = createRequire(import.meta.url);
+  const esbuild = requireHere('esbuild') as typeof import('esbuild');
+  const { outputFiles } = esbuild.buildSync({ entryPoints: [source], bundle: true, platform: 'node', format: 'esm', write: false });
+  const text = outputFiles[0]?.text ?? '';
+  const cache = join(dirname(dirname(requireHere.resolve('esbuild/package.json'))), '.cache', 'replaygate');
+  const file = join(cache, `${name}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.mjs`);
+  if (!existsSync(file)) {
+    mkdirSync(cache, { recursive: true });
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, text);
+    renameSync(partial, file);
+  }
+  return file;
+}
