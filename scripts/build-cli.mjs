@@ -65,26 +65,29 @@ const result = await esbuild.build({
 });
 await writeFile(join(outdir, 'licenses.txt'), thirdPartyLicences(Object.keys(result.metafile.inputs), { into: 'build/bundle/ (the replaygate CLI)', script: 'scripts/build-cli.mjs' }));
 
-// The SQLite host process (src/warehouse/sqlite/sqlite-host.ts) as one file, in place of tsc's:
-// every `replaygate score` forks it, and one file starts sooner than its dozen modules. It stays
-// where the pool looks for it (next to build/warehouse/sqlite/spare-hosts.js), so the compiled
-// tree uses it too; it bundles only the project's own modules (better-sqlite3 stays external).
-const hostEntry = join(root, 'build', 'warehouse', 'sqlite', 'sqlite-host.js');
-const host = await esbuild.build({
-  absWorkingDir: root,
-  entryPoints: [hostEntry],
-  bundle: true,
-  write: false,
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
-  charset: 'utf8',
-  sourcemap: false,
-  minify: false,
-  metafile: true,
-  logLevel: 'warning',
-  external: ['better-sqlite3'],
-});
-const stray = Object.keys(host.metafile.inputs).filter((input) => !input.startsWith('build/'));
-if (stray.length > 0) throw new Error(`the SQLite host bundle would take in npm packages (${stray.join(', ')}): keep them external or add their licences`);
-await writeFile(hostEntry, host.outputFiles[0].text);
+// The host processes (src/warehouse/sqlite/sqlite-host.ts, src/warehouse/duckdb/duckdb-host.ts),
+// each as one file in place of tsc's: every `replaygate score` forks one, and one file starts
+// sooner than its dozen modules. Each stays where its pool looks for it (src/warehouse/
+// host-script.ts: next to the module that forks it), so the compiled tree uses it too; it bundles
+// only the project's own modules (the database drivers stay external).
+for (const [entry, driver] of [[['sqlite', 'sqlite-host.js'], 'better-sqlite3'], [['duckdb', 'duckdb-host.js'], '@duckdb/node-api']]) {
+  const hostEntry = join(root, 'build', 'warehouse', ...entry);
+  const host = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [hostEntry],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    charset: 'utf8',
+    sourcemap: false,
+    minify: false,
+    metafile: true,
+    logLevel: 'warning',
+    external: [driver],
+  });
+  const stray = Object.keys(host.metafile.inputs).filter((input) => !input.startsWith('build/'));
+  if (stray.length > 0) throw new Error(`the ${entry[1]} bundle would take in npm packages (${stray.join(', ')}): keep them external or add their licences`);
+  await writeFile(hostEntry, host.outputFiles[0].text);
+}

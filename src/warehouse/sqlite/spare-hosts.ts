@@ -9,15 +9,9 @@
  * before the command's code.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { hostScriptPath } from '../host-script.js';
 import type { DriverChoice, DriverName } from './drivers.js';
-
-let hostScript: string | undefined;
 
 // Hosts alive in this process. A host busy in native code cannot notice that its parent has
 // gone, so they are killed when this process exits (even by `process.exit()` mid-statement).
@@ -27,51 +21,11 @@ const liveHosts = new Set<ChildProcess>();
 export const killLiveHosts = (): void => liveHosts.forEach((child) => child.kill('SIGKILL'));
 
 /**
- * Path of the host entry script: `sqlite-host.js` next to this module (tsc's `build/`, or a
- * bundle that emits it as a second entry). When running from TypeScript source (vitest), the
- * host is bundled once with esbuild into `node_modules/.cache/replaygate/`, named by content
- * hash, where `better-sqlite3` still resolves.
- *
- * @throws {Error} neither the built script nor the source is next to this module (a bundling bug).
- */
-function sqliteHostScript(): string {
-  if (hostScript !== undefined) return hostScript;
-  const built = fileURLToPath(new URL('./sqlite-host.js', import.meta.url));
-  const source = fileURLToPath(new URL('./sqlite-host.ts', import.meta.url));
-  if (existsSync(built)) hostScript = built;
-  else if (existsSync(source)) hostScript = bundleFromSource(source);
-  else throw new Error(`SQLite host script ${built} is missing: bundle src/warehouse/sqlite-host.ts as sqlite-host.js there`);
-  return hostScript;
-}
-
-function bundleFromSource(source: string): string {
-  const requireHere = createRequire(import.meta.url);
-  const esbuild = requireHere('esbuild') as typeof import('esbuild');
-  const { outputFiles } = esbuild.buildSync({
-    entryPoints: [source],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    write: false,
-  });
-  const text = outputFiles[0]?.text ?? '';
-  const cache = join(dirname(dirname(requireHere.resolve('esbuild/package.json'))), '.cache', 'replaygate');
-  const file = join(cache, `sqlite-host-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.mjs`);
-  if (!existsSync(file)) {
-    mkdirSync(cache, { recursive: true });
-    const partial = `${file}.${process.pid}`;
-    writeFileSync(partial, text);
-    renameSync(partial, file);
-  }
-  return file;
-}
-
-/**
  * Forks one host process for `driver` (`auto`: the host loads the driver this process would
  * choose, and names it in its ready message), killed when this process exits.
  */
 export function forkHost(driver: DriverChoice): ChildProcess {
-  const child = fork(sqliteHostScript(), [driver], {
+  const child = fork(hostScriptPath(import.meta.url, 'sqlite-host'), [driver], {
     // JSON is several times cheaper than 'advanced' to send and receive; wire.ts carries the
     // cells JSON cannot (bigint, BLOB, ±Infinity, NaN, −0).
     serialization: 'json',
