@@ -177,25 +177,26 @@ export async function replayAgent(project: Project, agentName: string, options: 
     );
   }
   const recordingName = options.recordingName ?? recording?.name ?? agentName;
-  const jobs = questions.flatMap((question) => seeds.map((seed) => ({ question, seed })));
-  const out: RunRecord[] = new Array(jobs.length);
+  // Run i is question ⌊i / seeds⌋ at seed i mod seeds (no object per run: 100,000 at 10,000 × 5 × 2).
+  const total = questions.length * seeds.length;
+  const out: RunRecord[] = new Array(total);
   // What each run record keeps beyond its outcome: `outcome` runs are reduced by outcomeOnly, so
   // nothing it drops (digest, preview, the trace's reads) is computed for them.
   const fields: RunFields = options.runFields === 'outcome' ? 'outcome' : options.preview === false ? 'no-preview' : 'full';
   let next = 0;
   let done = 0;
   const worker = async (): Promise<void> => {
-    while (next < jobs.length) {
+    while (next < total) {
       const index = next++;
-      const job = jobs[index]!;
-      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match, fields, options.withheld);
+      const question = questions[Math.floor(index / seeds.length)]!;
+      const run = await runOne(project, agent, model, recordingName, question, seeds[index % seeds.length]!, golden, match, fields, options.withheld);
       out[index] = run;
       done += 1;
-      options.onRun?.(run, done, jobs.length);
+      options.onRun?.(run, done, total);
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 8, jobs.length)) }, worker));
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 8, total)) }, worker));
   } finally {
     recording?.close();
   }
@@ -317,8 +318,9 @@ async function runOne(
       ...(question.goldenSql !== undefined ? { goldSql: question.goldenSql } : {}),
     };
     // The same answer (one result object: the warehouse executes each distinct statement once)
-    // against the same golden result under the same options is compared once, whatever the seed or agent.
-    const memoKey = `${match}\u0000${question.id}\u0000${question.ordered}\u0000${question.set}\u0000${question.goldenSql ?? ''}`;
+    // against the same golden result under the same options is compared once, whatever the seed,
+    // agent or question (questions that share golden SQL share its result: no entry per question).
+    const memoKey = `${match}\u0000${question.ordered}\u0000${question.set}\u0000${question.goldenSql ?? ''}`;
     let verdict = rememberedVerdict(gold.result, predicted, memoKey);
     if (verdict === undefined) {
       verdict = matchResults(gold.result, predicted, matchOptions);
@@ -348,18 +350,19 @@ async function runOne(
   };
 }
 
-/** Verdicts by answer, then by question and options, with the golden result they were computed against. */
-const verdicts = new WeakMap<QueryResult, Map<string, { readonly gold: QueryResult; readonly verdict: MatchOutcome }>>();
+/** Verdicts by answer, then by golden result, then by options. */
+const verdicts = new WeakMap<QueryResult, WeakMap<QueryResult, Map<string, MatchOutcome>>>();
 
 function rememberedVerdict(gold: QueryResult, predicted: QueryResult, key: string): MatchOutcome | undefined {
-  const entry = verdicts.get(predicted)?.get(key);
-  return entry?.gold === gold ? entry.verdict : undefined;
+  return verdicts.get(predicted)?.get(gold)?.get(key);
 }
 
 function rememberVerdict(gold: QueryResult, predicted: QueryResult, key: string, verdict: MatchOutcome): void {
-  let byQuestion = verdicts.get(predicted);
-  if (byQuestion === undefined) verdicts.set(predicted, (byQuestion = new Map()));
-  byQuestion.set(key, { gold, verdict });
+  let byGold = verdicts.get(predicted);
+  if (byGold === undefined) verdicts.set(predicted, (byGold = new WeakMap()));
+  let byOptions = byGold.get(gold);
+  if (byOptions === undefined) byGold.set(gold, (byOptions = new Map()));
+  byOptions.set(key, verdict);
 }
 
 /** Result digests by result object, unordered and ordered: each distinct answer is digested once. */

@@ -22,7 +22,7 @@ import { inShard, shardLabel } from '../../shard/shard.js';
 import { ConfigError } from '../../util/errors.js';
 import { TOOL_NAME } from '../../version.js';
 import { EXIT, type CliContext } from '../context.js';
-import { writeOutput } from '../output.js';
+import { writeJsonOutput, writeOutput } from '../output.js';
 import { progressFor } from '../progress.js';
 import type { GateOptions } from './gate.js';
 
@@ -199,7 +199,7 @@ export async function printGateReport(
         '\n',
     );
   }
-  if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(report, null, 2)}\n`);
+  if (opts.json) await writeJsonOutput(ctx, opts.json, report);
   if (opts.markdown) await writeOutput(ctx, opts.markdown, renderGateMarkdown(report));
   ctx.exitCode = shard !== undefined || report.verdict === 'pass' ? EXIT.pass : EXIT.fail;
 }
