@@ -20,6 +20,7 @@ import { gateReportJson, type GateShardPayload, type GateShardReportJson, type R
 import { shardSection } from '../../shard/section.js';
 import { inShard, shardLabel } from '../../shard/shard.js';
 import { ConfigError } from '../../util/errors.js';
+import { boundHeapGrowth } from '../../util/heap-growth.js';
 import { TOOL_NAME } from '../../version.js';
 import { EXIT, type CliContext } from '../context.js';
 import { writeJsonOutput, writeOutput } from '../output.js';
@@ -28,6 +29,8 @@ import type { GateOptions } from './gate.js';
 
 /** Runs `replaygate gate` with parsed options. */
 export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promise<void> {
+  // Every run of both sides stays alive until the verdict: keep the heap near that live size.
+  boundHeapGrowth();
   if (opts.baseRef !== undefined) {
     const clash = (['base', 'candidate', 'baseRuns', 'candidateRuns', 'determinism', 'shard'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
     if (clash !== undefined) {
