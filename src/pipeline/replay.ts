@@ -8,6 +8,7 @@ import { hasManifest } from '../recording/manifest.js';
 import { relative } from 'node:path';
 import { ReplayClient } from '../recording/replay-client.js';
 import { outcomeOf } from '../scoring/outcome.js';
+import { outcomeRun, runQuestionOf, type RunQuestion } from '../scoring/outcome-run.js';
 import type { RunRecord } from '../scoring/types.js';
 import { DataError } from '../util/errors.js';
 import type { ModelClient } from '../model/types.js';
@@ -68,29 +69,13 @@ export interface ReplayOptions {
 /** A run record reduced to what the paired comparison and the repeats read (see `runFields`). */
 export function outcomeOnly(run: RunRecord): RunRecord {
   const missing = run.outcome === 'missing_recording';
-  return outcomeRecord(run, run.outcome, run, missing ? run.keys : NO_KEYS, missing ? run.detail : undefined);
+  const { agent, recording, questionId, split, kind, db } = run;
+  const of: RunQuestion = db === undefined ? { agent, recording, questionId, split, kind } : { agent, recording, questionId, split, kind, db };
+  return outcomeRun(of, run.seed, run.outcome, run, missing ? run.keys : undefined, missing ? run.detail : undefined);
 }
-const NO_KEYS: readonly string[] = Object.freeze([]);
 
 /** Who ran which question and seed: the first fields of every run record, in their order. */
 type RunBase = Pick<RunRecord, 'agent' | 'recording' | 'questionId' | 'split' | 'kind' | 'db' | 'seed'>;
-/** A run's model calls and tokens. */
-type RunUsage = Pick<RunRecord, 'calls' | 'promptTokens' | 'completionTokens'>;
-
-/**
- * The record {@link outcomeOnly} keeps, built field by field in its order (no spread: the gate
- * builds one per run, 100,000 at 10,000 questions × 5 seeds × 2 sides).
- */
-function outcomeRecord(base: RunBase, outcome: RunRecord['outcome'], usage: RunUsage, keys: readonly string[], detail: string | undefined): RunRecord {
-  const { agent, recording, questionId, split, kind, db, seed } = base;
-  const { calls, promptTokens, completionTokens } = usage;
-  const run: { -readonly [K in keyof RunRecord]: RunRecord[K] } =
-    db === undefined
-      ? { agent, recording, questionId, split, kind, seed, outcome, keys, calls, promptTokens, completionTokens }
-      : { agent, recording, questionId, split, kind, db, seed, outcome, keys, calls, promptTokens, completionTokens };
-  if (detail !== undefined) run.detail = detail;
-  return run;
-}
 
 /**
  * Opens an agent's recording, saying which agent and what to do when there is none.
@@ -224,6 +209,8 @@ async function runOne(
   const [name, id, split, kind, db] = [agent.name, question.id, question.split, question.kind, question.db];
   const base: RunBase =
     db === undefined ? { agent: name, recording: recordingName, questionId: id, split, kind, seed } : { agent: name, recording: recordingName, questionId: id, split, kind, db, seed };
+  // An outcome run shares its question's fields with the question's other seeds.
+  const of = lean ? runQuestionOf(question, base) : base;
   let run: AgentRunResult;
   try {
     run = await agent.run({ question, seed, model, engine, maxRows, timeoutMs, ...(withheld !== undefined ? { withheld } : {}) });
@@ -259,7 +246,7 @@ async function runOne(
       }
     }
   }
-  if (lean && end.status !== 'answered') return outcomeRecord(base, outcomeOf(question.kind, end, undefined), usage, NO_KEYS, undefined);
+  if (lean && end.status !== 'answered') return outcomeRun(of, seed, outcomeOf(question.kind, end, undefined), usage);
   const traced = lean ? {} : traceReads(run);
   if (end.status !== 'answered') {
     // The last statement tried, so that checks and reviewers see the SQL of a failed run too.
@@ -278,7 +265,7 @@ async function runOne(
   if (question.kind === 'answer') {
     const gold = await golden.get(question, engine);
     if (!gold.ok) {
-      if (lean) return outcomeRecord(base, 'error', usage, NO_KEYS, undefined);
+      if (lean) return outcomeRun(of, seed, 'error', usage);
       return { ...base, ...usage, outcome: 'error', sql: end.sql ?? '', detail: gold.error };
     }
     let predicted = end.result;
@@ -288,7 +275,7 @@ async function runOne(
         try {
           predicted = await engine.query(stripped, { maxRows, timeoutMs });
         } catch (error) {
-          if (lean) return outcomeRecord(base, 'wrong_number', usage, NO_KEYS, undefined);
+          if (lean) return outcomeRun(of, seed, 'wrong_number', usage);
           return { ...base, ...usage, outcome: 'wrong_number', sql: end.sql, detail: `as the Spider evaluator rewrites it (no DISTINCT), the query fails: ${(error as Error).message}` };
         }
       }
@@ -297,7 +284,7 @@ async function runOne(
       // Past max_rows only the first rows are known: different truncation means different row
       // counts; both truncated cannot be decided from the rows kept.
       const both = gold.result.truncated && predicted.truncated;
-      if (lean) return outcomeRecord(base, both ? 'error' : 'wrong_number', usage, NO_KEYS, undefined);
+      if (lean) return outcomeRun(of, seed, both ? 'error' : 'wrong_number', usage);
       return {
         ...base,
         ...usage,
@@ -334,7 +321,7 @@ async function runOne(
     matched = verdict.match;
     if (!verdict.match) detail = verdict.reason;
   }
-  if (lean) return outcomeRecord(base, outcomeOf(question.kind, end, matched), usage, NO_KEYS, undefined);
+  if (lean) return outcomeRun(of, seed, outcomeOf(question.kind, end, matched), usage);
   return {
     ...base,
     ...usage,
