@@ -1,7 +1,8 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { isInside, realPathOf } from '../config/paths.js';
+import { jsonPieces } from '../report/json-text.js';
 import { ConfigError } from '../util/errors.js';
 import type { CliContext } from './context.js';
 
@@ -43,12 +44,45 @@ function protectedReason(ctx: CliContext, file: string): string | undefined {
  *   permission), or when it would overwrite an input of the project (see {@link protectedReason}).
  */
 export async function writeOutput(ctx: CliContext, path: string, text: string, mode: 'write' | 'append' = 'write'): Promise<void> {
+  await writeChecked(ctx, path, (file) => (mode === 'append' ? appendFile(file, text) : writeFile(file, text)));
+}
+
+/**
+ * Writes `JSON.stringify(value, null, 2)` and a newline to a report file as {@link writeOutput}
+ * does, piece by piece (`jsonPieces`): a large report is never one string in memory.
+ * @throws ConfigError as {@link writeOutput}; TypeError as `JSON.stringify` (before the file is created)
+ */
+export async function writeJsonOutput(ctx: CliContext, path: string, value: unknown): Promise<void> {
+  const pieces = jsonPieces(value);
+  let next = pieces.next(); // a value JSON cannot hold at its top fails here, before the file is touched
+  let failure: { readonly error: unknown } | undefined; // a bug (exit 3), not a file that cannot be written
+  await writeChecked(ctx, path, async (file) => {
+    const handle = await open(file, 'w');
+    try {
+      while (next.done !== true) {
+        await handle.write(next.value);
+        try {
+          next = pieces.next();
+        } catch (error) {
+          failure = { error };
+          return;
+        }
+      }
+      await handle.write('\n');
+    } finally {
+      await handle.close();
+    }
+  });
+  if (failure !== undefined) throw failure.error;
+}
+
+async function writeChecked(ctx: CliContext, path: string, write: (file: string) => Promise<void>): Promise<void> {
   const file = resolve(ctx.cwd, path);
   const refused = protectedReason(ctx, file);
   if (refused !== undefined) throw new ConfigError(`refusing to write a report to ${path}: ${refused}; name another file`);
   try {
     await mkdir(dirname(file), { recursive: true });
-    await (mode === 'append' ? appendFile(file, text) : writeFile(file, text));
+    await write(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigError(`cannot write ${path} (${code ?? String(error)}${code === 'ENOTDIR' || code === 'EEXIST' ? `: a file is in the way of its folder ${relative(ctx.cwd, dirname(file)) || '.'}` : ''})`);

@@ -7,6 +7,7 @@ import { agentFailures } from './agent-failures.js';
 import { DEFAULT_GATE_RULES } from './rules.js';
 import type { Comparison, ExcludedQuestion, GateRules, MissingRun, MissingSeeds, QuestionComparison, SideQuestion, SideSummary } from './types.js';
 import { naturalIdOrder } from '../util/natural-order.js';
+import { seedOutcome } from './seed-outcome.js';
 
 /** Options of {@link compareRuns}. */
 export interface CompareOptions {
@@ -77,7 +78,7 @@ function indexSide(name: 'base' | 'candidate', runs: readonly RunRecord[], seeds
 function sideQuestion(question: IndexedQuestion, order: ReadonlyMap<number, number>): SideQuestion {
   const outcomes = [...question.bySeed.values()]
     .sort((a, b) => (order.get(a.seed) ?? 0) - (order.get(b.seed) ?? 0))
-    .map((run) => ({ seed: run.seed, outcome: run.outcome }));
+    .map((run) => seedOutcome(run.seed, run.outcome));
   const correct = outcomes.filter((o) => o.outcome === 'correct').length;
   return { runs: outcomes.length, correct, share: correct / outcomes.length, outcomes };
 }

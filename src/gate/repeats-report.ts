@@ -1,6 +1,7 @@
 import type { RunRecord } from '../scoring/types.js';
 import { DataError } from '../util/errors.js';
 import type { MissingSeeds, SeedOutcome } from './types.js';
+import { seedOutcome } from './seed-outcome.js';
 
 /** Correct runs under one seed. */
 export interface SeedScore {
@@ -73,7 +74,7 @@ export function repeatsReport(runs: readonly RunRecord[]): RepeatsReport {
     return { seed, correct: ofSeed.filter((r) => r.outcome === 'correct').length, runs: ofSeed.length };
   });
   const perQuestion: QuestionRepeats[] = [...byQuestion].map(([questionId, bySeed]) => {
-    const outcomes = [...bySeed.values()].sort((a, b) => (order.get(a.seed) ?? 0) - (order.get(b.seed) ?? 0)).map((r) => ({ seed: r.seed, outcome: r.outcome }));
+    const outcomes = [...bySeed.values()].sort((a, b) => (order.get(a.seed) ?? 0) - (order.get(b.seed) ?? 0)).map((r) => seedOutcome(r.seed, r.outcome));
     return { questionId, correct: outcomes.filter((o) => o.outcome === 'correct').length, runs: outcomes.length, outcomes };
   });
   const missingSeeds: MissingSeeds[] = [];

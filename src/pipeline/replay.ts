@@ -8,6 +8,7 @@ import { hasManifest } from '../recording/manifest.js';
 import { relative } from 'node:path';
 import { ReplayClient } from '../recording/replay-client.js';
 import { outcomeOf } from '../scoring/outcome.js';
+import { outcomeRun, runQuestionOf, type RunQuestion } from '../scoring/outcome-run.js';
 import type { RunRecord } from '../scoring/types.js';
 import { DataError } from '../util/errors.js';
 import type { ModelClient } from '../model/types.js';
@@ -68,29 +69,13 @@ export interface ReplayOptions {
 /** A run record reduced to what the paired comparison and the repeats read (see `runFields`). */
 export function outcomeOnly(run: RunRecord): RunRecord {
   const missing = run.outcome === 'missing_recording';
-  return outcomeRecord(run, run.outcome, run, missing ? run.keys : NO_KEYS, missing ? run.detail : undefined);
+  const { agent, recording, questionId, split, kind, db } = run;
+  const of: RunQuestion = db === undefined ? { agent, recording, questionId, split, kind } : { agent, recording, questionId, split, kind, db };
+  return outcomeRun(of, run.seed, run.outcome, run, missing ? run.keys : undefined, missing ? run.detail : undefined);
 }
-const NO_KEYS: readonly string[] = Object.freeze([]);
 
 /** Who ran which question and seed: the first fields of every run record, in their order. */
 type RunBase = Pick<RunRecord, 'agent' | 'recording' | 'questionId' | 'split' | 'kind' | 'db' | 'seed'>;
-/** A run's model calls and tokens. */
-type RunUsage = Pick<RunRecord, 'calls' | 'promptTokens' | 'completionTokens'>;
-
-/**
- * The record {@link outcomeOnly} keeps, built field by field in its order (no spread: the gate
- * builds one per run, 100,000 at 10,000 questions × 5 seeds × 2 sides).
- */
-function outcomeRecord(base: RunBase, outcome: RunRecord['outcome'], usage: RunUsage, keys: readonly string[], detail: string | undefined): RunRecord {
-  const { agent, recording, questionId, split, kind, db, seed } = base;
-  const { calls, promptTokens, completionTokens } = usage;
-  const run: { -readonly [K in keyof RunRecord]: RunRecord[K] } =
-    db === undefined
-      ? { agent, recording, questionId, split, kind, seed, outcome, keys, calls, promptTokens, completionTokens }
-      : { agent, recording, questionId, split, kind, db, seed, outcome, keys, calls, promptTokens, completionTokens };
-  if (detail !== undefined) run.detail = detail;
-  return run;
-}
 
 /**
  * Opens an agent's recording, saying which agent and what to do when there is none.
@@ -166,8 +151,9 @@ export async function replayAgent(project: Project, agentName: string, options: 
     model = new ReplayClient(recording, agentName);
   }
   const recordingName = options.recordingName ?? recording?.name ?? agentName;
-  const jobs = questions.flatMap((question) => seeds.map((seed) => ({ question, seed })));
-  const out: RunRecord[] = new Array(jobs.length);
+  // Run i is question ⌊i / seeds⌋ at seed i mod seeds (no object per run: 100,000 at 10,000 × 5 × 2).
+  const total = questions.length * seeds.length;
+  const out: RunRecord[] = new Array(total);
   // What each run record keeps beyond its outcome: `outcome` runs are reduced by outcomeOnly, so
   // nothing it drops (digest, preview, the trace's reads) is computed for them.
   const fields: RunFields = options.runFields === 'outcome' ? 'outcome' : options.preview === false ? 'no-preview' : 'full';
@@ -178,22 +164,22 @@ export async function replayAgent(project: Project, agentName: string, options: 
   // instead of all the golden SQL first with this process waiting. Failures are looked at below.
   let asked = 0;
   const askGolden = (upTo: number): void => {
-    for (; asked < Math.min(upTo, jobs.length); asked++) {
-      const { question } = jobs[asked]!;
+    for (; asked < Math.min(upTo, total); asked += seeds.length) {
+      const question = questions[Math.floor(asked / seeds.length)]!;
       if (question.kind === 'answer') golden.get(question, project.engineFor(question)).catch(() => {});
     }
   };
-  const concurrency = Math.max(1, Math.min(options.concurrency ?? 8, jobs.length));
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 8, total));
   askGolden(GOLDEN_AHEAD + concurrency);
   const worker = async (): Promise<void> => {
-    while (next < jobs.length) {
+    while (next < total) {
       const index = next++;
-      const job = jobs[index]!;
+      const question = questions[Math.floor(index / seeds.length)]!;
       askGolden(index + GOLDEN_AHEAD + concurrency);
-      const run = await runOne(project, agent, model, recordingName, job.question, job.seed, golden, match, fields, options.withheld);
+      const run = await runOne(project, agent, model, recordingName, question, seeds[index % seeds.length]!, golden, match, fields, options.withheld);
       out[index] = run;
       done += 1;
-      options.onRun?.(run, done, jobs.length);
+      options.onRun?.(run, done, total);
     }
   };
   let failed: { readonly error: unknown } | undefined;
@@ -243,6 +229,8 @@ async function runOne(
   const [name, id, split, kind, db] = [agent.name, question.id, question.split, question.kind, question.db];
   const base: RunBase =
     db === undefined ? { agent: name, recording: recordingName, questionId: id, split, kind, seed } : { agent: name, recording: recordingName, questionId: id, split, kind, db, seed };
+  // An outcome run shares its question's fields with the question's other seeds.
+  const of = lean ? runQuestionOf(question, base) : base;
   let run: AgentRunResult;
   try {
     run = await agent.run({ question, seed, model, engine, maxRows, timeoutMs, ...(withheld !== undefined ? { withheld } : {}) });
@@ -278,7 +266,7 @@ async function runOne(
       }
     }
   }
-  if (lean && end.status !== 'answered') return outcomeRecord(base, outcomeOf(question.kind, end, undefined), usage, NO_KEYS, undefined);
+  if (lean && end.status !== 'answered') return outcomeRun(of, seed, outcomeOf(question.kind, end, undefined), usage);
   const traced = lean ? {} : traceReads(run);
   if (end.status !== 'answered') {
     // The last statement tried, so that checks and reviewers see the SQL of a failed run too.
@@ -297,7 +285,7 @@ async function runOne(
   if (question.kind === 'answer') {
     const gold = await golden.get(question, engine);
     if (!gold.ok) {
-      if (lean) return outcomeRecord(base, 'error', usage, NO_KEYS, undefined);
+      if (lean) return outcomeRun(of, seed, 'error', usage);
       return { ...base, ...usage, outcome: 'error', sql: end.sql ?? '', detail: gold.error };
     }
     let predicted = end.result;
@@ -307,7 +295,7 @@ async function runOne(
         try {
           predicted = await engine.query(stripped, { maxRows, timeoutMs });
         } catch (error) {
-          if (lean) return outcomeRecord(base, 'wrong_number', usage, NO_KEYS, undefined);
+          if (lean) return outcomeRun(of, seed, 'wrong_number', usage);
           return { ...base, ...usage, outcome: 'wrong_number', sql: end.sql, detail: `as the Spider evaluator rewrites it (no DISTINCT), the query fails: ${(error as Error).message}` };
         }
       }
@@ -316,7 +304,7 @@ async function runOne(
       // Past max_rows only the first rows are known: different truncation means different row
       // counts; both truncated cannot be decided from the rows kept.
       const both = gold.result.truncated && predicted.truncated;
-      if (lean) return outcomeRecord(base, both ? 'error' : 'wrong_number', usage, NO_KEYS, undefined);
+      if (lean) return outcomeRun(of, seed, both ? 'error' : 'wrong_number', usage);
       return {
         ...base,
         ...usage,
@@ -337,8 +325,9 @@ async function runOne(
       ...(question.goldenSql !== undefined ? { goldSql: question.goldenSql } : {}),
     };
     // The same answer (one result object: the warehouse executes each distinct statement once)
-    // against the same golden result under the same options is compared once, whatever the seed or agent.
-    const memoKey = `${match}\u0000${question.id}\u0000${question.ordered}\u0000${question.set}\u0000${question.goldenSql ?? ''}`;
+    // against the same golden result under the same options is compared once, whatever the seed,
+    // agent or question (questions that share golden SQL share its result: no entry per question).
+    const memoKey = `${match}\u0000${question.ordered}\u0000${question.set}\u0000${question.goldenSql ?? ''}`;
     let verdict = rememberedVerdict(gold.result, predicted, memoKey);
     if (verdict === undefined) {
       verdict = matchResults(gold.result, predicted, matchOptions);
@@ -352,7 +341,7 @@ async function runOne(
     matched = verdict.match;
     if (!verdict.match) detail = verdict.reason;
   }
-  if (lean) return outcomeRecord(base, outcomeOf(question.kind, end, matched), usage, NO_KEYS, undefined);
+  if (lean) return outcomeRun(of, seed, outcomeOf(question.kind, end, matched), usage);
   return {
     ...base,
     ...usage,
@@ -368,18 +357,19 @@ async function runOne(
   };
 }
 
-/** Verdicts by answer, then by question and options, with the golden result they were computed against. */
-const verdicts = new WeakMap<QueryResult, Map<string, { readonly gold: QueryResult; readonly verdict: MatchOutcome }>>();
+/** Verdicts by answer, then by golden result, then by options. */
+const verdicts = new WeakMap<QueryResult, WeakMap<QueryResult, Map<string, MatchOutcome>>>();
 
 function rememberedVerdict(gold: QueryResult, predicted: QueryResult, key: string): MatchOutcome | undefined {
-  const entry = verdicts.get(predicted)?.get(key);
-  return entry?.gold === gold ? entry.verdict : undefined;
+  return verdicts.get(predicted)?.get(gold)?.get(key);
 }
 
 function rememberVerdict(gold: QueryResult, predicted: QueryResult, key: string, verdict: MatchOutcome): void {
-  let byQuestion = verdicts.get(predicted);
-  if (byQuestion === undefined) verdicts.set(predicted, (byQuestion = new Map()));
-  byQuestion.set(key, { gold, verdict });
+  let byGold = verdicts.get(predicted);
+  if (byGold === undefined) verdicts.set(predicted, (byGold = new WeakMap()));
+  let byOptions = byGold.get(gold);
+  if (byOptions === undefined) byGold.set(gold, (byOptions = new Map()));
+  byOptions.set(key, verdict);
 }
 
 /** Result digests by result object, unordered and ordered: each distinct answer is digested once. */

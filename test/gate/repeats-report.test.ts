@@ -77,3 +77,15 @@ describe('determinism check', () => {
     expect(c).toMatchObject({ compared: 1, identical: 0, differentReplies: ['sha256:b'], newRequests: ['sha256:c'], deterministic: false });
   });
 });
+
+describe('per-seed outcomes are shared objects', () => {
+  it('one frozen { seed, outcome } per pair, whatever the number of questions', async () => {
+    const { seedOutcome } = await import('../../src/gate/seed-outcome.js');
+    const a = seedOutcome(3, 'correct');
+    expect(seedOutcome(3, 'correct')).toBe(a);
+    expect(a).toEqual({ seed: 3, outcome: 'correct' });
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(seedOutcome(3, 'error')).not.toBe(a);
+    expect(seedOutcome(4, 'correct')).not.toBe(a);
+  });
+});

@@ -16,6 +16,7 @@ import { gateReportJson, type GateShardPayload, type RankedRuns } from '../../sh
 import { shardSection } from '../../shard/section.js';
 import { inShard, shardLabel } from '../../shard/shard.js';
 import { ConfigError } from '../../util/errors.js';
+import { boundHeapGrowth } from '../../util/heap-growth.js';
 import { TOOL_NAME } from '../../version.js';
 import type { CliContext } from '../context.js';
 import { progressFor } from '../progress.js';
@@ -24,6 +25,8 @@ import { printGateReport } from './gate-print.js';
 
 /** Runs `replaygate gate` with parsed options. */
 export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promise<void> {
+  // Every run of both sides stays alive until the verdict: keep the heap near that live size.
+  boundHeapGrowth();
   if (opts.baseRef !== undefined) {
     const clash = (['base', 'candidate', 'baseRuns', 'candidateRuns', 'determinism'] as const).find((k) => opts[k] !== undefined && opts[k] !== false);
     if (clash !== undefined) {

@@ -6,7 +6,7 @@ import { renderGateMarkdown } from '../../report/gate-markdown.js';
 import { gateText, repeatsText } from '../../report/gate-text.js';
 import type { GateShardReportJson } from '../../shard/gate-shards.js';
 import { EXIT, type CliContext } from '../context.js';
-import { writeOutput } from '../output.js';
+import { writeJsonOutput, writeOutput } from '../output.js';
 
 /**
  * Prints a gate report (verdict and reasons, repeats, determinism), writes `--json` /
@@ -38,7 +38,7 @@ export async function printGateReport(
         '\n',
     );
   }
-  if (opts.json) await writeOutput(ctx, opts.json, `${JSON.stringify(report, null, 2)}\n`);
+  if (opts.json) await writeJsonOutput(ctx, opts.json, report);
   if (opts.markdown) await writeOutput(ctx, opts.markdown, renderGateMarkdown(report));
   ctx.exitCode = shard !== undefined || report.verdict === 'pass' ? EXIT.pass : EXIT.fail;
 }
