@@ -1,6 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkShards } from '../shard/check-shards.js';
+import { ACTION_REPORT_SHAPE, readShardReport } from '../shard/report-shape.js';
 import { mergeRanked } from '../shard/gate-shards.js';
 import { mergeSchemaCheckReports } from '../shard/schema-check-shards.js';
 import type { ShardSection } from '../shard/section.js';
@@ -52,15 +53,8 @@ export async function reportFiles(entries: readonly string[]): Promise<string[]>
 export async function mergeShardReports(files: readonly string[], logger: Logger): Promise<GateRunResult> {
   const paths = await reportFiles(files);
   const reports: ActionShardReport[] = [];
-  for (const file of paths) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(await readFile(file, 'utf8'));
-    } catch (error) {
-      throw new DataError(`not a replaygate report: ${(error as Error).message}`, file);
-    }
-    reports.push(parsed as ActionShardReport);
-  }
+  // Shapes checked on read: a hand-edited or truncated report is refused naming the file and the field.
+  for (const file of paths) reports.push((await readShardReport(file, file, ACTION_REPORT_SHAPE)) as ActionShardReport);
   const set = checkShards(reports, paths);
   logger.info(`Merging ${set.reports.length} shard reports: ${set.files.join(', ')}`);
   const payloads = set.reports.map((r) => r.shard?.payload as ActionShardPayload);

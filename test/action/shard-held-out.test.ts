@@ -5,7 +5,7 @@
  * question, so its comment, job summary, outputs, report and exit code are the unsharded job's
  * (dist/index.js, Node 24, simulated runner, fake GitHub API).
  */
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/shard/shard.js';
@@ -94,5 +94,15 @@ describe('the Action sharded, with a held-out test split missing recordings in o
     expect(untimed(merged.outputs['report-path'] as string)).toEqual(untimed(whole.outputs['report-path'] as string));
     expect(gh.commentsOn(REPO, PR)[0]?.body ?? '').toBe(comment);
     expect(merged.summary).toBe(whole.summary);
+
+    // A hand-edited shard report fails the merge step naming the file and the field, never with a stack trace.
+    const edited = join(repo.dir, 'shards', 'gate-2', 'report.json');
+    const report = JSON.parse(readFileSync(edited, 'utf8')) as { shard: { payload: { head: Record<string, { runs: { seed: unknown }[] }> } } };
+    (report.shard.payload.head['sql-agent']?.runs[0] as { seed: unknown }).seed = 'NaN';
+    writeFileSync(edited, JSON.stringify(report));
+    const refused = await run({ command: 'merge', reports: 'shards' });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stdout).toMatch(/shards\/gate-2\/report\.json: not a shard report as replaygate writes it \(edited or truncated\?\): report\.shard\.payload\.head\.sql-agent\.runs\[0\]\.seed: expected an integer/);
+    expect(refused.stdout + refused.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -1,25 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { checkShards, type CheckedShards, type ShardedReport } from '../../shard/check-shards.js';
+import { CLI_REPORT_SHAPES, readShardReport } from '../../shard/report-shape.js';
 import { DataError } from '../../util/errors.js';
 import type { CliContext } from '../context.js';
 import type { MergeOptions } from './merge.js';
 
-const KINDS = ['score', 'gate', 'gate-base-ref', 'check', 'confidence'];
-
 async function readReport(ctx: CliContext, file: string): Promise<ShardedReport> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(resolve(ctx.cwd, file), 'utf8'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DataError(code ? `cannot read the report (${code})` : `not valid JSON: ${(error as Error).message}`, file);
-  }
-  const kind = (parsed as { kind?: unknown } | null)?.kind;
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || typeof kind !== 'string' || !KINDS.includes(kind)) {
-    throw new DataError(`not a replaygate JSON report of ${KINDS.join(', ')} (its 'kind' is ${JSON.stringify(kind)})`, file);
-  }
-  return parsed as ShardedReport;
+  return (await readShardReport(resolve(ctx.cwd, file), file, CLI_REPORT_SHAPES)) as ShardedReport;
 }
 
 /**
