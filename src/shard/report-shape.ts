@@ -185,7 +185,10 @@ const confidencePayloadShape: Shape = obj(
     unrecorded: arr(str),
     settings: obj({}),
   },
-  { baseline: arr(assessmentShape), labelsFile: str, calibrated: obj({ value: obj({}), name: str, db: str }), thresholdNotes: arr(str) },
+  { baseline: arr(assessmentShape), labelsFile: str, calibrated: obj({ value: obj({}), name: str, db: str }),
+    thresholdNotes: arr(str),
+    appliesTo: obj({ misses: arr(obj({ where: str, id: str, kind: oneOf('tags', 'metrics', 'words', 'questions'), pattern: str, database: str })), questions: record(count) }),
+  },
 );
 
 /** The shapes of the CLI's shard reports, by `kind`. */

@@ -97,9 +97,9 @@ describe('the Action sharded, with a held-out test split missing recordings in o
 
     // A hand-edited shard report fails the merge step naming the file and the field, never with a stack trace.
     const edited = join(repo.dir, 'shards', 'gate-2', 'report.json');
-    const report = JSON.parse(readFileSync(edited, 'utf8')) as { shard: { payload: { head: Record<string, { runs: { seed: unknown }[] }> } } };
-    (report.shard.payload.head['sql-agent']?.runs[0] as { seed: unknown }).seed = 'NaN';
-    writeFileSync(edited, JSON.stringify(report));
+    const shardReport = JSON.parse(readFileSync(edited, 'utf8')) as { shard: { payload: { head: Record<string, { runs: { seed: unknown }[] }> } } };
+    (shardReport.shard.payload.head['sql-agent']?.runs[0] as { seed: unknown }).seed = 'NaN';
+    writeFileSync(edited, JSON.stringify(shardReport));
     const refused = await run({ command: 'merge', reports: 'shards' });
     expect(refused.exitCode).toBe(1);
     expect(refused.stdout).toMatch(/shards\/gate-2\/report\.json: not a shard report as replaygate writes it \(edited or truncated\?\): report\.shard\.payload\.head\.sql-agent\.runs\[0\]\.seed: expected an integer/);

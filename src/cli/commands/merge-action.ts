@@ -4,6 +4,7 @@ import { CLI_REPORT_SHAPES, readShardReport } from '../../shard/report-shape.js'
 import { DataError } from '../../util/errors.js';
 import type { CliContext } from '../context.js';
 import type { MergeOptions } from './merge.js';
+import type { ConfidenceShardPayload } from '../../shard/confidence-shards.js';
 
 async function readReport(ctx: CliContext, file: string): Promise<ShardedReport> {
   return (await readShardReport(resolve(ctx.cwd, file), file, CLI_REPORT_SHAPES)) as ShardedReport;
@@ -45,8 +46,14 @@ export async function runMerge(ctx: CliContext, files: readonly string[], opts: 
       const [{ mergeConfidenceShards }, { printConfidenceReport }] = await Promise.all([import('../../shard/confidence-shards.js'), import('./confidence-print.js')]);
       const merged = mergeConfidenceShards(set);
       // The warnings about the thresholds file the unsharded run prints (they are notes of the report too).
-      const payload = (set.reports[0] as unknown as { shard?: { payload?: { thresholdNotes?: readonly string[] } } }).shard?.payload;
-      for (const w of payload?.thresholdNotes ?? []) ctx.stderr(`warning: ${w}\n`);
+      const payloads = (set.reports as unknown as { shard: { payload: ConfidenceShardPayload } }[]).map((r) => r.shard.payload);
+      for (const w of payloads[0]?.thresholdNotes ?? []) ctx.stderr(`warning: ${w}\n`);
+      // The definitions' applies_to patterns that select no question of the whole run, as the unsharded run warns.
+      const misses = payloads.flatMap((p) => (p.appliesTo === undefined ? [] : [p.appliesTo]));
+      if (misses.length > 0) {
+        const { appliesToWarnings, mergeAppliesToMisses } = await import('../../definitions/check.js');
+        for (const w of appliesToWarnings(mergeAppliesToMisses(misses))) ctx.stderr(`warning: ${w}\n`);
+      }
       return printConfidenceReport(ctx, merged, opts);
     }
     default:
