@@ -261,9 +261,10 @@ export const ACTION_REPORT_SHAPE: Shape = envelope(str, (v, p) => {
 });
 
 /**
- * The largest shard report read (256 MiB). A run record is about 1 KB of JSON; a shard of a
- * gate over 10,000 questions × 5 seeds × 2 sides (100,000 runs) written unsharded is of the
- * order of 100 MB, and a shard is a fraction of that. Far larger is not a report (a device such
+ * The largest shard report read (256 MiB). A run is about 750 bytes of the report's JSON (the
+ * bundled example's gate: `gate --base gpt4-zero-shot --candidate din-sql-gpt4 --shard 1/1
+ * --json`, 429 kB for 574 runs), so even one shard holding all 100,000 runs of a gate over
+ * 10,000 questions × 5 seeds × 2 sides is about 75 MB. Far larger is not a report (a device such
  * as /dev/zero, or another file), and reading it would only exhaust memory.
  */
 export const MAX_REPORT_BYTES = 256 * 2 ** 20;
