@@ -1,4 +1,4 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkShards } from '../shard/check-shards.js';
 import { ACTION_REPORT_SHAPE, readShardReport } from '../shard/report-shape.js';
@@ -96,7 +96,7 @@ export async function mergeShardReports(files: readonly string[], logger: Logger
 export async function mergedCommand(entries: readonly string[]): Promise<'gate' | 'score' | 'check' | undefined> {
   try {
     const [file] = await reportFiles(entries);
-    const report = JSON.parse(await readFile(file as string, 'utf8')) as ActionShardReport;
+    const report = (await readShardReport(file as string, file as string, ACTION_REPORT_SHAPE)) as ActionShardReport;
     return report.shard?.payload?.command;
   } catch {
     return undefined; // the merge itself reports what is wrong

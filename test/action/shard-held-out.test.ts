@@ -5,9 +5,11 @@
  * question, so its comment, job summary, outputs, report and exit code are the unsharded job's
  * (dist/index.js, Node 24, simulated runner, fake GitHub API).
  */
+import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_REPORT_BYTES } from '../../src/shard/report-shape.js';
 import { shardOf } from '../../src/shard/shard.js';
 import { ACTIONS_BOT, FakeGitHub } from './fake-github.js';
 import { runAction, type RunnerResult } from './simulated-runner.js';
@@ -104,5 +106,14 @@ describe('the Action sharded, with a held-out test split missing recordings in o
     expect(refused.exitCode).toBe(1);
     expect(refused.stdout).toMatch(/shards\/gate-2\/report\.json: not a shard report as replaygate writes it \(edited or truncated\?\): report\.shard\.payload\.head\.sql-agent\.runs\[0\]\.seed: expected an integer/);
     expect(refused.stdout + refused.stderr).not.toMatch(/\n\s+at /);
+
+    // A pipe or a file over the cap given as a report is refused unread (a read would hang or exhaust memory).
+    execFileSync('mkfifo', [join(repo.dir, 'pipe.json')]);
+    execFileSync('truncate', ['-s', String(MAX_REPORT_BYTES + 1), join(repo.dir, 'big.json')]);
+    for (const [reports, why] of [['pipe.json', 'pipe.json: not a regular file'], ['big.json', 'big.json: the report is larger than 256 MiB']] as const) {
+      const r = await run({ command: 'merge', reports });
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toContain(why);
+    }
   });
 });
