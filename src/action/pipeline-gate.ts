@@ -18,11 +18,16 @@ import { scoreMarkdown } from '../report/score-markdown.js';
 import type { RunRecord } from '../scoring/types.js';
 import { wilsonInterval } from '../stats/index.js';
 import { configFingerprint, digestOf } from '../shard/fingerprint.js';
+import { mergeRanked } from '../shard/gate-shards.js';
 import { shardSection, type ShardSection } from '../shard/section.js';
 import type { Shard } from '../shard/shard.js';
 import type { Logger } from '../util/logger.js';
 import { TOOL_NAME } from '../version.js';
-import { gateAgainstBase, onBase } from '../base-side/index.js';
+import { decideAgent, onBase, prepareSides } from '../base-side/index.js';
+import { goldenAmbiguities } from '../pipeline/ambiguity.js';
+import { inShard } from '../shard/shard.js';
+import { DataError } from '../util/errors.js';
+import type { SqlDialect } from '../warehouse/types.js';
 import { shellCommand } from '../util/shell-quote.js';
 import { recordingCallsChange } from './recordings-change.js';
 import type { Finding, GoldenFileChange, GateRunRequest, GateRunResult, MissingRecordingNote, RunGate, VerdictReason } from './types.js';
@@ -116,9 +121,42 @@ export interface GateParts {
   readonly notes?: readonly string[];
 }
 
+/** The golden dialect and result (on the head's warehouse) of a question that may be a stable break. */
+export interface BreakEvidence {
+  readonly dialect: SqlDialect;
+  readonly outcome?: GoldenOutcome;
+}
+
+/**
+ * What the Action's gate is decided from (see {@link decideGate}): a shard job's replays, kept in
+ * its report for `command: merge`, or every question's in an unsharded job. Runs are as replayed,
+ * the held-out split still in: whether it is held out is decided over every question.
+ */
+export interface GatePayload {
+  readonly command: 'gate';
+  readonly rules: GateRules;
+  readonly rerecord: RerecordContext;
+  readonly gated: readonly string[];
+  readonly newAgents: readonly string[];
+  readonly base: RankedSide;
+  readonly head: RankedSide;
+  /** The head's golden questions (of the shard) that a LIMIT cuts through ties, with their head golden index. */
+  readonly ambiguous: readonly (AmbiguousGolden & { readonly rank: number })[];
+  /** Every golden question of both commits, as the view shows it (no dialect). */
+  readonly golden: readonly (readonly [string, GoldenInfo])[];
+  /** Per question that may be a stable break (of the shard), its golden dialect and result. */
+  readonly breakEvidence: Readonly<Record<string, BreakEvidence>>;
+  readonly goldenChanges: readonly GoldenFileChange[];
+  readonly recordingCalls: NonNullable<GateRunResult['recordingCalls']>;
+  readonly goldenSources: NonNullable<GateRunResult['goldenSources']>;
+  readonly files: GateRunResult['files'];
+  /** The confidence thresholds in force, as the comment notes them. */
+  readonly thresholdsNote?: string;
+}
+
 /** What an Action shard's report keeps for `command: merge`. */
 export type ActionShardPayload =
-  | ({ readonly command: 'gate'; readonly base: RankedSide; readonly head: RankedSide } & Omit<GateParts, 'baseRuns' | 'headRuns'>)
+  | GatePayload
   | { readonly command: 'score'; readonly agents: readonly string[]; readonly summaries: Parameters<typeof buildScoreReport>[0]['agents']; readonly match: string; readonly seeds: readonly number[]; readonly head: RankedSide; readonly files: GateRunResult['files']; readonly rerecord?: RerecordContext }
   | { readonly command: 'check'; readonly report: SchemaCheckReport; readonly ranks: SchemaCheckRanks; readonly files: GateRunResult['files'] };
 
@@ -162,23 +200,55 @@ async function replayAll(
 }
 
 async function gate(base: Project, head: Project, logger: Logger, concurrency: number, now: () => Date, shard?: Shard, split?: 'dev' | 'test'): Promise<GateRunResult> {
-  // The base-versus-head gate shared with `replaygate gate --base-ref` (src/base-side/gate-sides.ts).
+  const payload = await gateReplays(base, head, logger, concurrency, shard, split);
+  // The shard decides its own share only for its job's log and report; the merge decides the whole run as this does.
+  const result = await decideGate(payload, now().toISOString(), logger);
+  if (shard === undefined) return result;
+  const fingerprint = digestOf({ command: 'gate', head: await fingerprintOf(head, 'gate'), base: await fingerprintOf(base, 'gate') });
+  return withShard(result, fingerprint, shardSection(shard, head.golden, payload));
+}
+
+/**
+ * The replays of the Action's gate (of one shard, or of every question) and what the projects
+ * say, before anything is decided: both sides' runs of every gated agent with the held-out
+ * split still in (the held-out test split is decided over every question, by {@link decideGate}),
+ * the golden ambiguity of the head's questions, and the golden SQL, dialect and result of every
+ * question that may be a stable break. The base-versus-head replay is the one shared with
+ * `replaygate gate --base-ref` (src/base-side/gate-sides.ts).
+ */
+async function gateReplays(base: Project, head: Project, logger: Logger, concurrency: number, shard?: Shard, split?: 'dev' | 'test'): Promise<GatePayload> {
   const headGolden = new GoldenResults(head.config.match, head.config.warehouse);
   const rerecord: RerecordContext = { config: basename(head.config.file) };
-  const sides = await gateAgainstBase(base, head, { logger, concurrency, headGoldenResults: headGolden, rerecord, ...(shard ? { shard } : {}), ...(split ? { split } : {}) });
-  const { newAgents, rules } = sides;
-  const gated = sides.results.map((r) => r.agent);
+  const { gated, rules, newAgents, replaySides } = await prepareSides(base, head, { logger, concurrency, headGoldenResults: headGolden, rerecord, ...(shard ? { shard } : {}), ...(split ? { split } : {}) });
+  const baseRuns = new Map<string, RunRecord[]>();
+  const headRuns = new Map<string, RunRecord[]>();
+  for (const agent of gated) {
+    const sides = await replaySides(agent);
+    baseRuns.set(agent, sides.base);
+    headRuns.set(agent, sides.head);
+  }
   // New agents are scored, not gated: there is no base to compare them with.
-  const newRuns = await replayAll(head, newAgents, logger, 'head', concurrency, headGolden, shard);
+  for (const [agent, runs] of await replayAll(head, newAgents, logger, 'head', concurrency, headGolden, shard)) headRuns.set(agent, runs);
   const goldenRank = new Map(head.golden.map((q, i) => [q.id, i]));
-  const ambiguous: Record<string, (AmbiguousGolden & { rank: number })[]> = {};
-  const goldenResults: Record<string, (readonly [string, GoldenOutcome])[]> = {};
-  let golden: (readonly [string, GoldenInfo])[] = [];
-  for (const r of sides.results) {
-    ambiguous[r.agent] = r.gate.ambiguousGolden.map((a) => ({ ...a, rank: goldenRank.get(a.id) ?? 0 }));
-    const evidence = await gateEvidence({ base, candidate: head, result: r.gate, baseRuns: r.baseRuns, candidateRuns: r.headRuns, goldenResults: headGolden });
-    golden = [...evidence.golden];
-    goldenResults[r.agent] = [...evidence.goldenResults];
+  const ambiguous = (await goldenAmbiguities(head, head.golden.filter((q) => inShard(q.id, shard) && (split === undefined || q.split === split)))).map((a) => ({ ...a, rank: goldenRank.get(a.id) ?? 0 }));
+  // Stable breaks are per question and holding a split out only removes questions: the breaks over
+  // the shard's runs, held-out split in, cover every break the decision over the whole run can have.
+  const candidates = new Set<string>();
+  for (const agent of gated) {
+    try {
+      for (const id of compareRuns(baseRuns.get(agent) ?? [], headRuns.get(agent) ?? [], rules).stableBreaks) candidates.add(id);
+    } catch (error) {
+      if (!(error instanceof DataError)) throw error;
+      for (const q of head.golden) if (inShard(q.id, shard)) candidates.add(q.id);
+    }
+  }
+  const evidence = await gateEvidence({ base, candidate: head, result: { stableBreaks: [...candidates] }, baseRuns: [], candidateRuns: [], goldenResults: headGolden });
+  const golden: (readonly [string, GoldenInfo])[] = [];
+  const breakEvidence: Record<string, BreakEvidence> = {};
+  for (const [id, info] of evidence.golden) {
+    const { dialect, ...rest } = info;
+    golden.push([id, rest]);
+    if (dialect !== undefined) breakEvidence[id] = { dialect, ...(evidence.goldenResults.has(id) ? { outcome: evidence.goldenResults.get(id) as GoldenOutcome } : {}) };
   }
   const recordingCalls = [];
   for (const agent of gated) {
@@ -186,11 +256,45 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
     const h = head.config.agents.get(agent)?.recording;
     if (h !== undefined) recordingCalls.push({ agent, ...(await onBase(() => recordingCallsChange(b, h))) });
   }
-  const thresholds = await confidenceThresholdsNote(head.config, { k: head.config.seeds.length, labelPolicy: head.config.match });
+  const thresholdsNote = await confidenceThresholdsNote(head.config, { k: head.config.seeds.length, labelPolicy: head.config.match });
+  return {
+    command: 'gate',
+    rules,
+    rerecord,
+    gated,
+    newAgents,
+    base: ranked(base, baseRuns),
+    head: ranked(head, headRuns),
+    ambiguous,
+    golden,
+    breakEvidence,
+    goldenChanges: goldenChanges(base, head),
+    recordingCalls,
+    goldenSources: head.golden.map((q) => ({ id: q.id, source: q.source })),
+    files: filesOf(head.config),
+    ...(thresholdsNote !== undefined ? { thresholdsNote } : {}),
+  };
+}
+
+/**
+ * The Action's gate decided from its replays (of every question: one unsharded job's, or the
+ * merge of every shard's), as `replaygate gate --base-ref` decides: per gated agent the held-out
+ * test split over every question, the paired comparison, the golden ambiguity of the compared
+ * questions and the verdict ({@link decideAgent}); then the notes and the pull request view.
+ */
+export async function decideGate(payload: GatePayload, createdAt: string, logger?: Logger): Promise<GateRunResult> {
+  const { gated, rules, rerecord } = payload;
+  const baseSide = mergeRankedSides([payload.base], gated);
+  const headSide = mergeRankedSides([payload.head], [...gated, ...payload.newAgents]);
+  const ambiguousOf = async (compared: ReadonlySet<string>): Promise<AmbiguousGolden[]> => payload.ambiguous.filter((a) => compared.has(a.id)).map(({ id, reason }) => ({ id, reason }));
+  const results = [];
+  for (const agent of gated) {
+    results.push(await decideAgent(agent, baseSide.get(agent) ?? [], headSide.get(agent) ?? [], rules, ambiguousOf, { rerecord, ...(logger ? { logger } : {}) }));
+  }
   const label = (agent: string, text: string): string => (gated.length > 1 ? `${agent}: ${text}` : text);
   const notes = [
-    ...(thresholds !== undefined ? [thresholds] : []),
-    ...sides.results.flatMap((r) =>
+    ...(payload.thresholdsNote !== undefined ? [payload.thresholdsNote] : []),
+    ...results.flatMap((r) =>
       r.heldOut === undefined
         ? []
         : [
@@ -199,29 +303,37 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
           ],
     ),
   ];
-  const baseRuns = new Map(sides.results.map((r) => [r.agent, r.baseRuns]));
-  const headRuns = new Map([...sides.results.map((r): [string, readonly RunRecord[]] => [r.agent, r.headRuns]), ...newRuns]);
+  // The dialect of a question's golden SQL is shown for the stable breaks (of any agent).
+  const breaks = new Set(results.flatMap((r) => r.gate.stableBreaks));
+  const golden = payload.golden.map(([id, info]): readonly [string, GoldenInfo] => {
+    const dialect = breaks.has(id) ? payload.breakEvidence[id]?.dialect : undefined;
+    return [id, dialect === undefined ? info : { ...info, dialect }];
+  });
+  const outcomes = Object.entries(payload.breakEvidence).flatMap(([id, e]): (readonly [string, GoldenOutcome])[] => (e.outcome === undefined ? [] : [[id, e.outcome]]));
+  const headRuns = new Map(headSide);
+  for (const r of results) headRuns.set(r.agent, [...r.headRuns]);
   const parts: GateParts = {
     rules,
     rerecord,
     gated,
-    newAgents,
-    baseRuns,
+    newAgents: payload.newAgents,
+    baseRuns: new Map(results.map((r) => [r.agent, r.baseRuns])),
     headRuns,
-    ambiguous,
+    ambiguous: Object.fromEntries(gated.map((a) => [a, payload.ambiguous])),
     golden,
-    goldenResults,
-    goldenChanges: goldenChanges(base, head),
-    recordingCalls,
-    goldenSources: head.golden.map((q) => ({ id: q.id, source: q.source })),
-    files: filesOf(head.config),
+    goldenResults: Object.fromEntries(gated.map((a) => [a, outcomes])),
+    goldenChanges: payload.goldenChanges,
+    recordingCalls: payload.recordingCalls,
+    goldenSources: payload.goldenSources,
+    files: payload.files,
     ...(notes.length > 0 ? { notes } : {}),
   };
-  const result = gateFromParts(parts, now().toISOString());
-  if (shard === undefined) return result;
-  const { baseRuns: _b, headRuns: _h, ...rest } = parts;
-  const fingerprint = digestOf({ command: 'gate', head: await fingerprintOf(head, 'gate'), base: await fingerprintOf(base, 'gate') });
-  return withShard(result, fingerprint, shardSection(shard, head.golden, { command: 'gate', base: ranked(base, baseRuns), head: ranked(head, headRuns), ...rest }));
+  return gateFromParts(parts, createdAt);
+}
+
+/** Per agent, the runs of several ranked sides (shards) in their unsharded order. */
+export function mergeRankedSides(sides: readonly RankedSide[], agents: readonly string[]): Map<string, RunRecord[]> {
+  return new Map(agents.map((agent) => [agent, [...mergeRanked(sides.map((side) => side[agent])).runs]]));
 }
 
 /**

@@ -1,12 +1,13 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunRecord } from '../scoring/types.js';
 import { checkShards } from '../shard/check-shards.js';
+import { ACTION_REPORT_SHAPE, readShardReport } from '../shard/report-shape.js';
+import { mergeRanked } from '../shard/gate-shards.js';
 import { mergeSchemaCheckReports } from '../shard/schema-check-shards.js';
 import type { ShardSection } from '../shard/section.js';
 import { ConfigError, DataError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { checkFromReport, gateFromParts, scoreFromRuns, type ActionShardPayload, type RankedSide } from './pipeline-gate.js';
+import { checkFromReport, decideGate, mergeRankedSides, scoreFromRuns, type ActionShardPayload, type GatePayload, type RankedSide } from './pipeline-gate.js';
 import type { GateRunResult } from './types.js';
 
 /** A shard job's report as the Action writes it to `report-path`. */
@@ -42,16 +43,6 @@ export async function reportFiles(entries: readonly string[]): Promise<string[]>
   return out;
 }
 
-function mergeSide(sides: readonly RankedSide[], agents: readonly string[]): Map<string, RunRecord[]> {
-  const out = new Map<string, RunRecord[]>();
-  for (const agent of agents) {
-    const all: { run: RunRecord; rank: number }[] = [];
-    for (const side of sides) side[agent]?.runs.forEach((run, i) => all.push({ run, rank: side[agent]?.ranks[i] ?? 0 }));
-    out.set(agent, all.sort((a, b) => a.rank - b.rank).map((x) => x.run));
-  }
-  return out;
-}
-
 /**
  * `command: merge`: the reports of the shard jobs (input `shard: i/n`) merged into the result
  * of the whole run — verdict, reasons, statistics, job summary and comment computed from the
@@ -62,39 +53,24 @@ function mergeSide(sides: readonly RankedSide[], agents: readonly string[]): Map
 export async function mergeShardReports(files: readonly string[], logger: Logger): Promise<GateRunResult> {
   const paths = await reportFiles(files);
   const reports: ActionShardReport[] = [];
-  for (const file of paths) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(await readFile(file, 'utf8'));
-    } catch (error) {
-      throw new DataError(`not a replaygate report: ${(error as Error).message}`, file);
-    }
-    reports.push(parsed as ActionShardReport);
-  }
+  // Shapes checked on read: a hand-edited or truncated report is refused naming the file and the field.
+  for (const file of paths) reports.push((await readShardReport(file, file, ACTION_REPORT_SHAPE)) as ActionShardReport);
   const set = checkShards(reports, paths);
   logger.info(`Merging ${set.reports.length} shard reports: ${set.files.join(', ')}`);
   const payloads = set.reports.map((r) => r.shard?.payload as ActionShardPayload);
   const first = payloads[0] as ActionShardPayload;
   switch (first.command) {
     case 'gate': {
-      const gp = payloads as Extract<ActionShardPayload, { command: 'gate' }>[];
-      const union = <T>(pick: (p: (typeof gp)[number]) => Readonly<Record<string, readonly T[]>>): Record<string, T[]> => {
-        const out: Record<string, T[]> = {};
-        for (const p of gp) for (const [agent, list] of Object.entries(pick(p))) (out[agent] ??= []).push(...list);
-        return out;
+      // The shards only replayed: the whole run is decided here, over every question, as one job decides it.
+      const gp = payloads as GatePayload[];
+      const merged: GatePayload = {
+        ...first,
+        base: { ...Object.fromEntries(first.gated.map((agent) => [agent, mergeRanked(gp.map((p) => p.base[agent]))])) },
+        head: { ...Object.fromEntries([...first.gated, ...first.newAgents].map((agent) => [agent, mergeRanked(gp.map((p) => p.head[agent]))])) },
+        ambiguous: gp.flatMap((p) => p.ambiguous).sort((x, y) => x.rank - y.rank),
+        breakEvidence: Object.assign({}, ...gp.map((p) => p.breakEvidence)) as GatePayload['breakEvidence'],
       };
-      const { base: _b, head: _h, command: _c, ...rest } = first;
-      return gateFromParts(
-        {
-          ...rest,
-          baseRuns: mergeSide(gp.map((p) => p.base), first.gated),
-          headRuns: mergeSide(gp.map((p) => p.head), [...first.gated, ...first.newAgents]),
-          // Per question: every shard adds its own compared questions' ambiguity and stable breaks' golden results.
-          ambiguous: union((p) => p.ambiguous),
-          goldenResults: union((p) => p.goldenResults),
-        },
-        set.createdAt,
-      );
+      return decideGate(merged, set.createdAt, logger);
     }
     case 'score': {
       const sp = payloads as Extract<ActionShardPayload, { command: 'score' }>[];
@@ -103,7 +79,7 @@ export async function mergeShardReports(files: readonly string[], logger: Logger
         summaries: first.summaries,
         match: first.match,
         seeds: first.seeds,
-        runs: mergeSide(sp.map((p) => p.head), first.agents),
+        runs: mergeRankedSides(sp.map((p) => p.head), first.agents),
         files: first.files,
         ...(first.rerecord ? { rerecord: first.rerecord } : {}),
         createdAt: set.createdAt,
@@ -120,7 +96,7 @@ export async function mergeShardReports(files: readonly string[], logger: Logger
 export async function mergedCommand(entries: readonly string[]): Promise<'gate' | 'score' | 'check' | undefined> {
   try {
     const [file] = await reportFiles(entries);
-    const report = JSON.parse(await readFile(file as string, 'utf8')) as ActionShardReport;
+    const report = (await readShardReport(file as string, file as string, ACTION_REPORT_SHAPE)) as ActionShardReport;
     return report.shard?.payload?.command;
   } catch {
     return undefined; // the merge itself reports what is wrong

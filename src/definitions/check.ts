@@ -52,20 +52,60 @@ export function appliesTo(definition: Definition, subject: DefinitionSubject): b
  * // ["definitions/sales.yml:8: rule 'tracks-sold-is-quantity': applies_to.words 'trakcs sold' matches none of the 12 questions of this run (database main)"]
  */
 export function unmatchedAppliesTo(definitions: readonly Definition[], subjects: readonly DefinitionSubject[]): string[] {
-  const out: string[] = [];
+  return appliesToWarnings(appliesToMisses(definitions, subjects));
+}
+
+/** An `applies_to` pattern that selects none of a run's (or a shard's) questions. */
+export interface AppliesToMiss {
+  readonly where: string;
+  readonly id: string;
+  readonly kind: 'tags' | 'metrics' | 'words' | 'questions';
+  readonly pattern: string;
+  readonly database: string;
+}
+
+/** The misses of {@link unmatchedAppliesTo}, with the number of questions of each database (a shard keeps them for the merge). */
+export interface AppliesToMisses {
+  readonly misses: readonly AppliesToMiss[];
+  readonly questions: Readonly<Record<string, number>>;
+}
+
+/** What {@link unmatchedAppliesTo} says, as data: per pattern that selects no question, its rule and database. */
+export function appliesToMisses(definitions: readonly Definition[], subjects: readonly DefinitionSubject[]): AppliesToMisses {
+  const misses: AppliesToMiss[] = [];
+  const questions: Record<string, number> = {};
   const kinds = ['tags', 'metrics', 'words', 'questions'] as const;
   for (const d of definitions) {
     const own = subjects.filter((s) => s.db === d.database);
+    questions[d.database] = own.length;
     for (const kind of kinds) {
       for (const pattern of d.appliesTo[kind]) {
         const only: Definition = { ...d, appliesTo: { tags: [], metrics: [], words: [], questions: [], [kind]: [pattern] } };
-        if (!own.some((s) => appliesTo(only, s))) {
-          out.push(`${d.where}: rule '${d.id}': applies_to.${kind} ${JSON.stringify(pattern)} matches none of the ${own.length} question${own.length === 1 ? '' : 's'} of this run (database ${d.database})`);
-        }
+        if (!own.some((s) => appliesTo(only, s))) misses.push({ where: d.where, id: d.id, kind, pattern, database: d.database });
       }
     }
   }
-  return out;
+  return { misses, questions };
+}
+
+/**
+ * The misses of every shard of one run as the whole run's: a pattern misses the run when it
+ * misses every shard (in the first shard's order, which is the run's), over the questions of all.
+ */
+export function mergeAppliesToMisses(shards: readonly AppliesToMisses[]): AppliesToMisses {
+  const key = (m: AppliesToMiss): string => JSON.stringify([m.where, m.id, m.kind, m.pattern, m.database]);
+  const sets = shards.map((s) => new Set(s.misses.map(key)));
+  const questions: Record<string, number> = {};
+  for (const s of shards) for (const [db, n] of Object.entries(s.questions)) questions[db] = (questions[db] ?? 0) + n;
+  return { misses: (shards[0]?.misses ?? []).filter((m) => sets.every((set) => set.has(key(m)))), questions };
+}
+
+/** The warning texts of {@link unmatchedAppliesTo}. */
+export function appliesToWarnings({ misses, questions }: AppliesToMisses): string[] {
+  return misses.map((m) => {
+    const n = questions[m.database] ?? 0;
+    return `${m.where}: rule '${m.id}': applies_to.${m.kind} ${JSON.stringify(m.pattern)} matches none of the ${n} question${n === 1 ? '' : 's'} of this run (database ${m.database})`;
+  });
 }
 
 /**

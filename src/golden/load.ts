@@ -1,7 +1,7 @@
 import { isOrderedSql } from '../matching/index.js';
 import { DataError } from '../util/errors.js';
 import { readFile } from 'node:fs/promises';
-import { cacheKey, codeStamp, readCache, writeCache } from '../util/cache.js';
+import { cacheKey, codeStamp, pruneCache, readCache, writeCache } from '../util/cache.js';
 import { rejectUnknownKeys } from '../util/known-keys.js';
 import { parseYaml, type LoadedYaml } from '../util/yaml.js';
 import type { GoldenQuestion, QuestionKind, Split } from './types.js';
@@ -25,8 +25,9 @@ const SPLITS: readonly Split[] = ['dev', 'test'];
 export async function loadGoldenQuestions(files: readonly string[], databases?: ReadonlySet<string>, options: GoldenLoadOptions = {}): Promise<GoldenQuestion[]> {
   const out: GoldenQuestion[] = [];
   const seen = new Map<string, string>();
+  const cache = options.cacheDir === undefined ? undefined : { dir: options.cacheDir, used: new Set<string>(), wrote: false };
   for (const file of files) {
-    const questions = await loadGoldenFile(file, databases, options.cacheDir);
+    const questions = await loadGoldenFile(file, databases, cache);
     if (questions.length === 0) {
       throw new DataError('holds no golden questions (an empty or truncated file?): add questions or remove the file', file);
     }
@@ -37,6 +38,8 @@ export async function loadGoldenQuestions(files: readonly string[], databases?: 
       out.push(q);
     }
   }
+  // A new entry (an edited file, another build of the loader): bound the folder to this run's entries and a few others.
+  if (cache?.wrote === true) pruneCache(cache.dir, 'golden', cache.used);
   return out;
 }
 
@@ -55,7 +58,8 @@ const CACHE_FORMAT = 'golden-1';
 let stamp: string | undefined;
 
 /** One golden file's questions, from the cache when its entry exists. @throws DataError as {@link loadGoldenQuestions}. */
-async function loadGoldenFile(file: string, databases: ReadonlySet<string> | undefined, dir: string | undefined): Promise<GoldenQuestion[]> {
+async function loadGoldenFile(file: string, databases: ReadonlySet<string> | undefined, cache: { readonly dir: string; readonly used: Set<string>; wrote: boolean } | undefined): Promise<GoldenQuestion[]> {
+  const dir = cache?.dir;
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
@@ -66,11 +70,15 @@ async function loadGoldenFile(file: string, databases: ReadonlySet<string> | und
   if (dir !== undefined) {
     stamp ??= codeStamp(import.meta.url, ['./load', '../util/yaml', '../util/known-keys', '../matching/is-ordered-sql', '../matching/sql-scan']);
     key = cacheKey(CACHE_FORMAT, stamp, file, JSON.stringify(databases === undefined ? null : [...databases].sort()), bytes);
+    cache?.used.add(key);
     const cached = readCache(dir, 'golden', key);
     if (Array.isArray(cached)) return cached as GoldenQuestion[];
   }
   const questions = parseGoldenYaml(parseYaml(bytes.toString('utf8'), file), databases);
-  if (key !== undefined && dir !== undefined && jsonExact(questions)) writeCache(dir, 'golden', key, questions);
+  if (key !== undefined && cache !== undefined && jsonExact(questions)) {
+    writeCache(cache.dir, 'golden', key, questions);
+    cache.wrote = true;
+  }
   return questions;
 }
 

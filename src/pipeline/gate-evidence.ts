@@ -21,7 +21,8 @@ export interface GateEvidenceInput {
   readonly candidate: Project;
   /** The base's project, for questions the candidate no longer has (may be the same project). */
   readonly base: Project;
-  readonly result: GateResult;
+  /** The gate's result; only its stable breaks are read (the questions whose golden SQL and result are shown). */
+  readonly result: Pick<GateResult, 'stableBreaks'>;
   readonly baseRuns: readonly RunRecord[];
   readonly candidateRuns: readonly RunRecord[];
   /** Golden results already computed while replaying the candidate (reused, not re-run). */

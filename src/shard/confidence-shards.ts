@@ -2,6 +2,7 @@ import type { AnswerAssessment } from '../confidence/assess.js';
 import { calibratedGateNote } from '../confidence/calibrate-render.js';
 import { buildConfidenceReport, type BuildReportOptions, type ConfidenceReport, type LabelSet } from '../confidence/report.js';
 import type { ThresholdsFile } from '../confidence/thresholds-file.js';
+import type { AppliesToMisses } from '../definitions/check.js';
 import { DataError } from '../util/errors.js';
 import { orderByPosition, type CheckedShards } from './check-shards.js';
 import type { ShardSection } from './section.js';
@@ -36,6 +37,8 @@ export interface ConfidenceShardPayload {
   readonly calibrated?: CalibratedThresholds;
   /** Warnings about the configured thresholds file (other labels or recordings): notes of the report. */
   readonly thresholdNotes?: readonly string[];
+  /** With definitions: their `applies_to` patterns that select none of the shard's questions (the merge warns of those that select none of the run's). */
+  readonly appliesTo?: AppliesToMisses;
 }
 
 /** The configured thresholds file of a confidence run, for the calibrated gate note. */
@@ -65,6 +68,7 @@ export function confidenceShardPayload(input: {
   readonly labelsFile?: string;
   readonly calibrated?: CalibratedThresholds;
   readonly thresholdNotes?: readonly string[];
+  readonly appliesTo?: AppliesToMisses;
 }): ConfidenceShardPayload {
   return {
     assessments: input.assessments,
@@ -75,6 +79,7 @@ export function confidenceShardPayload(input: {
     ...(input.labelsFile !== undefined ? { labelsFile: input.labelsFile } : {}),
     ...(input.calibrated !== undefined ? { calibrated: input.calibrated } : {}),
     ...(input.thresholdNotes !== undefined && input.thresholdNotes.length > 0 ? { thresholdNotes: input.thresholdNotes } : {}),
+    ...(input.appliesTo !== undefined ? { appliesTo: input.appliesTo } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -77,5 +77,38 @@ export function writeCache(dir: string, kind: string, key: string, value: unknow
     renameSync(partial, file);
   } catch {
     // read-only checkout, full disk: run without the cache
+  }
+}
+
+/** Entries of a kind kept beyond those in use (other configs, branches, builds), newest first. */
+export const CACHE_SPARE_ENTRIES = 16;
+
+/**
+ * Bounds a kind's folder: keeps the entries in `used` (this run's) and the `spare` newest
+ * others, deletes the rest (and partial writes left by a killed process over an hour old). Called
+ * after a miss only (a write), so that a run that hits the cache does no more work than before.
+ * Never throws: a concurrent run may delete the same entry (it is then a miss, not an error).
+ */
+export function pruneCache(dir: string, kind: string, used: ReadonlySet<string>, spare = CACHE_SPARE_ENTRIES): void {
+  try {
+    const folder = join(dir, kind);
+    const others: { file: string; mtime: number }[] = [];
+    const now = Date.now();
+    for (const name of readdirSync(folder)) {
+      const file = join(folder, name);
+      const partial = name.endsWith('.partial');
+      if (!partial && (!name.endsWith('.json') || used.has(name.slice(0, -'.json'.length)))) continue;
+      const st = statSync(file, { throwIfNoEntry: false });
+      if (st === undefined || !st.isFile()) continue;
+      if (partial) {
+        if (now - st.mtimeMs > 3_600_000) rmSync(file, { force: true });
+      } else {
+        others.push({ file, mtime: st.mtimeMs });
+      }
+    }
+    others.sort((a, b) => b.mtime - a.mtime);
+    for (const { file } of others.slice(spare)) rmSync(file, { force: true });
+  } catch {
+    // a folder that cannot be read or written: nothing to bound
   }
 }

@@ -4,7 +4,7 @@
  * SQLite and DuckDB to a temporary copy of the file, PostgreSQL inside a transaction that is
  * always rolled back.
  */
-import { open } from 'node:fs/promises';
+import { readAtMost } from '../util/read-at-most.js';
 import { ConfigError, DataError } from '../util/errors.js';
 import { splitStatements, type ScriptStatement } from './sql-text.js';
 import { checkMigrationStatement } from './statement-policy.js';
@@ -40,24 +40,6 @@ export async function loadMigration(migration: Migration): Promise<LoadedMigrati
 /** The largest migration script read (a SQL script of DDL and a few updates is far smaller). */
 export const MAX_MIGRATION_BYTES = 16 * 2 ** 20;
 
-/** The first `limit` bytes of a file (fewer when it is shorter), never more: safe on devices and endless files. */
-async function readAtMost(file: string, limit: number): Promise<Buffer> {
-  const handle = await open(file, 'r');
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total < limit) {
-      const chunk = Buffer.alloc(Math.min(1 << 20, limit - total));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
-      total += bytesRead;
-    }
-    return Buffer.concat(chunks, total);
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * The error for a migration statement that was refused, failed or ran out of time, at

@@ -84,12 +84,12 @@ agents:
     temperature: 0
 `;
 
-/** Writes config, golden questions, warehouse and the prompt into `repo` (under `dir`). */
-export function writeProject(repo: TempRepo, options: { prompt: string; dir?: string; indices?: readonly number[] }): void {
+/** Writes config, golden questions (split `test` for `testIds`, else `dev`), warehouse and the prompt into `repo` (under `dir`). */
+export function writeProject(repo: TempRepo, options: { prompt: string; dir?: string; indices?: readonly number[]; testIds?: ReadonlySet<string> }): void {
   const dir = options.dir ?? '.';
   const questions = (options.indices ?? QUESTION_INDICES).map(spiderQuestion);
   const golden = questions
-    .map((q) => `- id: ${q.id}\n  question: ${JSON.stringify(q.question)}\n  split: dev\n  kind: answer\n  db: concert_singer\n  golden_sql: ${JSON.stringify(q.goldSql)}`)
+    .map((q) => `- id: ${q.id}\n  question: ${JSON.stringify(q.question)}\n  split: ${options.testIds?.has(q.id) ? 'test' : 'dev'}\n  kind: answer\n  db: concert_singer\n  golden_sql: ${JSON.stringify(q.goldSql)}`)
     .join('\n');
   repo
     .write(join(dir, 'replaygate.yml'), CONFIG)

@@ -212,6 +212,17 @@ describe('replaygate confidence --definitions (the checking-only condition on th
     expect(r.stderr).toMatch(/warning: typo-defs\.yml:2: rule 'typo': applies_to\.words "trakcs sold" matches none/);
     expect(r.stderr).toMatch(/warning: typo-defs\.yml:2: rule 'typo': applies_to\.questions "chq-999" matches none/);
     expect(r.stderr).not.toContain('"revenue"');
+    // As 2 shards and a merge: a shard warns of nothing (a pattern may select questions of the other shard); the merge warns once, over the whole run, as unsharded.
+    const args = ['confidence', '-c', CHINOOK, '-a', 'tools-metrics-first', '--seeds', '1', '--definitions', 'typo-defs.yml', '--resamples', '200', '--no-progress'];
+    const whole = await cli([...args, '--json', 'typo-whole.json'], dir);
+    for (const i of [1, 2]) {
+      const shard = await cli([...args, '--shard', `${i}/2`, '--json', `typo-${i}.json`], dir);
+      expect(shard.code, shard.stderr).toBe(0);
+      expect(shard.stderr).not.toContain('applies_to');
+    }
+    const merged = await cli(['merge', 'typo-1.json', 'typo-2.json'], dir);
+    expect(merged.code, merged.stderr).toBe(whole.code);
+    expect(merged.stderr).toBe(whole.stderr);
   }, 120_000);
 });
 

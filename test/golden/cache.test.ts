@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadGoldenQuestions } from '../../src/golden/load.js';
-import { cacheDir, cacheEnabled } from '../../src/util/cache.js';
+import { CACHE_SPARE_ENTRIES, cacheDir, cacheEnabled } from '../../src/util/cache.js';
 import { DataError } from '../../src/util/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'replaygate-golden-cache-'));
@@ -43,6 +43,30 @@ describe('golden cache', () => {
       await expect(loadGoldenQuestions([file], new Set(['main']), { cacheDir: dir })).rejects.toThrow(DataError);
     }
     expect(entries()).toHaveLength(before + 1);
+  });
+
+  it('is bounded: a new entry prunes all but this run\'s entries and the newest few others; a hit prunes nothing', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'replaygate-golden-prune-'));
+    try {
+      const cache = cacheDir(project);
+      const files = [join(project, 'a.yml'), join(project, 'b.yml')];
+      const folder = join(cache, 'golden');
+      const list = (): string[] => (existsSync(folder) ? readdirSync(folder).sort() : []);
+      for (let edit = 0; edit < CACHE_SPARE_ENTRIES + 10; edit++) {
+        writeFileSync(files[0] as string, `- id: a\n  question: Edit ${edit}?\n  golden_sql: SELECT ${edit}\n`);
+        writeFileSync(files[1] as string, `- id: b\n  question: Edit ${edit}?\n  golden_sql: SELECT ${edit}\n`);
+        await loadGoldenQuestions(files, undefined, { cacheDir: cache });
+        expect(list().length).toBeLessThanOrEqual(2 + CACHE_SPARE_ENTRIES);
+      }
+      // This run's two entries are kept (the next load is read from them), and the folder is at its bound.
+      const bounded = list();
+      expect(bounded).toHaveLength(2 + CACHE_SPARE_ENTRIES);
+      for (const name of bounded) writeFileSync(join(folder, name), JSON.stringify([{ ...JSON.parse(readFileSync(join(folder, name), 'utf8'))[0], question: 'from the cache' }]));
+      expect((await loadGoldenQuestions(files, undefined, { cacheDir: cache })).map((q) => q.question)).toEqual(['from the cache', 'from the cache']);
+      expect(list()).toEqual(bounded); // a hit writes and deletes nothing
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it('a cache folder that cannot be written is no cache, not an error', async () => {

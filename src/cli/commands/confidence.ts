@@ -15,7 +15,7 @@ import { renderThresholdsFile, sha256Text, thresholdsFile, thresholdsLine, thres
 import { agreementPolicyText, labelPolicyText } from '../../confidence/policy.js';
 import type { ResultMatcher, RuleName } from '../../confidence/types.js';
 import { loadDefinitions } from '../../definitions/load.js';
-import { unmatchedAppliesTo } from '../../definitions/check.js';
+import { appliesToMisses, appliesToWarnings, type AppliesToMisses } from '../../definitions/check.js';
 import type { Definition } from '../../definitions/types.js';
 import type { GoldenQuestion } from '../../golden/types.js';
 import { parseSemanticLayers, semanticLayerFor } from '../../semantic/load.js';
@@ -367,6 +367,8 @@ interface Prepared {
   readonly gateSource: string;
   /** Warnings about the configured thresholds file (other labels or recordings). */
   readonly thresholdNotes: readonly string[];
+  /** The `applies_to` patterns of the definitions that select none of the questions. */
+  readonly appliesTo?: AppliesToMisses;
   readonly rules: RuleOptions;
   readonly match: ResultMatcher;
   readonly byId: ReadonlyMap<string, GoldenQuestion>;
@@ -443,8 +445,9 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, m
   const match = agreementMatcher(opts.agreementPolicy);
   const definitions = await loadProjectDefinitions(project, opts, ctx, settings);
   const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
-  // (a shard holds part of the questions: a pattern may select questions of another shard)
-  if (definitions !== undefined && opts.shard === undefined) {
+  // A shard holds part of the questions (a pattern may select questions of another shard): it keeps its misses, and the merge warns.
+  let appliesTo: AppliesToMisses | undefined;
+  if (definitions !== undefined) {
     const subjects = aligned.questions.map((q) => ({
       questionId: q.questionId,
       question: q.question,
@@ -452,7 +455,8 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, m
       db: q.db ?? onlyDb ?? 'main',
       metrics: [...new Set(q.samples.flatMap((s) => s.metrics ?? []))],
     }));
-    for (const w of unmatchedAppliesTo(definitions.list, subjects)) ctx.stderr(`warning: ${w}\n`);
+    appliesTo = appliesToMisses(definitions.list, subjects);
+    if (opts.shard === undefined) for (const w of appliesToWarnings(appliesTo)) ctx.stderr(`warning: ${w}\n`);
   }
   const assessAll = async (withDefinitions: boolean): Promise<AnswerAssessment[]> => {
     const out: AnswerAssessment[] = new Array(aligned.questions.length);
@@ -488,6 +492,7 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, m
     gate,
     gateSource,
     thresholdNotes,
+    ...(appliesTo !== undefined ? { appliesTo } : {}),
     rules,
     match,
     byId,
@@ -578,6 +583,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
         unrecorded: aligned.unrecorded,
         settings: reportSettings,
         thresholdNotes: prepared.thresholdNotes,
+        ...(prepared.appliesTo !== undefined ? { appliesTo: prepared.appliesTo } : {}),
         ...(opts.labels !== undefined ? { labelsFile: opts.labels } : {}),
         ...(calibrated !== undefined ? { calibrated } : {}),
       }),

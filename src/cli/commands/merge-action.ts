@@ -1,25 +1,13 @@
-import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { checkShards, type CheckedShards, type ShardedReport } from '../../shard/check-shards.js';
+import { CLI_REPORT_SHAPES, readShardReport } from '../../shard/report-shape.js';
 import { DataError } from '../../util/errors.js';
 import type { CliContext } from '../context.js';
 import type { MergeOptions } from './merge.js';
-
-const KINDS = ['score', 'gate', 'gate-base-ref', 'check', 'confidence'];
+import type { ConfidenceShardPayload } from '../../shard/confidence-shards.js';
 
 async function readReport(ctx: CliContext, file: string): Promise<ShardedReport> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(resolve(ctx.cwd, file), 'utf8'));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new DataError(code ? `cannot read the report (${code})` : `not valid JSON: ${(error as Error).message}`, file);
-  }
-  const kind = (parsed as { kind?: unknown } | null)?.kind;
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || typeof kind !== 'string' || !KINDS.includes(kind)) {
-    throw new DataError(`not a replaygate JSON report of ${KINDS.join(', ')} (its 'kind' is ${JSON.stringify(kind)})`, file);
-  }
-  return parsed as ShardedReport;
+  return (await readShardReport(resolve(ctx.cwd, file), file, CLI_REPORT_SHAPES)) as ShardedReport;
 }
 
 /**
@@ -58,8 +46,14 @@ export async function runMerge(ctx: CliContext, files: readonly string[], opts: 
       const [{ mergeConfidenceShards }, { printConfidenceReport }] = await Promise.all([import('../../shard/confidence-shards.js'), import('./confidence-print.js')]);
       const merged = mergeConfidenceShards(set);
       // The warnings about the thresholds file the unsharded run prints (they are notes of the report too).
-      const payload = (set.reports[0] as unknown as { shard?: { payload?: { thresholdNotes?: readonly string[] } } }).shard?.payload;
-      for (const w of payload?.thresholdNotes ?? []) ctx.stderr(`warning: ${w}\n`);
+      const payloads = (set.reports as unknown as { shard: { payload: ConfidenceShardPayload } }[]).map((r) => r.shard.payload);
+      for (const w of payloads[0]?.thresholdNotes ?? []) ctx.stderr(`warning: ${w}\n`);
+      // The definitions' applies_to patterns that select no question of the whole run, as the unsharded run warns.
+      const misses = payloads.flatMap((p) => (p.appliesTo === undefined ? [] : [p.appliesTo]));
+      if (misses.length > 0) {
+        const { appliesToWarnings, mergeAppliesToMisses } = await import('../../definitions/check.js');
+        for (const w of appliesToWarnings(mergeAppliesToMisses(misses))) ctx.stderr(`warning: ${w}\n`);
+      }
       return printConfidenceReport(ctx, merged, opts);
     }
     default:
