@@ -399,8 +399,9 @@ function duckdbApi() {
   throw missingPackage(reasons.at(-1));
 }
 function isDuckdbError(error) {
-  return error instanceof Error && !(error instanceof ReplaygateError) && !(error instanceof TypeError) && /^[A-Za-z][\w ]* Error: /.test(error.message);
+  return error instanceof Error && !(error instanceof ReplaygateError) && !(error instanceof TypeError) && DUCKDB_ERROR.test(error.message);
 }
+var DUCKDB_ERROR = /^(?:Failed to extract statements: )?[A-Za-z][\w ]* Error: /;
 var statementName = (type) => STATEMENT_NAMES[type] ?? `type ${type}`;
 function duckdbSqlError(error, sql, resources) {
   if (/^Out of Memory Error/i.test(error.message)) {
@@ -409,7 +410,7 @@ function duckdbSqlError(error, sql, resources) {
       sql
     );
   }
-  return new SqlError(error.message, sql);
+  return new SqlError(error.message.replace(/^Failed to extract statements: /, ""), sql);
 }
 var DuckdbDatabase = class {
   /**

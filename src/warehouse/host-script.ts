@@ -13,6 +13,15 @@ import { fileURLToPath } from 'node:url';
 const found = new Map<string, string>();
 
 /**
+ * The environment of every host process: this one's, with the time zone UTC, so that time zone
+ * dependent values (DuckDB's TIMESTAMPTZ text, SQLite's `localtime`) are the same on a laptop and
+ * on a CI runner whatever their zone (`isolation: inline` runs in this process's zone).
+ */
+export function hostEnvironment(): NodeJS.ProcessEnv {
+  return { ...process.env, TZ: 'UTC' };
+}
+
+/**
  * The path of host script `name` for the module at `moduleUrl` (its `import.meta.url`).
  * @throws {Error} neither the built script nor the source is there (a bundling bug).
  * @example hostScriptPath(import.meta.url, 'duckdb-host') // …/build/warehouse/duckdb/duckdb-host.js

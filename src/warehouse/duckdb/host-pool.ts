@@ -15,7 +15,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError, DataError } from '../../util/errors.js';
-import { hostScriptPath } from '../host-script.js';
+import { hostEnvironment, hostScriptPath } from '../host-script.js';
 import { fromWire, type WireResult } from '../sqlite/wire.js';
 import { addSignalCleanup } from '../temp-folders.js';
 import { SqlError, SqlLostError, SqlRefusedError, SqlTimeoutError, type QueryResult, type TableInfo } from '../types.js';
@@ -134,7 +134,8 @@ function toError(failure: DuckdbHostFailure, job: Job, file: string, timeoutMs: 
     case 'timeout':
       return new SqlTimeoutError(sql, timeoutMs);
     case 'open':
-      return new DataError(failure.message, file);
+      // The host's DataError already names the file: name it once.
+      return new DataError(failure.message.startsWith(`${file}: `) ? failure.message.slice(file.length + 2) : failure.message, file);
     case 'config':
       return new ConfigError(failure.message);
     case 'bug':
@@ -164,6 +165,7 @@ class DuckdbHost {
     const child = fork(hostScriptPath(import.meta.url, 'duckdb-host'), [JSON.stringify(config)], {
       serialization: 'json',
       execArgv: [],
+      env: hostEnvironment(),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.child = child;

@@ -102,8 +102,14 @@ export function duckdbApi(): DuckdbApi {
 
 /** A DuckDB error message (`Binder Error: …`), as opposed to a bug in this code. */
 function isDuckdbError(error: unknown): error is Error {
-  return error instanceof Error && !(error instanceof ReplaygateError) && !(error instanceof TypeError) && /^[A-Za-z][\w ]* Error: /.test(error.message);
+  return error instanceof Error && !(error instanceof ReplaygateError) && !(error instanceof TypeError) && DUCKDB_ERROR.test(error.message);
 }
+
+/**
+ * DuckDB's own error text: `<Kind> Error: …`, which statement extraction (where every syntax
+ * error surfaces) prefixes with `Failed to extract statements: `.
+ */
+const DUCKDB_ERROR = /^(?:Failed to extract statements: )?[A-Za-z][\w ]* Error: /;
 
 const statementName = (type: number): string => STATEMENT_NAMES[type] ?? `type ${type}`;
 
@@ -124,7 +130,7 @@ function duckdbSqlError(error: Error, sql: string, resources: DuckdbResources): 
       sql,
     );
   }
-  return new SqlError(error.message, sql);
+  return new SqlError(error.message.replace(/^Failed to extract statements: /, ''), sql);
 }
 
 /** A read's result, and whether some cell needs the wire's encoding (known while reading). */

@@ -10,7 +10,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { hostScriptPath } from '../host-script.js';
+import { hostEnvironment, hostScriptPath } from '../host-script.js';
 import type { DriverChoice, DriverName } from './drivers.js';
 
 // Hosts alive in this process. A host busy in native code cannot notice that its parent has
@@ -30,6 +30,7 @@ export function forkHost(driver: DriverChoice): ChildProcess {
     // cells JSON cannot (bigint, BLOB, ±Infinity, NaN, −0).
     serialization: 'json',
     execArgv: [],
+    env: hostEnvironment(),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   if (liveHosts.size === 0) process.once('exit', killLiveHosts);
