@@ -585,7 +585,9 @@ function toWire(result, special) {
 var driver = loadDriver(process.argv[2]);
 var connections = new ConnectionCache(driver);
 var writers = new ConnectionCache(driver, true);
-var send = (reply) => void process.send?.(reply);
+var send = (reply) => void process.send?.(reply, void 0, void 0, (error) => {
+  if (error) process.exit(0);
+});
 function failure(id, kind, error) {
   const e = error instanceof Error ? error : new Error(String(error));
   return { id, error: { kind, message: e.message, stack: e.stack ?? "" } };

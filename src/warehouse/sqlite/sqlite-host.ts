@@ -19,7 +19,12 @@ const driver = loadDriver(process.argv[2] as DriverChoice);
 const connections = new ConnectionCache(driver);
 // Migrated copies only: the parent sends a copy's statements here after checking each one.
 const writers = new ConnectionCache(driver, true);
-const send = (reply: HostReply): void => void process.send?.(reply);
+// A reply fails to send only when the parent is gone (it ended while this host was busy in
+// native code): end quietly, not with an unhandled EPIPE trace on the terminal we share.
+const send = (reply: HostReply): void =>
+  void process.send?.(reply, undefined, undefined, (error) => {
+    if (error) process.exit(0);
+  });
 
 function failure(id: number, kind: HostFailure['kind'], error: unknown): HostReply {
   const e = error instanceof Error ? error : new Error(String(error));
