@@ -4,6 +4,7 @@
  * TypeScript source (vitest), `<name>.ts` bundled once with esbuild into
  * `node_modules/.cache/replaygate/`, named by content hash, where the npm packages still resolve.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,6 +12,35 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const found = new Map<string, string>();
+
+// Host processes alive in this process, of every engine. A host busy in native code cannot
+// notice that its parent has gone, so they are killed when this process exits (even by
+// `process.exit()` mid-statement).
+const liveHosts = new Set<ChildProcess>();
+
+/** Kills every live host now (process exit, and a signal during a migration). */
+export const killLiveHosts = (): void => liveHosts.forEach((child) => child.kill('SIGKILL'));
+
+/**
+ * Forks host script `name` (found by {@link hostScriptPath} for `moduleUrl`) with `args`: JSON
+ * over IPC (several times cheaper than 'advanced'; wire.ts carries the cells JSON cannot), the
+ * {@link hostEnvironment}, this process's stdout/stderr; killed when this process exits.
+ */
+export function forkHostProcess(moduleUrl: string, name: string, args: readonly string[]): ChildProcess {
+  const child = fork(hostScriptPath(moduleUrl, name), args, {
+    serialization: 'json',
+    execArgv: [],
+    env: hostEnvironment(),
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  if (liveHosts.size === 0) process.once('exit', killLiveHosts);
+  liveHosts.add(child);
+  child.once('exit', () => {
+    liveHosts.delete(child);
+    if (liveHosts.size === 0) process.off('exit', killLiveHosts);
+  });
+  return child;
+}
 
 /**
  * The environment of every host process: this one's, with the time zone UTC, so that time zone

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REPORT_BYTES } from '../../src/shard/report-shape.js';
 import { shardOf } from '../../src/shard/shard.js';
 import { ACTIONS_BOT, FakeGitHub } from './fake-github.js';
-import { runAction, type RunnerResult } from './simulated-runner.js';
+import { explainRun as explain, runPullRequestJob, untimedJson as untimed } from './pull-request-job.js';
+import type { RunnerResult } from './simulated-runner.js';
 import { TempRepo } from './temp-repo.js';
 import { PROMPT_V1, PROMPT_V2, recordFrom, spiderQuestion, writeProject } from './workspace-fixture.js';
 
@@ -49,27 +50,7 @@ afterAll(async () => {
   repo.destroy();
 });
 
-function run(inputs: Record<string, string>): Promise<RunnerResult> {
-  const user = { login: 'ada', id: 1, type: 'User' };
-  const r = { id: 2, name: 'shop-analytics', full_name: REPO, owner: { login: 'acme', id: 3 }, fork: false };
-  return runAction({
-    workspace: repo.dir,
-    event: {
-      action: 'synchronize',
-      number: PR,
-      pull_request: { number: PR, user, head: { ref: 'din-sql', sha: head, repo: r }, base: { ref: 'main', sha: base, repo: r } },
-      repository: r,
-    },
-    repository: REPO,
-    apiUrl: gh.url,
-    sha: head,
-    ref: `refs/pull/${PR}/merge`,
-    inputs: { 'github-token': 'ghs_write', ...inputs },
-  });
-}
-
-const untimed = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'), (k, v: unknown) => (k === 'createdAt' ? undefined : v));
-const explain = (r: RunnerResult): string => `exit ${r.exitCode}\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`;
+const run = (inputs: Record<string, string>): Promise<RunnerResult> => runPullRequestJob({ workspace: repo.dir, repository: REPO, apiUrl: gh.url, pr: PR, base, head }, inputs);
 const same = (o: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(o).filter(([k]) => !['report-path', 'markdown-path', 'comment-url'].includes(k)));
 
 describe('the Action sharded, with a held-out test split missing recordings in only some shards', () => {

@@ -6,19 +6,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/index.js';
+import { cli, ROOT } from './cli.js';
 import { MAX_REPORT_BYTES } from '../../src/shard/report-shape.js';
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
 const out = mkdtempSync(join(tmpdir(), 'replaygate-hostile-shards-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-async function cli(args: string[], cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, { cwd, stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), isTTY: false, env: {} });
-  return { code, stdout, stderr };
-}
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const shards: Record<string, [string, string]> = {};

@@ -6,20 +6,13 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/index.js';
+import { cli, ROOT } from './cli.js';
 import { shardOf } from '../../src/shard/shard.js';
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
 const SHARED = resolve(ROOT, '..', 'shared', 'data');
 const out = mkdtempSync(join(tmpdir(), 'replaygate-shards-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-async function cli(args: string[], cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, { cwd, stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), isTTY: false, env: {} });
-  return { code, stdout, stderr };
-}
 
 /** The report without its timing fields, as text. */
 function untimed(file: string): string {

@@ -273,10 +273,15 @@ describe('what a DuckDB host reports (the hostile review of the hosts)', () => {
   }, 60_000);
 
   test('TIMESTAMPTZ reads the same whatever the machine’s time zone (hosts run in UTC)', async () => {
+    // This process in Kolkata's zone: a host that inherited it would read 07:00:00+05:30.
+    const zone = process.env['TZ'];
+    process.env['TZ'] = 'Asia/Kolkata';
     const engine = openEngine({ engine: 'duckdb', file: duckFile }, 'cs', { timeoutMs: 30_000 });
     try {
       expect((await engine.query("SELECT TIMESTAMPTZ '2020-01-01 07:00:00+05:30' AS t")).rows).toEqual([['2020-01-01 01:30:00+00']]);
     } finally {
+      if (zone === undefined) delete process.env['TZ'];
+      else process.env['TZ'] = zone;
       await engine.close();
     }
   }, 60_000);

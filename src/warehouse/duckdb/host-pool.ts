@@ -12,10 +12,10 @@
  * - a host that died is replaced for the next statement; idle hosts are `unref`'d, `close()`
  *   kills them, and so does this process's exit, so nothing waits in DuckDB's clean-up.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { ConfigError, DataError } from '../../util/errors.js';
-import { hostEnvironment, hostScriptPath } from '../host-script.js';
+import { forkHostProcess, killLiveHosts } from '../host-script.js';
 import { fromWire, type WireResult } from '../sqlite/wire.js';
 import { addSignalCleanup } from '../temp-folders.js';
 import { SqlError, SqlLostError, SqlRefusedError, SqlTimeoutError, type QueryResult, type TableInfo } from '../types.js';
@@ -91,9 +91,7 @@ const MIB = 1024 * 1024;
 const BACKSTOP_POLL_MS = 100;
 const PROC = existsSync('/proc/self/status');
 
-// Hosts alive in this process; killed when it exits (even by `process.exit()` mid-statement).
-const liveHosts = new Set<ChildProcess>();
-const killLiveHosts = (): void => liveHosts.forEach((child) => child.kill('SIGKILL'));
+// A signal during a migration (temp-folders.ts handles it then) must not leave a busy host behind.
 addSignalCleanup(killLiveHosts);
 
 /** The statement a job runs, for messages. */
@@ -162,15 +160,8 @@ class DuckdbHost {
     /** `idle`: the host became ready or free. */
     private readonly events: { idle(host: DuckdbHost): void; dead(host: DuckdbHost, ready: boolean): void; fatal(error: Error): void },
   ) {
-    const child = fork(hostScriptPath(import.meta.url, 'duckdb-host'), [JSON.stringify(config)], {
-      serialization: 'json',
-      execArgv: [],
-      env: hostEnvironment(),
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+    const child = forkHostProcess(import.meta.url, 'duckdb-host', [JSON.stringify(config)]);
     this.child = child;
-    if (liveHosts.size === 0) process.once('exit', killLiveHosts);
-    liveHosts.add(child);
     this.#idle();
     child.on('message', (reply: DuckdbHostReply) => this.#onReply(reply));
     child.once('exit', (code, signal) => this.#onExit(signal ?? `code ${code}`));
@@ -267,8 +258,6 @@ class DuckdbHost {
   #onExit(how: string): void {
     if (this.#exited) return;
     this.#exited = true;
-    liveHosts.delete(this.child);
-    if (liveHosts.size === 0) process.off('exit', killLiveHosts);
     const job = this.#pending?.job;
     if (job !== undefined) {
       const lost = new SqlLostError(`the DuckDB host process exited (${how}) while running this statement`, jobSql(job));

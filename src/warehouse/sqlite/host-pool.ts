@@ -11,7 +11,8 @@ import { addSignalCleanup } from '../temp-folders.js';
 import type { DriverName } from './drivers.js';
 import type { ReadOptions } from './read.js';
 import { SqlError, SqlLostError, SqlRefusedError, SqlTimeoutError, type QueryResult } from '../types.js';
-import { forkHost, killLiveHosts, takeSpareHost } from './spare-hosts.js';
+import { killLiveHosts } from '../host-script.js';
+import { forkHost, takeSpareHost } from './spare-hosts.js';
 import { fromWire, type WireResult } from './wire.js';
 
 /** One statement sent to a host (JSON: no row cap is `maxRows: null`). */

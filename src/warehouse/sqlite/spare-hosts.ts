@@ -8,38 +8,17 @@
  * is killed when this process exits, like every host. Deliberately light: the CLI imports it
  * before the command's code.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { hostEnvironment, hostScriptPath } from '../host-script.js';
+import { forkHostProcess } from '../host-script.js';
 import type { DriverChoice, DriverName } from './drivers.js';
-
-// Hosts alive in this process. A host busy in native code cannot notice that its parent has
-// gone, so they are killed when this process exits (even by `process.exit()` mid-statement).
-const liveHosts = new Set<ChildProcess>();
-
-/** Kills every live host now (process exit, and a signal during a migration). */
-export const killLiveHosts = (): void => liveHosts.forEach((child) => child.kill('SIGKILL'));
 
 /**
  * Forks one host process for `driver` (`auto`: the host loads the driver this process would
  * choose, and names it in its ready message), killed when this process exits.
  */
 export function forkHost(driver: DriverChoice): ChildProcess {
-  const child = fork(hostScriptPath(import.meta.url, 'sqlite-host'), [driver], {
-    // JSON is several times cheaper than 'advanced' to send and receive; wire.ts carries the
-    // cells JSON cannot (bigint, BLOB, ±Infinity, NaN, −0).
-    serialization: 'json',
-    execArgv: [],
-    env: hostEnvironment(),
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  if (liveHosts.size === 0) process.once('exit', killLiveHosts);
-  liveHosts.add(child);
-  child.once('exit', () => {
-    liveHosts.delete(child);
-    if (liveHosts.size === 0) process.off('exit', killLiveHosts);
-  });
-  return child;
+  return forkHostProcess(import.meta.url, 'sqlite-host', [driver]);
 }
 
 /** A spare host: forked with `auto`, and the driver it named once ready. */
