@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { loadConfig as loadProjectConfig } from '../config/load.js';
 import { configuredPaths, pathsOutside, type OutsidePath } from '../config/paths.js';
 import type { ProjectConfig } from '../config/types.js';
 import { openProject as openPipelineProject, type OpenProjectOptions, type Project } from '../pipeline/project.js';
+import { readConfig } from './config-once.js';
 import type { CliContext } from './context.js';
 
 /**
@@ -41,14 +41,14 @@ function afterLoad(ctx: CliContext, config: ProjectConfig): void {
 
 /** `loadConfig` for a CLI command: the config, with the warnings and protections of {@link afterLoad}. */
 export async function loadConfig(ctx: CliContext, file: string): Promise<ProjectConfig> {
-  const config = await loadProjectConfig(file);
+  const config = await readConfig(ctx, file);
   afterLoad(ctx, config);
   return config;
 }
 
 /** `openProject` for a CLI command: the project, with the warnings and protections of {@link afterLoad}. */
 export async function openProject(ctx: CliContext, file: string, options: OpenProjectOptions = {}): Promise<Project> {
-  const project = await openPipelineProject(file, options);
+  const project = await openPipelineProject(file, { config: await readConfig(ctx, file), ...options });
   afterLoad(ctx, project.config);
   return project;
 }

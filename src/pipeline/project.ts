@@ -45,6 +45,8 @@ export interface OpenProjectOptions {
   readonly memoCells?: number;
   /** Keep validated golden files in `<project>/.replaygate/cache/` (default: on unless `REPLAYGATE_CACHE=0`). */
   readonly cache?: boolean;
+  /** The config of `configFile`, already loaded by the caller (default: loaded here). */
+  readonly config?: ProjectConfig;
 }
 
 /**
@@ -52,7 +54,7 @@ export interface OpenProjectOptions {
  * @throws ConfigError / DataError naming file and line for invalid config or golden files.
  */
 export async function openProject(configFile: string, options: OpenProjectOptions = {}): Promise<Project> {
-  const config = await loadConfig(configFile);
+  const config = options.config ?? (await loadConfig(configFile));
   const databases = options.databases ?? config.warehouse.databases;
   const warehouse = openWarehouse(databases, {
     driver: options.driver ?? 'auto',

@@ -3,15 +3,29 @@
  * its modules, the driver) than the replaying process takes to load its config and golden
  * questions, so a command that will run SQL asks for spare hosts first thing
  * ({@link startSpareHosts}); the host pool then adopts them ({@link takeSpareHost}) instead of
- * forking its own, and their start-up has overlapped the parent's. A spare that no pool adopts
- * (a project without SQLite databases, `isolation: inline`) waits idle, keeps nothing alive and
- * is killed when this process exits, like every host. Deliberately light: the CLI imports it
- * before the command's code.
+ * forking its own, and their start-up has overlapped the parent's. Each is a Node start-up and
+ * about 50 MB, so the CLI asks for them only when the project's config says a host will be used
+ * ({@link usesSqliteHosts}: a SQLite database, `isolation: process`), right after reading the
+ * config and before the command's code loads. A spare that no pool adopts waits idle, keeps
+ * nothing alive and is killed when this process exits, like every host. Deliberately light.
  */
 import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { forkHostProcess } from '../host-script.js';
+import type { DatabaseConfig } from '../types.js';
 import type { DriverChoice, DriverName } from './drivers.js';
+
+/**
+ * Whether a warehouse with these databases and this isolation runs statements in SQLite host
+ * processes: at least one SQLite database, and `isolation: process` (`inline` runs them in this
+ * process; DuckDB has hosts of its own, PostgreSQL none).
+ * @example usesSqliteHosts([{ engine: 'duckdb', file: 'a.duckdb' }], 'process') // false
+ */
+export function usesSqliteHosts(databases: Iterable<DatabaseConfig>, isolation: 'process' | 'inline'): boolean {
+  if (isolation === 'inline') return false;
+  for (const database of databases) if (database.engine === 'sqlite') return true;
+  return false;
+}
 
 /**
  * Forks one host process for `driver` (`auto`: the host loads the driver this process would

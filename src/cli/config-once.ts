@@ -1,0 +1,40 @@
+/**
+ * The project config, read once per command run, and the SQLite hosts it calls for, started as
+ * soon as it is read. Light on purpose: a command imports this before its own code (the config
+ * loader and `spare-hosts.ts`, nothing of the pipeline), so the hosts start while that loads.
+ */
+import { resolve } from 'node:path';
+import { loadConfig } from '../config/load.js';
+import type { ProjectConfig } from '../config/types.js';
+import { startSpareHosts, usesSqliteHosts } from '../warehouse/sqlite/spare-hosts.js';
+import type { CliContext } from './context.js';
+
+/** The configs read in one command run (one `main()`: one context), by absolute path. */
+const configsRead = new WeakMap<CliContext, Map<string, Promise<ProjectConfig>>>();
+
+/** The config at `file`, read and validated once per command run (a second call gets the same result, or the same error). */
+export function readConfig(ctx: CliContext, file: string): Promise<ProjectConfig> {
+  const path = resolve(ctx.cwd, file);
+  let byPath = configsRead.get(ctx);
+  if (byPath === undefined) configsRead.set(ctx, (byPath = new Map()));
+  let config = byPath.get(path);
+  if (config === undefined) byPath.set(path, (config = loadConfig(path)));
+  return config;
+}
+
+/**
+ * Reads the config now and, when it says SQLite host processes will run the statements (a
+ * SQLite database, `isolation: process`), forks them ({@link startSpareHosts}), so that their
+ * start-up overlaps loading the command's code and the project. A DuckDB- or PostgreSQL-only
+ * project, or `isolation: inline`, starts none. A config that does not load starts none either:
+ * the command reports its error when it reads the config (the same error, read once).
+ */
+export async function startHostsFor(ctx: CliContext, file: string): Promise<void> {
+  let config: ProjectConfig;
+  try {
+    config = await readConfig(ctx, file);
+  } catch {
+    return;
+  }
+  if (usesSqliteHosts(config.warehouse.databases.values(), config.warehouse.isolation)) startSpareHosts();
+}
