@@ -1,7 +1,4 @@
-import cliProgress, { type Options, type Params } from 'cli-progress';
-
-// cli-progress is CommonJS: its named exports are read from the default export.
-const { Format, Presets, SingleBar } = cliProgress;
+import type { Options, Params } from 'cli-progress';
 import type { CliContext } from './context.js';
 
 /** A progress reporter for long work: a bar on a terminal, nothing otherwise. */
@@ -15,9 +12,16 @@ export interface Progress {
 /**
  * A cli-progress bar on stderr (`ctx.progressStream` when given) when it is a terminal and
  * `enabled`; silent otherwise, as on CI, so that nothing but the report reaches a log.
+ * cli-progress is loaded only for a bar: a run on CI or with `--no-progress` never loads it.
  */
-export function progressFor(ctx: CliContext, enabled: boolean): Progress {
+export async function progressFor(ctx: CliContext, enabled: boolean): Promise<Progress> {
   if (!enabled || !ctx.isTTY) return { start() {}, tick() {}, stop() {} };
+  // cli-progress is CommonJS: its named exports are read from the default export.
+  const { Format, Presets, SingleBar } = ((await import('cli-progress')) as unknown as { default: typeof import('cli-progress') }).default;
+  const withEta = (options: Options, params: Params, payload: Record<string, unknown>): string => {
+    const eta = typeof params.eta === 'number' && Number.isFinite(params.eta) ? ` · ${Format.TimeFormat(params.eta, options, 5)} left` : '';
+    return Format.Formatter({ ...options, format: `{label} [{bar}] {value}/{total} {unit}{extra}${eta}` }, params, payload);
+  };
   // The cursor stays visible (a hidden one outlives a Ctrl+C), and the time left is shown only
   // once cli-progress has an estimate (before that it would print "NULL" or "INF").
   const bar = new SingleBar({ format: withEta, stream: ctx.progressStream ?? process.stderr, hideCursor: false, etaBuffer: 200 }, Presets.shades_classic);
@@ -26,9 +30,4 @@ export function progressFor(ctx: CliContext, enabled: boolean): Progress {
     tick: (done, extra = '') => bar.update(done, { extra: extra === '' ? '' : ` · ${extra}` }),
     stop: () => bar.stop(),
   };
-}
-
-function withEta(options: Options, params: Params, payload: Record<string, unknown>): string {
-  const eta = typeof params.eta === 'number' && Number.isFinite(params.eta) ? ` · ${Format.TimeFormat(params.eta, options, 5)} left` : '';
-  return Format.Formatter({ ...options, format: `{label} [{bar}] {value}/{total} {unit}{extra}${eta}` }, params, payload);
 }

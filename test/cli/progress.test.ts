@@ -24,9 +24,9 @@ function terminal(): { ctx: CliContext; drawn: () => string } {
 }
 
 describe('the progress bar on a terminal', () => {
-  it('draws the label and counts, no placeholder for an unknown time left, and leaves the cursor alone', () => {
+  it('draws the label and counts, no placeholder for an unknown time left, and leaves the cursor alone', async () => {
     const { ctx, drawn } = terminal();
-    const bar = progressFor(ctx, true);
+    const bar = await progressFor(ctx, true);
     bar.start(10, 'replaying');
     bar.tick(0);
     bar.stop();
@@ -36,12 +36,12 @@ describe('the progress bar on a terminal', () => {
     expect(drawn()).not.toContain('\u001b[?25l'); // hide cursor
   });
 
-  it('draws nothing when disabled or off a terminal', () => {
+  it('draws nothing when disabled or off a terminal', async () => {
     const { ctx, drawn } = terminal();
-    const off = progressFor(ctx, false);
+    const off = await progressFor(ctx, false);
     off.start(3, 'x');
     off.stop();
-    const notTty = progressFor({ ...ctx, isTTY: false }, true);
+    const notTty = await progressFor({ ...ctx, isTTY: false }, true);
     notTty.start(3, 'x');
     notTty.stop();
     expect(drawn()).toBe('');

@@ -39,7 +39,7 @@ export async function runCheck(ctx: CliContext, opts: CheckOptions): Promise<voi
         : `temporary copies and rolled-back PostgreSQL transactions of the warehouse, migrated by ${shown}`;
   }
   // On a terminal, one bar per phase on stderr (stdout's report is the same with or without them).
-  const progress = progressFor(ctx, opts.progress);
+  const progress = await progressFor(ctx, opts.progress);
   const phases = { golden: ['golden SQL', 'queries'], metrics: ['metrics', 'queries'], replays: ['replays', 'runs'] } as const;
   let phase: SchemaCheckProgress['phase'] | undefined;
   const onProgress = (p: SchemaCheckProgress): void => {

@@ -385,7 +385,7 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, m
   const whole = selectQuestions(project, unsharded);
   const golden = opts.shard === undefined ? whole : selectQuestions(project, selection);
   const goldenResults = new GoldenResults(project.config.match, project.config.warehouse);
-  const progress = progressFor(ctx, opts.progress);
+  const progress = await progressFor(ctx, opts.progress);
   const replay = async (agent: string, seeds: readonly number[], match?: MatchPolicy): Promise<RunRecord[]> => {
     progress.start(golden.length * seeds.length, match === undefined ? agent : `${agent} (${match} labels)`);
     try {

@@ -68,7 +68,7 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
     const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
     const whole = project ? selectQuestions(project, selection) : [];
     const wholePosition = new Map(whole.map((q, i) => [q.id, i]));
-    const progress = progressFor(ctx, opts.progress);
+    const progress = await progressFor(ctx, opts.progress);
 
     // Each run's rank is its index in the side's unsharded list, so that merged shards keep that order.
     const replay = async (agent: string): Promise<RankedRuns> => {

@@ -81,7 +81,7 @@ export async function gateBaseRef(ctx: CliContext, opts: GateBaseRefOptions): Pr
       const baseConfig = checkout.config;
       const base: Project = await onBase(() => openProject(baseConfig));
       try {
-        const progress = progressFor(ctx, opts.progress);
+        const progress = await progressFor(ctx, opts.progress);
         let current = '';
         const sidesOptions: GateSidesOptions = {
           ...(opts.agent ? { agents: opts.agent } : {}),

@@ -123,7 +123,7 @@ function selectRuns(runs: RunRecord[], opts: CommonOptions): RunRecord[] {
 }
 
 async function replayRuns(ctx: CliContext, project: Project, agent: string, opts: CommonOptions, golden: GoldenResults, match?: MatchPolicy): Promise<RunRecord[]> {
-  const progress = progressFor(ctx, opts.progress);
+  const progress = await progressFor(ctx, opts.progress);
   const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
   progress.start(project.golden.length, agent);
   try {

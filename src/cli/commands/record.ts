@@ -105,7 +105,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
       };
       process.once('SIGINT', onSigint);
       const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
-      const progress = progressFor(ctx, opts.progress);
+      const progress = await progressFor(ctx, opts.progress);
       try {
         const selection = { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) };
         const seeds = opts.seeds ?? project.config.seeds;

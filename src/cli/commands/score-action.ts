@@ -35,7 +35,7 @@ export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<voi
     // The LIMIT-ties check runs its SQL in the hosts while this process replays.
     const ambiguity = goldenAmbiguities(scoped, questions);
     ambiguity.catch(() => {}); // awaited below
-    const progress = progressFor(ctx, opts.progress);
+    const progress = await progressFor(ctx, opts.progress);
     const runs: RunRecord[] = [];
     const summaries = [];
     for (const name of agents) {
