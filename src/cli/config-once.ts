@@ -1,12 +1,12 @@
 /**
- * The project config, read once per command run, and the SQLite hosts it calls for, started as
- * soon as it is read. Light on purpose: a command imports this before its own code (the config
- * loader and `spare-hosts.ts`, nothing of the pipeline), so the hosts start while that loads.
+ * The project config, read once per command run, and the spare SQLite hosts it calls for, kept
+ * (or killed) as soon as it is read. Light on purpose: a command imports this before its own code
+ * (the config loader and `spare-hosts.ts`, nothing of the pipeline).
  */
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.js';
 import type { ProjectConfig } from '../config/types.js';
-import { startSpareHosts, usesSqliteHosts } from '../warehouse/sqlite/spare-hosts.js';
+import { releaseSpareHosts, usesSqliteHosts } from '../warehouse/sqlite/spare-hosts.js';
 import type { CliContext } from './context.js';
 
 /** The configs read in one command run (one `main()`: one context), by absolute path. */
@@ -23,18 +23,19 @@ export function readConfig(ctx: CliContext, file: string): Promise<ProjectConfig
 }
 
 /**
- * Reads the config now and, when it says SQLite host processes will run the statements (a
- * SQLite database, `isolation: process`), forks them ({@link startSpareHosts}), so that their
- * start-up overlaps loading the command's code and the project. A DuckDB- or PostgreSQL-only
- * project, or `isolation: inline`, starts none. A config that does not load starts none either:
- * the command reports its error when it reads the config (the same error, read once).
+ * Reads the config now and keeps the spare SQLite hosts the command forked first thing only when
+ * it says SQLite host processes will run the statements (a SQLite database, `isolation:
+ * process`); a DuckDB- or PostgreSQL-only project, or `isolation: inline`, kills them at once. A
+ * config that does not load kills them too: the command reports its error when it reads the
+ * config (the same error, read once).
  */
-export async function startHostsFor(ctx: CliContext, file: string): Promise<void> {
+export async function settleSpareHosts(ctx: CliContext, file: string): Promise<void> {
   let config: ProjectConfig;
   try {
     config = await readConfig(ctx, file);
   } catch {
+    releaseSpareHosts();
     return;
   }
-  if (usesSqliteHosts(config.warehouse.databases.values(), config.warehouse.isolation)) startSpareHosts();
+  if (!usesSqliteHosts(config.warehouse.databases.values(), config.warehouse.isolation)) releaseSpareHosts();
 }

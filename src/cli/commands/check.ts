@@ -4,6 +4,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
 import { parseLimit, shardOption } from '../options.js';
 import { LIMITS } from '../../config/limits.js';
+import { startSpareHosts } from '../../warehouse/sqlite/spare-hosts.js';
 
 /** Options of `replaygate check`. */
 export interface CheckOptions {
@@ -64,8 +65,8 @@ export function registerCheck(program: Command, ctx: CliContext): void {
         '\nFailures are grouped by cause: a renamed column is one group listing the golden questions, metrics and runs it breaks.',
     )
     .action(async (opts: CheckOptions) => {
-      // The config first: the SQLite hosts it calls for start while the command's code and the project load.
-      await (await import('../config-once.js')).startHostsFor(ctx, opts.config);
+      startSpareHosts(); // SQLite hosts start while the command's code and the project load;
+      await (await import('../config-once.js')).settleSpareHosts(ctx, opts.config); // the config then says whether to keep them
       return (await import('./check-action.js')).runCheck(ctx, opts);
     });
 }

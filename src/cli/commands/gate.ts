@@ -3,6 +3,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
 import { parseLimit, parseSeeds, questionsOption, shardOption, sideOption, sideRunsOption, splitOption } from '../options.js';
 import { LIMITS } from '../../config/limits.js';
+import { startSpareHosts } from '../../warehouse/sqlite/spare-hosts.js';
 
 export type { GateReportJson } from '../../gate/gate-report.js';
 export { readRunsFile } from '../../pipeline/runs-file.js';
@@ -74,8 +75,11 @@ export function registerGate(program: Command, ctx: CliContext): void {
         '         fail_on_agent_failure: true, ignore_ambiguous_golden: false}',
     )
     .action(async (opts: GateOptions) => {
-      // The config first when the gate replays (not for two runs files): the SQLite hosts it calls for start while the command's code and the project load.
-      if (opts.baseRuns === undefined || opts.candidateRuns === undefined || opts.determinism) await (await import('../config-once.js')).startHostsFor(ctx, opts.config);
+      // When the gate replays (not for two runs files), SQLite hosts start first thing, while the command's code and the project load; the config then says whether to keep them.
+      if (opts.baseRuns === undefined || opts.candidateRuns === undefined || opts.determinism) {
+        startSpareHosts();
+        await (await import('../config-once.js')).settleSpareHosts(ctx, opts.config);
+      }
       return (await import('./gate-action.js')).runGateCommand(ctx, opts);
     });
 }

@@ -3,6 +3,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
 import { parseLimit, parseSeeds, questionsOption, shardOption, splitOption } from '../options.js';
 import { LIMITS } from '../../config/limits.js';
+import { startSpareHosts } from '../../warehouse/sqlite/spare-hosts.js';
 
 /** Options of `replaygate score`. */
 export interface ScoreOptions {
@@ -44,8 +45,8 @@ export function registerScore(program: Command, ctx: CliContext): void {
         '  replaygate score --shard 2/4 --json out/score-2.json   # one CI job of four; then: replaygate merge out/score-*.json',
     )
     .action(async (opts: ScoreOptions) => {
-      // The config first: the SQLite hosts it calls for start while the command's code and the project load.
-      await (await import('../config-once.js')).startHostsFor(ctx, opts.config);
+      startSpareHosts(); // SQLite hosts start while the command's code and the project load;
+      await (await import('../config-once.js')).settleSpareHosts(ctx, opts.config); // the config then says whether to keep them
       return (await import('./score-action.js')).runScore(ctx, opts);
     });
 }

@@ -4,10 +4,12 @@
  * questions, so a command that will run SQL asks for spare hosts first thing
  * ({@link startSpareHosts}); the host pool then adopts them ({@link takeSpareHost}) instead of
  * forking its own, and their start-up has overlapped the parent's. Each is a Node start-up and
- * about 50 MB, so the CLI asks for them only when the project's config says a host will be used
- * ({@link usesSqliteHosts}: a SQLite database, `isolation: process`), right after reading the
- * config and before the command's code loads. A spare that no pool adopts waits idle, keeps
- * nothing alive and is killed when this process exits, like every host. Deliberately light.
+ * about 50 MB, so as soon as the project's config is read the CLI keeps them only when it says a
+ * host will be used ({@link usesSqliteHosts}: a SQLite database, `isolation: process`) and
+ * kills them otherwise ({@link releaseSpareHosts}). Forking before the config is read keeps the
+ * config's loading off a SQLite project's critical path (about 5% of a whole `score`). A spare
+ * that no pool adopts waits idle, keeps nothing alive and is killed when this process exits,
+ * like every host. Deliberately light.
  */
 import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -77,6 +79,14 @@ export function startSpareHosts(count = Math.max(1, availableParallelism() - 1))
     child.unref();
     child.channel?.unref();
     spares.push(spare);
+  }
+}
+
+/** Kills the spares that wait (none will be adopted: the config calls for no SQLite host). */
+export function releaseSpareHosts(): void {
+  for (let spare = spares.shift(); spare !== undefined; spare = spares.shift()) {
+    spare.child.off('message', spare.onMessage).off('exit', spare.onGone).off('error', spare.onGone);
+    spare.child.kill('SIGKILL');
   }
 }
 
