@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { appendFile, mkdir, open, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { isInside, realPathOf } from '../config/paths.js';
-import { jsonPieces } from '../report/json-text.js';
+import { jsonPieces, type JsonReplacer } from '../report/json-text.js';
 import { ConfigError } from '../util/errors.js';
 import type { CliContext } from './context.js';
 
@@ -48,12 +48,12 @@ export async function writeOutput(ctx: CliContext, path: string, text: string, m
 }
 
 /**
- * Writes `JSON.stringify(value, null, 2)` and a newline to a report file as {@link writeOutput}
+ * Writes `JSON.stringify(value, replacer, 2)` and a newline to a report file as {@link writeOutput}
  * does, piece by piece (`jsonPieces`): a large report is never one string in memory.
  * @throws ConfigError as {@link writeOutput}; TypeError as `JSON.stringify` (before the file is created)
  */
-export async function writeJsonOutput(ctx: CliContext, path: string, value: unknown): Promise<void> {
-  const pieces = jsonPieces(value);
+export async function writeJsonOutput(ctx: CliContext, path: string, value: unknown, replacer?: JsonReplacer): Promise<void> {
+  const pieces = jsonPieces(value, replacer);
   let next = pieces.next(); // a value JSON cannot hold at its top fails here, before the file is touched
   let failure: { readonly error: unknown } | undefined; // a bug (exit 3), not a file that cannot be written
   await writeChecked(ctx, path, async (file) => {

@@ -1,8 +1,5 @@
-import type { RunRecord } from '../scoring/types.js';
+import type { RunsByQuestion } from './runs-by-question.js';
 import type { AgentFailure } from './types.js';
-
-/** Runs of a side by question id, then seed. */
-type SideRuns = ReadonlyMap<string, { readonly bySeed: ReadonlyMap<number, RunRecord> }>;
 
 /**
  * A side's runs whose agent program failed (`RunRecord.failure`), grouped by cause, most runs
@@ -10,22 +7,22 @@ type SideRuns = ReadonlyMap<string, { readonly bySeed: ReadonlyMap<number, RunRe
  * one of its runs (then the failure is no difference between the sides).
  * @example agentFailures(base, candidate)[0] // { cause: "exited with code 1: ModuleNotFoundError: No module named 'x'", runs: [{ questionId: 'q1', seed: 0 }, …], inBothSides: false }
  */
-export function agentFailures(side: SideRuns, other: SideRuns): AgentFailure[] {
+export function agentFailures(side: RunsByQuestion, other: RunsByQuestion): AgentFailure[] {
   const groups = new Map<string, { runs: { questionId: string; seed: number }[]; detail: string | undefined }>();
-  for (const [questionId, question] of side) {
-    for (const run of question.bySeed.values()) {
+  side.ids.forEach((questionId, q) => {
+    for (const run of side.runsOf(q)) {
       if (run.outcome !== 'error' || run.failure === undefined) continue;
       const group = groups.get(run.failure) ?? { runs: [], detail: run.detail };
       group.runs.push({ questionId, seed: run.seed });
       groups.set(run.failure, group);
     }
-  }
+  });
   return [...groups.entries()]
     .map(([cause, g]) => ({
       cause,
       runs: g.runs,
       ...(g.detail !== undefined ? { detail: g.detail } : {}),
-      inBothSides: g.runs.every((r) => other.get(r.questionId)?.bySeed.get(r.seed)?.failure === cause),
+      inBothSides: g.runs.every((r) => other.runOf(r.questionId, r.seed)?.failure === cause),
     }))
     .sort((a, b) => b.runs.length - a.runs.length || (a.cause < b.cause ? -1 : a.cause > b.cause ? 1 : 0));
 }

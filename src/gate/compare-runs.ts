@@ -7,6 +7,7 @@ import { agentFailures } from './agent-failures.js';
 import { DEFAULT_GATE_RULES } from './rules.js';
 import type { Comparison, ExcludedQuestion, GateRules, MissingRun, MissingSeeds, QuestionComparison, SideQuestion, SideSummary } from './types.js';
 import { naturalIdOrder } from '../util/natural-order.js';
+import { RunsByQuestion } from './runs-by-question.js';
 import { seedOutcome } from './seed-outcome.js';
 
 /** Options of {@link compareRuns}. */
@@ -18,15 +19,10 @@ export interface CompareOptions {
 /** Tolerance for comparing shares such as 4/5 with thresholds such as 0.8 written in YAML. */
 const SHARE_EPSILON = 1e-9;
 
-interface IndexedQuestion {
-  readonly kind: RunRecord['kind'];
-  readonly db: string | undefined;
-  readonly bySeed: Map<number, RunRecord>;
-}
-
 interface IndexedSide {
   readonly name: 'base' | 'candidate';
-  readonly questions: Map<string, IndexedQuestion>;
+  /** The runs of the selected seeds, by question. */
+  readonly questions: RunsByQuestion;
   /** Questions that had runs, but none with a selected seed. */
   readonly filteredOut: string[];
   readonly agents: string[];
@@ -36,34 +32,27 @@ interface IndexedSide {
 }
 
 function indexSide(name: 'base' | 'candidate', runs: readonly RunRecord[], seeds: readonly number[] | undefined): IndexedSide {
-  const questions = new Map<string, IndexedQuestion>();
-  const seen = new Set<string>();
+  const wanted = seeds === undefined ? undefined : new Set(seeds);
+  const questions = new RunsByQuestion(runs, wanted === undefined ? undefined : (run) => wanted.has(run.seed));
+  const repeated = questions.firstRepeatedSeed();
+  if (repeated !== undefined) {
+    throw new DataError(
+      `${name} has two runs of question ${repeated.questionId} with seed ${repeated.seed}; a side must hold one run per question and seed ` +
+        '(to compare two replays of the same seed, use the determinism check instead)',
+    );
+  }
   const agents = new Set<string>();
   const recordings = new Set<string>();
   const seedSet = new Set<number>();
-  const wanted = seeds === undefined ? undefined : new Set(seeds);
   let count = 0;
   for (const run of runs) {
-    seen.add(run.questionId);
     if (wanted !== undefined && !wanted.has(run.seed)) continue;
-    let question = questions.get(run.questionId);
-    if (question === undefined) {
-      question = { kind: run.kind, db: run.db, bySeed: new Map() };
-      questions.set(run.questionId, question);
-    }
-    if (question.bySeed.has(run.seed)) {
-      throw new DataError(
-        `${name} has two runs of question ${run.questionId} with seed ${run.seed}; a side must hold one run per question and seed ` +
-          '(to compare two replays of the same seed, use the determinism check instead)',
-      );
-    }
-    question.bySeed.set(run.seed, run);
     agents.add(run.agent);
     recordings.add(run.recording);
     seedSet.add(run.seed);
     count += 1;
   }
-  const filteredOut = [...seen].filter((id) => !questions.has(id));
+  const filteredOut = wanted === undefined ? [] : [...new Set(runs.map((r) => r.questionId))].filter((id) => !questions.has(id));
   return {
     name,
     questions,
@@ -75,8 +64,9 @@ function indexSide(name: 'base' | 'candidate', runs: readonly RunRecord[], seeds
   };
 }
 
-function sideQuestion(question: IndexedQuestion, order: ReadonlyMap<number, number>): SideQuestion {
-  const outcomes = [...question.bySeed.values()]
+function sideQuestion(side: IndexedSide, q: number, order: ReadonlyMap<number, number>): SideQuestion {
+  const outcomes = side.questions
+    .runsOf(q)
     .sort((a, b) => (order.get(a.seed) ?? 0) - (order.get(b.seed) ?? 0))
     .map((run) => seedOutcome(run.seed, run.outcome));
   const correct = outcomes.filter((o) => o.outcome === 'correct').length;
@@ -85,21 +75,21 @@ function sideQuestion(question: IndexedQuestion, order: ReadonlyMap<number, numb
 
 function missingRecordings(side: IndexedSide): MissingRun[] {
   const missing: MissingRun[] = [];
-  for (const [questionId, question] of side.questions) {
-    for (const run of question.bySeed.values()) {
+  side.questions.ids.forEach((questionId, q) => {
+    for (const run of side.questions.runsOf(q)) {
       if (run.outcome !== 'missing_recording') continue;
       missing.push(run.detail === undefined ? { questionId, seed: run.seed } : { questionId, seed: run.seed, detail: run.detail });
     }
-  }
+  });
   return missing;
 }
 
 function missingSeeds(side: IndexedSide): MissingSeeds[] {
   const result: MissingSeeds[] = [];
-  for (const [questionId, question] of side.questions) {
-    const absent = side.seeds.filter((seed) => !question.bySeed.has(seed));
+  side.questions.ids.forEach((questionId, q) => {
+    const absent = side.questions.absentSeeds(q, side.seeds);
     if (absent.length > 0) result.push({ questionId, seeds: absent });
-  }
+  });
   for (const questionId of side.filteredOut) result.push({ questionId, seeds: side.seeds });
   return result;
 }
@@ -112,7 +102,7 @@ function summary(side: IndexedSide, other: IndexedSide, paired: readonly Questio
     seeds: side.seeds,
     runs: side.runs,
     questions: side.questions.size,
-    unpaired: [...side.questions.keys()].filter((id) => !other.questions.has(id)),
+    unpaired: side.questions.ids.filter((id) => !other.questions.has(id)),
     missingSeeds: missingSeeds(side),
     missingRecordings: missingRecordings(side),
     runsPerQuestion: { min: counts.length === 0 ? 0 : counts.reduce((m, v) => Math.min(m, v), Infinity), max: counts.reduce((m, v) => Math.max(m, v), 0) },
@@ -162,12 +152,12 @@ export function compareRuns(
   const b = indexSide('base', base, options.seeds);
   const c = indexSide('candidate', candidate, options.seeds);
   // Natural id order (q-2 before q-10): the lists the gate prints (stable breaks, fixed, broken) read in id order.
-  const pairedIds = [...b.questions.keys()].filter((id) => c.questions.has(id)).sort(naturalIdOrder);
+  const pairedIds = b.questions.ids.filter((id) => c.questions.has(id)).sort(naturalIdOrder);
   if (pairedIds.length === 0) {
     const seedNote = options.seeds === undefined ? '' : ` with seeds ${options.seeds.join(', ')}`;
     throw new DataError(
-      `base and candidate have no question in common${seedNote}: base covers ${b.questions.size} (${examples(b.questions.keys())}), ` +
-        `candidate covers ${c.questions.size} (${examples(c.questions.keys())}). Score both on the same golden questions.`,
+      `base and candidate have no question in common${seedNote}: base covers ${b.questions.size} (${examples(b.questions.ids)}), ` +
+        `candidate covers ${c.questions.size} (${examples(c.questions.ids)}). Score both on the same golden questions.`,
     );
   }
   // Per-seed outcomes follow the seed order (the `seeds` option, else first appearance in the
@@ -176,16 +166,19 @@ export function compareRuns(
   for (const seed of [...b.seeds, ...c.seeds]) if (!seedOrder.has(seed)) seedOrder.set(seed, seedOrder.size);
   const excluded: ExcludedQuestion[] = [];
   const compared: QuestionComparison[] = pairedIds.map((questionId) => {
-    const bq = b.questions.get(questionId) as IndexedQuestion;
-    const cq = c.questions.get(questionId) as IndexedQuestion;
+    const bIndex = b.questions.indexOf(questionId) as number;
+    const cIndex = c.questions.indexOf(questionId) as number;
+    // A question's kind and database as its side's first run of it has them.
+    const bq = b.questions.firstOf(bIndex);
+    const cq = c.questions.firstOf(cIndex);
     if (bq.kind !== cq.kind || bq.db !== cq.db) {
       throw new DataError(
         `question ${questionId} is kind ${bq.kind}${bq.db === undefined ? '' : ` on ${bq.db}`} in base but kind ${cq.kind}` +
           `${cq.db === undefined ? '' : ` on ${cq.db}`} in candidate: the two sides were scored on different golden sets; score both on the same one`,
       );
     }
-    const bs = sideQuestion(bq, seedOrder);
-    const cs = sideQuestion(cq, seedOrder);
+    const bs = sideQuestion(b, bIndex, seedOrder);
+    const cs = sideQuestion(c, cIndex, seedOrder);
     const difference = cs.share - bs.share;
     const movement = difference > 0 ? 'fixed' : difference < 0 ? 'broken' : 'unchanged';
     // A run with no recording is not an answer: the question leaves the statistics (below) and

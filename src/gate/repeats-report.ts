@@ -1,6 +1,7 @@
 import type { RunRecord } from '../scoring/types.js';
 import { DataError } from '../util/errors.js';
 import type { MissingSeeds, SeedOutcome } from './types.js';
+import { RunsByQuestion } from './runs-by-question.js';
 import { seedOutcome } from './seed-outcome.js';
 
 /** Correct runs under one seed. */
@@ -51,37 +52,36 @@ export interface RepeatsReport {
  */
 export function repeatsReport(runs: readonly RunRecord[]): RepeatsReport {
   if (runs.length === 0) throw new DataError('repeats: no runs to report on');
-  const byQuestion = new Map<string, Map<number, RunRecord>>();
+  const byQuestion = new RunsByQuestion(runs);
+  const repeated = byQuestion.firstRepeatedSeed();
+  if (repeated !== undefined) {
+    throw new DataError(`two runs of question ${repeated.questionId} with seed ${repeated.seed}; use the determinism check to compare replays of one seed`);
+  }
   const agents = new Set<string>();
+  // Correct and all runs per seed, seeds in order of first appearance.
+  const bySeed = new Map<number, { seed: number; correct: number; runs: number }>();
   for (const run of runs) {
     agents.add(run.agent);
-    let bySeed = byQuestion.get(run.questionId);
-    if (bySeed === undefined) {
-      bySeed = new Map();
-      byQuestion.set(run.questionId, bySeed);
-    }
-    if (bySeed.has(run.seed)) {
-      throw new DataError(
-        `two runs of question ${run.questionId} with seed ${run.seed}; use the determinism check to compare replays of one seed`,
-      );
-    }
-    bySeed.set(run.seed, run);
+    let score = bySeed.get(run.seed);
+    if (score === undefined) bySeed.set(run.seed, (score = { seed: run.seed, correct: 0, runs: 0 }));
+    score.runs += 1;
+    if (run.outcome === 'correct') score.correct += 1;
   }
-  const seeds = [...new Set(runs.map((r) => r.seed))];
+  const seeds = [...bySeed.keys()];
   const order = new Map(seeds.map((seed, i) => [seed, i]));
-  const perSeed = seeds.map((seed) => {
-    const ofSeed = runs.filter((r) => r.seed === seed);
-    return { seed, correct: ofSeed.filter((r) => r.outcome === 'correct').length, runs: ofSeed.length };
-  });
-  const perQuestion: QuestionRepeats[] = [...byQuestion].map(([questionId, bySeed]) => {
-    const outcomes = [...bySeed.values()].sort((a, b) => (order.get(a.seed) ?? 0) - (order.get(b.seed) ?? 0)).map((r) => seedOutcome(r.seed, r.outcome));
+  const perSeed = [...bySeed.values()];
+  const perQuestion: QuestionRepeats[] = byQuestion.ids.map((questionId, q) => {
+    const outcomes = byQuestion
+      .runsOf(q)
+      .sort((a, b) => (order.get(a.seed) ?? 0) - (order.get(b.seed) ?? 0))
+      .map((r) => seedOutcome(r.seed, r.outcome));
     return { questionId, correct: outcomes.filter((o) => o.outcome === 'correct').length, runs: outcomes.length, outcomes };
   });
   const missingSeeds: MissingSeeds[] = [];
-  for (const [questionId, bySeed] of byQuestion) {
-    const absent = seeds.filter((s) => !bySeed.has(s));
+  byQuestion.ids.forEach((questionId, q) => {
+    const absent = byQuestion.absentSeeds(q, seeds);
     if (absent.length > 0) missingSeeds.push({ questionId, seeds: absent });
-  }
+  });
   const totals = perSeed.map((s) => s.correct);
   return {
     label: [...agents].join('+'),

@@ -41,8 +41,8 @@ interface CallsFile {
   loaded: boolean;
   /** Every key of the file recomputed (else each on first use). */
   keysChecked: boolean;
-  /** Its calls, in file order. */
-  readonly entries: Entry[];
+  /** Its calls, in file order (a list of exactly their number once the file is read). */
+  entries: Entry[];
   /** By key, made when the file holds more than {@link SCAN_ENTRIES} calls (a few are found faster, and kept smaller, by a scan). */
   byKey?: Map<string, Entry[]>;
 }
@@ -427,6 +427,8 @@ export class Recording {
         for (const e of file.entries) addByKey(file.byKey, e);
       }
     }
+    // A list grown by push keeps room for 17 calls or more; a question's file holds a few (10,000 files: over 1 MB).
+    file.entries = file.entries.slice();
     file.loaded = true;
     file.keysChecked = keys;
   }

@@ -1,12 +1,13 @@
 /**
- * The text of `JSON.stringify(value, null, 2)` in pieces, so that a large report (the gate of
+ * The text of `JSON.stringify(value, replacer, 2)` in pieces, so that a large report (the gate of
  * 10,000 questions × 5 seeds × 2 sides writes 12 MB) goes to its file piece by piece instead of
  * as one string built whole, then copied once more with its final newline, then once more as
  * the file's bytes.
  *
- * Byte for byte the same text as `JSON.stringify(value, null, 2)`: plain objects and arrays down
- * to {@link SPLIT_DEPTH} levels are written member by member with the same rules (a `toJSON`
- * method is called with the member's key; undefined, functions and symbols are left out of
+ * Byte for byte the same text as `JSON.stringify(value, replacer, 2)`: plain objects and arrays
+ * down to {@link SPLIT_DEPTH} levels are written member by member with the same rules (a `toJSON`
+ * method is called with the member's key, then the replacer with the holder as `this` and the
+ * member's key; undefined, functions and symbols are left out of
  * objects and become `null` in arrays; empty ones are `{}` and `[]`); everything below that
  * depth, and every value that is not a plain object or array, is `JSON.stringify`'s own text
  * with its lines indented to where it sits (JSON text never holds a raw newline inside a string,
@@ -19,15 +20,20 @@ const SPLIT_DEPTH = 3;
 /** Characters gathered before a piece is handed on. */
 const PIECE_CHARS = 1 << 16;
 
+/** A `JSON.stringify` replacer function: called with each member's holder as `this`, after `toJSON`. */
+export type JsonReplacer = (this: unknown, key: string, value: unknown) => unknown;
+
 /**
- * The pieces of `JSON.stringify(value, null, 2)` (undefined for a value it gives undefined for,
- * e.g. a function), each about {@link PIECE_CHARS} characters.
- * @throws TypeError as `JSON.stringify` (a bigint, a cycle)
+ * The pieces of `JSON.stringify(value, replacer, 2)` (nothing for a value it gives undefined
+ * for, e.g. a function), each about {@link PIECE_CHARS} characters.
+ * @param replacer - as `JSON.stringify`'s replacer function (e.g. bigints written as strings)
+ * @throws TypeError as `JSON.stringify` (a bigint without a replacer for it, a cycle)
  * @example [...jsonPieces({ a: [1, 2] })].join('') === JSON.stringify({ a: [1, 2] }, null, 2)
  */
-export function* jsonPieces(value: unknown): Generator<string> {
+export function* jsonPieces(value: unknown, replacer?: JsonReplacer): Generator<string> {
   let piece = '';
-  for (const text of member(resolved(value, ''), 0)) {
+  const root = { '': value };
+  for (const text of member(replaced(replacer, root, '', resolved(value, '')), 0, replacer)) {
     piece += text;
     if (piece.length >= PIECE_CHARS) {
       yield piece;
@@ -35,6 +41,32 @@ export function* jsonPieces(value: unknown): Generator<string> {
     }
   }
   if (piece !== '') yield piece;
+}
+
+/** The value after the replacer (called with its holder as `this`), as `JSON.stringify` sees it. */
+function replaced(replacer: JsonReplacer | undefined, holder: unknown, key: string, value: unknown): unknown {
+  return replacer === undefined ? value : replacer.call(holder, key, value);
+}
+
+/**
+ * `JSON.stringify(value, replacer, 2)` of a value the replacer was already called on (with its
+ * own key): the replacer is not called again for it (`JSON.stringify` first calls it with the
+ * key '' of a holder of its own), only for what it holds.
+ */
+function stringifyReplaced(value: unknown, replacer: JsonReplacer | undefined): string | undefined {
+  if (replacer === undefined) return JSON.stringify(value, null, 2) as string | undefined;
+  let top = true;
+  return JSON.stringify(
+    value,
+    function (this: unknown, key: string, v: unknown) {
+      if (top) {
+        top = false;
+        return v;
+      }
+      return replacer.call(this, key, v);
+    },
+    2,
+  ) as string | undefined;
 }
 
 /** The value after `toJSON`, as `JSON.stringify` sees it. */
@@ -56,10 +88,10 @@ function isSkipped(value: unknown): boolean {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol';
 }
 
-/** The text of one value (after `toJSON`) at `depth` (its first line not indented), in pieces. */
-function* member(value: unknown, depth: number): Generator<string> {
+/** The text of one value (after `toJSON` and the replacer) at `depth` (its first line not indented), in pieces. */
+function* member(value: unknown, depth: number, replacer: JsonReplacer | undefined): Generator<string> {
   if (depth >= SPLIT_DEPTH || !(Array.isArray(value) || isPlainObject(value))) {
-    const text = JSON.stringify(value, null, 2) as string | undefined;
+    const text = stringifyReplaced(value, replacer);
     if (text === undefined) return;
     yield depth === 0 || !text.includes('\n') ? text : text.replace(/\n/g, `\n${'  '.repeat(depth)}`);
     return;
@@ -72,20 +104,20 @@ function* member(value: unknown, depth: number): Generator<string> {
     }
     for (let i = 0; i < value.length; i++) {
       yield i === 0 ? `[${inner}` : `,${inner}`;
-      const item = resolved(value[i], String(i));
+      const item = replaced(replacer, value, String(i), resolved(value[i], String(i)));
       if (isSkipped(item)) yield 'null';
-      else yield* member(item, depth + 1);
+      else yield* member(item, depth + 1, replacer);
     }
     yield `\n${'  '.repeat(depth)}]`;
     return;
   }
   let first = true;
   for (const k of Object.keys(value)) {
-    const item = resolved(value[k], k);
+    const item = replaced(replacer, value, k, resolved(value[k], k));
     if (isSkipped(item)) continue;
     yield `${first ? '{' : ','}${inner}${JSON.stringify(k)}: `;
     first = false;
-    yield* member(item, depth + 1);
+    yield* member(item, depth + 1, replacer);
   }
   yield first ? '{}' : `\n${'  '.repeat(depth)}}`;
 }

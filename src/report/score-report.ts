@@ -66,7 +66,7 @@ export function mergeScoreReports(reports: readonly ScoreReport[]): ScoreReport 
   });
 }
 
-/** JSON text of a report: bigint written as a decimal string, 2-space indent. */
-export function reportJson(report: unknown): string {
-  return `${JSON.stringify(report, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`;
+/** The `JSON.stringify` replacer of a score report's JSON: a bigint (a warehouse value) written as its decimal string. */
+export function bigintAsText(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
 }

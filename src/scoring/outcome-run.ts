@@ -103,23 +103,24 @@ export function outcomeRun(of: RunQuestion, seed: number, outcome: Outcome, usag
   return run as unknown as RunRecord;
 }
 
-/** What a question's runs by one agent share, one object per (question, agent, recording) asked for. */
-const shared = new WeakMap<object, Map<string, Map<string, RunQuestion>>>();
+/**
+ * What a question's runs by one agent share, one object per (question, agent, recording) asked
+ * for: a short list per golden question (one entry per agent and recording, found by a scan),
+ * not maps — 10,000 questions with a map of agents, each holding a map of recordings, were
+ * 30,000 maps (about 5 MB) kept to the end of the gate.
+ */
+const shared = new WeakMap<object, readonly RunQuestion[]>();
 
 /**
  * The {@link RunQuestion} of `question`'s runs by `of.agent` from `of.recording` (a copy of those
  * fields of `of`, made on first request), the same object for every seed (`question`: the golden question object, which names it for as long as it lives).
  */
 export function runQuestionOf(question: object, of: RunQuestion): RunQuestion {
-  let byAgent = shared.get(question);
-  if (byAgent === undefined) shared.set(question, (byAgent = new Map()));
-  let byRecording = byAgent.get(of.agent);
-  if (byRecording === undefined) byAgent.set(of.agent, (byRecording = new Map()));
-  let value = byRecording.get(of.recording);
-  if (value === undefined) {
-    const { agent, recording, questionId, split, kind, db } = of; // `of` may hold more (a run's base): keep only these
-    value = db === undefined ? { agent, recording, questionId, split, kind } : { agent, recording, questionId, split, kind, db };
-    byRecording.set(recording, value);
-  }
+  const known = shared.get(question) ?? [];
+  const found = known.find((q) => q.agent === of.agent && q.recording === of.recording);
+  if (found !== undefined) return found;
+  const { agent, recording, questionId, split, kind, db } = of; // `of` may hold more (a run's base): keep only these
+  const value: RunQuestion = db === undefined ? { agent, recording, questionId, split, kind } : { agent, recording, questionId, split, kind, db };
+  shared.set(question, [...known, value]); // a new list of exactly its length (no spare room a push would leave)
   return value;
 }

@@ -75,7 +75,10 @@ export async function configFingerprint(config: ProjectConfig, golden: readonly 
     if (relFile === undefined) sources.set(file, (relFile = rel(file)));
     return relFile + source.slice(file.length);
   };
-  const questions = golden.map((q) => ({ ...q, source: relSource(q.source) }));
+  // `sha256:` of JSON.stringify(questions) hashed question by question: the same bytes, never
+  // one string of them all (10,000 questions are megabytes of JSON).
+  const questions = createHash('sha256').update('[');
+  golden.forEach((q, i) => questions.update(`${i === 0 ? '' : ','}${JSON.stringify({ ...q, source: relSource(q.source) }, jsonSafe)}`));
   const document = {
     v: 1,
     tool: TOOL_NAME,
@@ -87,7 +90,7 @@ export async function configFingerprint(config: ProjectConfig, golden: readonly 
       timeoutMs: config.warehouse.timeoutMs,
       databases: [...config.warehouse.databases].map(([name, db]) => [name, 'file' in db ? { ...db, file: rel(db.file), declaredAt: null } : { ...db, declaredAt: null }]),
     },
-    golden: sha256(JSON.stringify(questions, jsonSafe)),
+    golden: `sha256:${questions.update(']').digest('hex')}`,
     semantic,
     agents,
     selection: { split: input.selection.split ?? null, questions: input.selection.questions === undefined ? null : [...input.selection.questions].sort() },

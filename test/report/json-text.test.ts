@@ -37,6 +37,29 @@ describe('jsonPieces', () => {
     expect(text(() => 1)).toBeUndefined();
   });
 
+  it('gives the text of JSON.stringify(value, replacer, 2): the replacer called once per member, with its holder and key, after toJSON', () => {
+    const log = (calls: string[]) =>
+      function (this: unknown, key: string, v: unknown): unknown {
+        calls.push(`${Array.isArray(this) ? 'array' : typeof this}:${key}`);
+        if (typeof v === 'bigint') return v.toString();
+        if (key === 'drop') return undefined;
+        if (v === 'swap') return { swapped: [1, 2n] };
+        return v;
+      };
+    const values: unknown[] = [
+      1n,
+      { runs: [{ preview: { rows: [[1n, 'a'], [2n, null]] }, drop: 1, keep: 'swap' }], deep: { deeper: { deepest: { big: 3n, list: [4n] } } } },
+      { at: { toJSON: (key: string) => `${key}!` }, when: new Date(Date.UTC(2026, 0, 2)) },
+      [1n, 'swap', { drop: 2 }],
+    ];
+    for (const value of values) {
+      const ours: string[] = [];
+      const theirs: string[] = [];
+      expect([...jsonPieces(value, log(ours))].join('')).toBe(JSON.stringify(value, log(theirs), 2));
+      expect(ours).toEqual(theirs);
+    }
+  });
+
   it('hands the text on in pieces of bounded size', () => {
     const report = { questions: Array.from({ length: 20_000 }, (_, i) => ({ questionId: `syn-${i}`, outcomes: [{ seed: 0, outcome: 'correct' }] })) };
     const pieces = [...jsonPieces(report)];

@@ -2,6 +2,7 @@ import { relative, resolve } from 'node:path';
 import { checkShards, type CheckedShards, type ShardedReport } from '../../shard/check-shards.js';
 import { CLI_REPORT_SHAPES, readShardReport } from '../../shard/report-shape.js';
 import { DataError } from '../../util/errors.js';
+import { boundHeapGrowth } from '../../util/heap-growth.js';
 import type { CliContext } from '../context.js';
 import type { MergeOptions } from './merge.js';
 import type { ConfidenceShardPayload } from '../../shard/confidence-shards.js';
@@ -15,8 +16,12 @@ async function readReport(ctx: CliContext, file: string): Promise<ShardedReport>
  * Only the merged kind's code is loaded (a merge job does nothing else: its start-up is most of its time).
  */
 export async function runMerge(ctx: CliContext, files: readonly string[], opts: MergeOptions): Promise<void> {
+  // Every run of every shard stays alive until the merged report is written, as in the gate.
+  boundHeapGrowth();
   const labels = files.map((f) => relative(ctx.cwd, resolve(ctx.cwd, f)) || f);
-  const reports = await Promise.all(labels.map((file) => readReport(ctx, file)));
+  // One after the other: the text of one report at a time (a shard of a large gate is megabytes), not all at once.
+  const reports: ShardedReport[] = [];
+  for (const file of labels) reports.push(await readReport(ctx, file));
   const set = checkShards(reports, labels) as CheckedShards<never>;
   switch (set.reports[0]?.['kind' as never] as string | undefined) {
     case 'score': {

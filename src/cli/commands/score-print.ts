@@ -3,11 +3,11 @@
 import { erroredRuns } from '../../agent/command-failure.js';
 import { rerecordCommands } from '../../gate/rerecord.js';
 import { scoreMarkdown } from '../../report/score-markdown.js';
-import { reportJson } from '../../report/score-report.js';
+import { bigintAsText } from '../../report/score-report.js';
 import { scoreText } from '../../report/score-text.js';
 import type { ScoreReportJson } from '../../shard/score-shards.js';
 import { EXIT, type CliContext } from '../context.js';
-import { writeOutput } from '../output.js';
+import { writeJsonOutput, writeOutput } from '../output.js';
 
 /**
  * Prints a score report (scorecards, ambiguous golden questions, the questions not answered
@@ -24,7 +24,7 @@ export async function printScoreReport(
     ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions; combine the shards' --json reports with replaygate merge\n\n`);
   }
   ctx.stdout(scoreText(report));
-  if (opts.json) await writeOutput(ctx, opts.json, reportJson(report));
+  if (opts.json) await writeJsonOutput(ctx, opts.json, report, bigintAsText);
   if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
   const errors = erroredRuns(report.runs);
   if (errors !== '') ctx.stderr(`\n${errors}`);
