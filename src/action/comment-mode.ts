@@ -12,7 +12,8 @@
  * changed (asked of the API).
  */
 import { readFileSync, statSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { makeNamedFolder } from '../util/make-folder.js';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { fitComment } from '../report/fit-comment.js';
@@ -281,7 +282,7 @@ export async function commentFromReport(ctx: CommentModeContext): Promise<{ resu
 
   const full = renderPullRequest(view, { marker, full: true });
   const dir = join(ctx.env['RUNNER_TEMP'] || tmpdir(), 'replaygate', 'comment');
-  await mkdir(dir, { recursive: true });
+  await makeNamedFolder(dir, 'the comment folder (under RUNNER_TEMP)');
   const markdownPath = join(dir, 'report.md');
   await writeFile(markdownPath, `${full.head}\n\n${full.body}\n`);
   await ctx.writeSummary(`${full.head}\n\n${full.body}`);

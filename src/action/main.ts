@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { makeNamedFolder } from '../util/make-folder.js';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as core from '@actions/core';
@@ -382,7 +383,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
 
     // Keyed by the command input too: gate, score and check steps on one config keep their own report.
     const reportDir = join(env['RUNNER_TEMP'] || tmpdir(), 'replaygate', slug(`${shownCommand}-${configLabel}`));
-    await mkdir(reportDir, { recursive: true });
+    await makeNamedFolder(reportDir, 'the report folder (under RUNNER_TEMP)');
     const reportPath = join(reportDir, 'report.json');
     const markdownPath = join(reportDir, 'report.md');
     const envelope: ActionReportEnvelope = {

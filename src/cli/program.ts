@@ -109,6 +109,11 @@ export async function buildProgram(ctx: CliContext, argv?: readonly string[]): P
       program.command(entry.name).summary(entry.summary).allowUnknownOption().helpOption(false);
     }
   }
+  // Every report path and output folder is checked before the work, so a wrong one ends in a second.
+  program.hook('preAction', async (_program, action) => {
+    const output = await import('./output.js');
+    if (output.hasOutputOption(action)) await output.checkOutputOptions(ctx, action);
+  });
   program.addHelpText(
     'after',
     '\nExit codes: 0 passed, 1 gate failed (or a run had no recording), 2 usage or input error, 3 internal error.\n' +

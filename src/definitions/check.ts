@@ -167,10 +167,20 @@ export function checkDefinitions(
         else if (maybe !== undefined) cannot.push(`'${maybe.written}' may be ${name(c)} (or ${maybe.candidates.filter((x) => x !== k).join(', ')})`);
         else if (opaque !== undefined && reads.tables.size > 0) cannot.push(`the answer's SQL may read ${name(c)}: ${opaque}`);
       }
-      if (d.requiredFilter.length > 0 && !d.requiredFilter.some((c) => reads.filterColumns.has(key(c)))) {
+      if (d.requiredFilter.length > 0) {
         const what = d.requiredFilter.map(name).join(' or ');
-        if (opaque !== undefined) cannot.push(`no filter of the answer's SQL visibly uses ${what}: ${opaque}`);
-        else broken.push(`no filter of the answer's SQL uses ${what}`);
+        // Kept only when, for one of the columns, every query that reads its table restricts every row by it.
+        const held = d.requiredFilter.some((c) => {
+          const readings = reads.rowFilters.filter((r) => r.table === c.table.toLowerCase());
+          return readings.length > 0 && readings.every((r) => r.restricted.has(key(c)));
+        });
+        if (!held) {
+          const somewhere = d.requiredFilter.some((c) => reads.filterColumns.has(key(c)));
+          if (opaque !== undefined) cannot.push(`no filter of the answer's SQL visibly uses ${what}: ${opaque}`);
+          else if (!somewhere) broken.push(`no filter of the answer's SQL uses ${what}`);
+          else if (conditionalOnly(d.requiredFilter.map(key), reads)) cannot.push(`${what} is filtered on only inside a conditional aggregate (CASE WHEN, IIF, FILTER), which restricts what that aggregate counts, not every row returned`);
+          else broken.push(`the filter on ${what} does not hold for every row: it must be a condition joined by AND at the top of the WHERE (or an inner JOIN's ON) of every query that reads ${[...new Set(d.requiredFilter.map((c) => c.table))].join(' or ')}, not under OR, NOT or CASE, nor only in HAVING`);
+        }
       }
     }
     if (d.requiredMetric !== undefined && subject.metrics?.includes(d.requiredMetric) !== true) {
@@ -242,4 +252,13 @@ function signFinding(sign: NonNullable<Definition['sign']>, result: QueryResultS
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Whether the columns are filtered on only by conditional aggregates: none in a WHERE, ON or
+ * HAVING of any query (the statement's filters with the conditions of CASE / IIF / FILTER left
+ * out do not use them).
+ */
+function conditionalOnly(keys: readonly string[], reads: StatementReads): boolean {
+  return keys.every((k) => !reads.clauseFilterColumns.has(k));
 }

@@ -44,7 +44,7 @@ const EFFECTS: readonly DefinitionEffect[] = ['veto', 'cap'];
  *     effect: veto                        # or cap
  *     must_read: {tables: [InvoiceLine], columns: [InvoiceLine.Quantity]}
  *     must_not_read: {columns: [Invoice.Total]}
- *     required_filter: [Invoice.InvoiceDate]   # some filter (WHERE, ON, HAVING) uses one of these
+ *     required_filter: [Invoice.InvoiceDate]   # a top-level AND condition of the WHERE (or inner JOIN ON) of every query reading Invoice
  *     required_metric: tracks_sold             # the trace queries this metric
  *     sign: {column: 1, rule: non-negative}    # a returned column (1-based position or name)
  * ```

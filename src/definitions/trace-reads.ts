@@ -17,6 +17,19 @@ export interface StatementReads {
    * conditional aggregate `SUM(CASE WHEN year = 2023 THEN x END)` filters on the year).
    */
   readonly filterColumns: ReadonlySet<string>;
+  /**
+   * Every reading of a warehouse table by a query of the statement (the top query, a subquery,
+   * a CTE's or view's body, a UNION branch), with the columns that query provably restricts
+   * every row by (`table.column`, lower-cased): a column inside a top-level conjunct (joined by
+   * AND) of its WHERE, or of an inner JOIN's ON (a LEFT JOIN's ON restricts only the joined
+   * table, a RIGHT JOIN's only the tables before it), as an operand of a comparison (`=`, `<`,
+   * IN, BETWEEN, LIKE, IS, …), directly or through a function (`strftime('%Y', d) = '2023'`),
+   * never under OR, NOT, CASE or IIF, and not on both sides (`d = d`). A HAVING or a conditional
+   * aggregate restricts groups or what one aggregate counts, not the rows.
+   */
+  /** {@link filterColumns} used in a WHERE, ON, USING, HAVING or QUALIFY (not only in a conditional aggregate of a select list). */
+  readonly clauseFilterColumns: ReadonlySet<string>;
+  readonly rowFilters: readonly { readonly table: string; readonly restricted: ReadonlySet<string> }[];
   /** Column references that could not be resolved to one warehouse column (unknown or ambiguous), as written. */
   readonly unresolved: readonly string[];
   /**
@@ -43,6 +56,8 @@ interface Scope {
 }
 
 const FILTER_KEYS = new Set(['where', 'having', 'on', 'qualify']);
+/** Operators of a predicate that restricts rows by its operands' values. */
+const COMPARISONS = new Set(['=', '==', '!=', '<>', '<', '>', '<=', '>=', 'IN', 'NOT IN', 'BETWEEN', 'NOT BETWEEN', 'LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE', 'GLOB', 'IS', 'IS NOT', 'REGEXP', '~', '~*', 'SIMILAR TO']);
 /** Functions whose first argument is a condition: `IIF(cond, a, b)` (SQLite), `IF(cond, a, b)`. */
 const CONDITION_FUNCTIONS = new Set(['iif', 'if']);
 /** Functions that select columns by a pattern decided at run time (DuckDB `COLUMNS(…)`, `*COLUMNS(…)`). */
@@ -82,6 +97,12 @@ export function statementReads(
   const unresolved: string[] = [];
   const ambiguous: { written: string; candidates: string[] }[] = [];
   const opaque: string[] = [];
+  const rowFilters: { table: string; restricted: Set<string> }[] = [];
+  const clauseFilterColumns = new Set<string>();
+  /** How many WHERE / ON / HAVING / QUALIFY clauses the visit is inside. */
+  let inClause = 0;
+  /** While set, columnRef adds the keys it resolves here (the restricting-column analysis). */
+  let capture: Set<string> | undefined;
   const expandedViews = new Set<string>();
   let ctes = new Set<string>();
 
@@ -150,6 +171,7 @@ export function statementReads(
       if (key === 'from') {
         for (const entry of from) {
           if (!isNode(entry)) continue;
+          inClause += 1;
           if (entry['on'] != null) visitExpr(entry['on'], scope, true, depth);
           if (Array.isArray(entry['using'])) {
             for (const u of entry['using'] as unknown[]) {
@@ -157,13 +179,67 @@ export function statementReads(
               if (column !== undefined) usingColumn(column.toLowerCase(), scope);
             }
           }
+          inClause -= 1;
         }
         continue;
       }
+      if (FILTER_KEYS.has(key)) inClause += 1;
       visitExpr(value, scope, FILTER_KEYS.has(key), depth, key === 'orderby');
+      if (FILTER_KEYS.has(key)) inClause -= 1;
     }
+    recordRowFilters(select, from, scope);
     const next = select['_next'];
     if (isNode(next) && next['type'] === 'select') visitSelect(next, parent, depth);
+  };
+
+  /** The warehouse columns a conjunct restricts every row by (see {@link StatementReads.rowFilters}). */
+  const restrictedBy = (conjunct: unknown, scope: Scope): Set<string> => {
+    const out = new Set<string>();
+    if (!isNode(conjunct) || conjunct['type'] !== 'binary_expr' || !COMPARISONS.has(String(conjunct['operator']).toUpperCase())) return out;
+    const sides = [conjunct['left'], conjunct['right']].map((side) => {
+      const keys = new Set<string>();
+      const walk = (v: unknown): void => {
+        if (Array.isArray(v)) return v.forEach(walk);
+        if (!isNode(v) || selectOf(v) !== undefined) return;
+        if (v['type'] === 'column_ref') {
+          const saved = [unresolved.length, ambiguous.length] as const;
+          capture = keys;
+          columnRef(v, scope, false, false);
+          capture = undefined;
+          unresolved.length = saved[0];
+          ambiguous.length = saved[1];
+          return;
+        }
+        // a condition inside (CASE, IIF, a nested comparison or boolean) can make the predicate true for every row
+        if (v['type'] === 'case' || v['type'] === 'when' || v['type'] === 'binary_expr' && !['+', '-', '*', '/', '%', '||'].includes(String(v['operator'])) || v['type'] === 'unary_expr') return;
+        if (v['type'] === 'function' && CONDITION_FUNCTIONS.has(functionName(v)?.toLowerCase() ?? '')) return;
+        for (const x of Object.values(v)) walk(x);
+      };
+      walk(side);
+      return keys;
+    });
+    const [left, right] = sides as [Set<string>, Set<string>];
+    for (const k of left) if (!right.has(k)) out.add(k);
+    for (const k of right) if (!left.has(k)) out.add(k);
+    return out;
+  };
+
+  const recordRowFilters = (select: Node, from: readonly unknown[], scope: Scope): void => {
+    const all = new Set<string>();
+    for (const c of conjuncts(select['where'])) for (const k of restrictedBy(c, scope)) all.add(k);
+    const physical = from.map((e) => (isNode(e) && typeof e['table'] === 'string' ? scope.sources.get((typeof e['as'] === 'string' ? e['as'] : e['table']).toLowerCase()) ?? null : null));
+    const own = physical.map(() => new Set<string>());
+    from.forEach((entry, i) => {
+      if (!isNode(entry) || entry['on'] == null) return;
+      const join = String(entry['join'] ?? 'JOIN').toUpperCase();
+      const keys = new Set<string>();
+      for (const c of conjuncts(entry['on'])) for (const k of restrictedBy(c, scope)) keys.add(k);
+      const targets = join.startsWith('LEFT') ? [i] : join.startsWith('RIGHT') ? physical.map((_, j) => j).filter((j) => j < i) : join.startsWith('FULL') ? [] : physical.map((_, j) => j);
+      for (const j of targets) for (const k of keys) own[j]?.add(k);
+    });
+    physical.forEach((table, i) => {
+      if (table !== null) rowFilters.push({ table, restricted: new Set([...all, ...(own[i] ?? [])]) });
+    });
   };
 
   /** `JOIN … USING (c)`: the column of every table in scope that has it, read and filtered on. */
@@ -172,6 +248,7 @@ export function statementReads(
       if (table !== null && tablesByName.get(table)?.includes(column) === true) {
         columns.add(`${table}.${column}`);
         filterColumns.add(`${table}.${column}`);
+        clauseFilterColumns.add(`${table}.${column}`);
       }
     }
   };
@@ -182,8 +259,10 @@ export function statementReads(
     const qualifier = typeof ref['table'] === 'string' ? ref['table'].toLowerCase() : undefined;
     const written = `${typeof ref['table'] === 'string' ? `${ref['table']}.` : ''}${nameOf(ref['column']) ?? '?'}`;
     const read = (key: string): void => {
+      capture?.add(key);
       columns.add(key);
       if (inFilter) filterColumns.add(key);
+      if (inFilter && inClause > 0) clauseFilterColumns.add(key);
     };
     if (column === undefined) {
       unresolved.push(written);
@@ -282,7 +361,13 @@ export function statementReads(
     if (isNode(statement) && statement['type'] === 'select') visitSelect(statement, undefined, 0);
     else return { reason: 'not a SELECT statement' };
   }
-  return { tables, columns, filterColumns, unresolved, ambiguous, opaque };
+  return { tables, columns, filterColumns, clauseFilterColumns, rowFilters, unresolved, ambiguous, opaque };
+}
+
+/** The top-level conjuncts of a condition: `a AND (b AND c)` → a, b, c. */
+function conjuncts(condition: unknown): unknown[] {
+  if (isNode(condition) && condition['type'] === 'binary_expr' && String(condition['operator']).toUpperCase() === 'AND') return [...conjuncts(condition['left']), ...conjuncts(condition['right'])];
+  return condition == null ? [] : [condition];
 }
 
 function isNode(value: unknown): value is Node {

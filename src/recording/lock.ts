@@ -160,10 +160,16 @@ function makeDirs(dir: string, shown: string): string[] {
       missing.push(d);
     }
   }
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (error) {
-    throw new DataError(`cannot create the recording folder (${(error as NodeJS.ErrnoException).code ?? String(error)})`, dirname(shown));
+  // One level at a time: Node's recursive mkdir never returns where the kernel answers ENOENT
+  // for a folder whose parent exists (/proc/x).
+  for (const d of [...missing].reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' && statSync(d, { throwIfNoEntry: false })?.isDirectory() === true) continue;
+      throw new DataError(`cannot create the recording folder (${code ?? String(error)}: cannot make ${d})`, dirname(shown));
+    }
   }
   return missing;
 }

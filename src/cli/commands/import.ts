@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DataError } from '../../util/errors.js';
@@ -10,6 +10,7 @@ import { readSpiderDev, spiderGoldenYaml } from '../../importers/spider-golden.j
 import { LIMITS } from '../../config/limits.js';
 import { parseLimit } from '../options.js';
 import type { CliContext } from '../context.js';
+import { makeOutputFolder } from '../output.js';
 
 interface PredictionsOptions {
   config: string;
@@ -103,7 +104,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
       if (existing.length > 0 && !opts.force) {
         throw new DataError(`${existing.length} golden file(s) exist (${existing.slice(0, 5).map((db) => `${db}.yml`).join(', ')}${existing.length > 5 ? ', …' : ''}); pass --force to overwrite them — nothing was written`, out);
       }
-      await mkdir(out, { recursive: true });
+      await makeOutputFolder(ctx, opts.out);
       for (const [db, text] of files) await writeFile(join(out, `${db}.yml`), text);
       ctx.stdout(`wrote ${files.size} golden files to ${out}\n`);
     });

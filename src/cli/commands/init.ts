@@ -1,4 +1,4 @@
-import { copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { copyFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isInside, realPathOf } from '../../config/paths.js';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { ConfigError, isUserError } from '../../util/errors.js';
 import { shellCommand } from '../../util/shell-quote.js';
 import { openWarehouse } from '../../warehouse/index.js';
 import { PromptCancelled, type CliContext } from '../context.js';
+import { makeOutputFolder } from '../output.js';
 
 interface InitOptions {
   warehouse?: string;
@@ -134,13 +135,14 @@ export function registerInit(program: Command, ctx: CliContext): void {
             'Run it in an empty folder (replaygate init <new-folder>), or move those files away first.',
         );
       }
+      await makeOutputFolder(ctx, dir ?? '.'); // a target that cannot be a folder fails here, before any file is written
       for (const [path, text] of Object.entries(files)) {
-        await mkdir(dirname(join(target, path)), { recursive: true });
+        await makeOutputFolder(ctx, dirname(join(target, path)));
         // `wx`: fail rather than overwrite a file created since the check above.
         await writeFile(join(target, path), text, { flag: 'wx' });
       }
       if (copyFrom !== undefined) {
-        await mkdir(join(target, 'warehouse'), { recursive: true });
+        await makeOutputFolder(ctx, join(target, 'warehouse'));
         await copyFile(copyFrom, join(target, warehouse), 1 /* COPYFILE_EXCL */);
         if (copyFrom === EXAMPLE_DATABASE) await writeFile(join(target, EXAMPLE_NOTICE), NOTICE, { flag: 'wx' });
       }
