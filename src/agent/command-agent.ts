@@ -22,9 +22,12 @@ const DETAIL_STDERR_CHARS = 2_000;
 /**
  * Environment variables of replaygate's own process that never reach the agent: the OpenAI and
  * Azure OpenAI credentials, endpoints and account ids (which would take the agent past the
- * endpoint or hand it the key), and replaygate's own. Others (`OPENAI_MODEL`, …) pass.
+ * endpoint or hand it the key), replaygate's own, and the CI runner's credentials — the
+ * Action's inputs (`INPUT_GITHUB-TOKEN`, …), `GITHUB_TOKEN` / `GH_TOKEN`, and the runner's
+ * `ACTIONS_*` tokens and service URLs (OIDC `ACTIONS_ID_TOKEN_REQUEST_*` mints cloud
+ * credentials): a replayed agent needs none of them. Others (`OPENAI_MODEL`, `GITHUB_SHA`, …) pass.
  */
-const HIDDEN_ENV = /^(OPENAI_(API_KEY|BASE_URL|API_BASE|ORG_ID|ORGANIZATION|PROJECT_ID|PROJECT|ADMIN_KEY|WEBHOOK_SECRET|API_VERSION)|AZURE_OPENAI_\w*|REPLAYGATE_\w*)$/;
+const HIDDEN_ENV = /^(OPENAI_(API_KEY|BASE_URL|API_BASE|ORG_ID|ORGANIZATION|PROJECT_ID|PROJECT|ADMIN_KEY|WEBHOOK_SECRET|API_VERSION)|AZURE_OPENAI_\w*|REPLAYGATE_\w*|INPUT_.*|GITHUB_TOKEN|GH_TOKEN|ACTIONS_\w*)$/;
 /** A withheld value this long is also looked for inside other values (shorter ones only as whole values, so that a key like `EMPTY` hides no `PATH`). */
 const WITHHELD_INSIDE_CHARS = 12;
 /** The environment variable, unique per run, by which the run's processes are found and killed when it ends. */

@@ -1,11 +1,16 @@
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseJudgeConfig } from '../judge/config.js';
+import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, MANIFEST_FILE } from '../recording/layout.js';
 import { ConfigError } from '../util/errors.js';
 import type { ProjectConfig } from './types.js';
 
-/** Files of a recording folder that replay reads (src/recording). */
-const RECORDING_FILES = ['manifest.yml', 'calls.jsonl'];
+/**
+ * What replay reads in a recording folder (src/recording/layout.ts): the manifest, format 1's
+ * `calls.jsonl`, and format 2's `calls/` and `blobs/` folders — a link at any of them (a
+ * `calls/` linked elsewhere) must not lead out either.
+ */
+const RECORDING_FILES = [MANIFEST_FILE, CALLS_FILE, CALLS_DIR, BLOBS_DIR];
 
 /** One path the configuration names, with the key that names it. */
 export interface ConfiguredPath {

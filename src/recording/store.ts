@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataError } from '../util/errors.js';
 import { canonicalJson, keyOfCanonical } from './canonical.js';
@@ -38,8 +38,33 @@ export function sharedBlobIds(dir: string): Set<string> {
   return out;
 }
 
+/**
+ * Refuses a recording whose `calls/` or `blobs/` folder is a symbolic link: every write, replacement
+ * and removal there (record, import, prune, upgrade, the stale-temporary sweep) would land wherever
+ * the link leads, outside the project. Every writer checks before touching anything.
+ * @throws DataError naming the folder and where it leads.
+ */
+export function refuseLinkedFolders(dir: string): void {
+  for (const sub of [CALLS_DIR, BLOBS_DIR]) {
+    const folder = join(dir, sub);
+    let linked = false;
+    try {
+      linked = lstatSync(folder).isSymbolicLink();
+    } catch {
+      continue; // absent: created as a folder of its own
+    }
+    if (linked) {
+      throw new DataError(
+        `is a symbolic link (to ${readlinkSync(folder)}); a recording's ${sub}/ must be a folder of its own, or every write would land where the link leads (replace the link by a copy of the folder)`,
+        folder,
+      );
+    }
+  }
+}
+
 /** Writes `.gitattributes`, `.gitignore` and the `calls/`, `blobs/` folders of a format-2 recording (idempotent). */
 export function prepareLayout(dir: string): void {
+  refuseLinkedFolders(dir);
   mkdirSync(join(dir, CALLS_DIR), { recursive: true });
   mkdirSync(join(dir, BLOBS_DIR), { recursive: true });
   for (const [name, text] of [['.gitattributes', GITATTRIBUTES], ['.gitignore', GITIGNORE]] as const) {
@@ -50,6 +75,7 @@ export function prepareLayout(dir: string): void {
 
 /** Removes temporary files left by killed writers (the caller holds the lock, so none is in use). */
 export function removeStaleTemps(dir: string): void {
+  refuseLinkedFolders(dir);
   for (const sub of ['', CALLS_DIR, BLOBS_DIR]) {
     let names: string[];
     try {

@@ -255,6 +255,26 @@ describe('secrets', () => {
     }
   });
 
+  it("the CI runner's credentials (the Action's github-token input, GITHUB_TOKEN, the OIDC and runtime tokens) never reach the agent", async () => {
+    const seen = `/tmp/replaygate-seen-runner-${process.pid}.json`;
+    const runner = {
+      GITHUB_TOKEN: 'ghs_runner_token_1111', GH_TOKEN: 'ghs_runner_token_2222', 'INPUT_GITHUB-TOKEN': 'ghs_runner_token_3333', INPUT_CONFIG: 'replaygate.yml',
+      ACTIONS_RUNTIME_TOKEN: 'runtime-4444', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-5555', ACTIONS_ID_TOKEN_REQUEST_URL: 'https://oidc.example/6666',
+      ACTIONS_RESULTS_URL: 'https://results.example/', ACTIONS_CACHE_URL: 'https://cache.example/', GITHUB_REPOSITORY: 'o/r', SEEN_FILE: seen,
+    };
+    Object.assign(process.env, runner); // as on a runner: the Action's own environment holds them
+    try {
+      const recorded = await cli(['record', '-a', 'env-custom', '-q', 'chq-015', '--no-progress', '--force'], project.root, { ...runner, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-runner-0000000000' });
+      expect(recorded.code, recorded.stderr).toBe(0);
+      const env = JSON.parse(readFileSync(seen, 'utf8')) as Record<string, string>;
+      expect(Object.keys(env).filter((k) => /TOKEN|^INPUT_|^ACTIONS_/.test(k))).toEqual([]);
+      expect(env['GITHUB_REPOSITORY']).toBe('o/r'); // the runner's plain settings pass
+    } finally {
+      for (const k of Object.keys(runner)) delete process.env[k];
+      rmSync(seen, { force: true });
+    }
+  });
+
   it('a reply that echoes the key is recorded without it: the key appears in no file', async () => {
     const key = 'sk-test-echoed-0123456789abcdef';
     const sent = fake.requests.length;
