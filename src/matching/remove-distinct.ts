@@ -387,7 +387,7 @@ export function removeDistinct(sql: string): string {
   }
   let out = removedDistinct.get(sql);
   if (out === undefined) {
-    out = tokenizedRemoveDistinct(sql);
+    out = plainRemoveDistinct(sql) ?? tokenizedRemoveDistinct(sql);
     // the gold text is rewritten for execution and tested for `order by`: tokenise it once (pure function)
     if (removedDistinct.size >= 4096) removedDistinct.clear();
     removedDistinct.set(sql, out);
@@ -396,6 +396,38 @@ export function removeDistinct(sql: string): string {
 }
 
 const removedDistinct = new Map<string, string>();
+
+// What can put a letter run inside a longer token or end the first statement early: quotes and
+// brackets (strings, quoted names), comments, parameters and variables (`$x`, `:x`, `?x`,
+// `@x`, `#x`, `\x`, `%(x)s`). `;` and `GO` are looked at separately.
+const NOT_PLAIN = /['"`\u00b4[#$:?@\\%]|--|\/\*/;
+// `distinct` in ASCII letters of any case (as `toLowerCase() === 'distinct'` accepts), alone or as a word.
+const DISTINCT_LETTERS = /[dD][iI][sS][tT][iI][nN][cC][tT]/g;
+const DISTINCT_WORD = /(?<![\p{L}\p{N}_$#])[dD][iI][sS][tT][iI][nN][cC][tT](?![\p{L}\p{N}_$#])/gu;
+
+/**
+ * {@link tokenizedRemoveDistinct} for plain SQL, without the lexer: when the text has none of
+ * {@link NOT_PLAIN}, no `GO` and no `;` before its end, it is one statement whose tokens that
+ * hold letters are words (a run of `[\p{L}\p{N}_$#]`, as the lexer's keyword rule reads it),
+ * numbers, and multi-word keywords none of which ends in or holds `distinct`; so each
+ * `distinct` standing as a whole word is a token of its own, and dropping it is what the lexer
+ * gives. undefined when that does not hold (the lexer decides).
+ */
+function plainRemoveDistinct(sql: string): string | undefined {
+  if (sql.includes('GO') || NOT_PLAIN.test(sql)) return undefined;
+  const semicolon = sql.indexOf(';');
+  if (semicolon !== -1 && semicolon !== sql.length - 1) return undefined;
+  const words = [...sql.matchAll(DISTINCT_WORD)];
+  // `distinct` inside a longer word (`distinct_id`, `1e5distinct`, `0xdistinct`): the lexer decides
+  if (words.length !== (sql.match(DISTINCT_LETTERS)?.length ?? 0)) return undefined;
+  let out = '';
+  let from = 0;
+  for (const word of words) {
+    out += sql.slice(from, word.index);
+    from = word.index + word[0].length;
+  }
+  return out + sql.slice(from);
+}
 
 function tokenizedRemoveDistinct(sql: string): string {
   const splitter = new FirstStatement();
