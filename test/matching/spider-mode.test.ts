@@ -130,10 +130,17 @@ describe('removeDistinct (parse.remove_distinct on sqlparse 0.6.0 tokens)', () =
     expect(removeDistinct(input)).toBe(expected);
   });
 
-  // Plain SQL (no quotes, brackets, comments, parameters, GO, or `;` before the end) is rewritten
-  // without the lexer when every `distinct` in it is a whole word; each expected value is the
-  // lexer's (the cases above pin the lexer to sqlparse), so both paths must give it.
+  // Plain SQL (no backslash; outside its closed quotes no brackets, comments, parameters, GO, or
+  // `;` before the end) is rewritten without the lexer when every `distinct` outside quotes is a
+  // whole word; each expected value is the lexer's (the cases above pin the lexer to sqlparse),
+  // so both paths must give it — the last ones are left to the lexer.
   it.each([
+    ["SELECT DISTINCT a FROM t WHERE b = 'x;y' AND c LIKE '%distinct%';", "SELECT  a FROM t WHERE b = 'x;y' AND c LIKE '%distinct%';"],
+    ['SELECT DISTINCT "distinct", \'it\'\'s distinct\' FROM t', 'SELECT  "distinct", \'it\'\'s distinct\' FROM t'],
+    ["SELECT a AT TIME ZONE 'a''distinct' , distinct", "SELECT a AT TIME ZONE 'a''distinct' , "],
+    ["WITH' TIME ZONE 'distinct' , distinct", "WITH' TIME ZONE 'distinct' , "],
+    ["SELECT 'unterminated distinct", "SELECT 'unterminated "],
+    ["SELECT DISTINCT a FROM t WHERE b = 'it\\'s' distinct", "SELECT  a FROM t WHERE b = 'it\\'s' "],
     ['SELECT count(distinct x), Distinct_id, xdistinct, distinctx FROM t', 'SELECT count( x), Distinct_id, xdistinct, distinctx FROM t'],
     ['SELECT 1e5distinct, 0xdistinct, 1.distinct, 1e-distinct', 'SELECT 1e5, 0xdistinct, 1., 1e-'],
     ['SELECT distinct.x, t.distinct FROM t', 'SELECT .x, t. FROM t'],
