@@ -387,7 +387,7 @@ export function removeDistinct(sql: string): string {
   }
   let out = removedDistinct.get(sql);
   if (out === undefined) {
-    out = tokenizedRemoveDistinct(sql);
+    out = plainRemoveDistinct(sql) ?? tokenizedRemoveDistinct(sql);
     // the gold text is rewritten for execution and tested for `order by`: tokenise it once (pure function)
     if (removedDistinct.size >= 4096) removedDistinct.clear();
     removedDistinct.set(sql, out);
@@ -396,6 +396,69 @@ export function removeDistinct(sql: string): string {
 }
 
 const removedDistinct = new Map<string, string>();
+
+// Outside quotes, what can put a letter run inside a longer token or end the first statement
+// early: backticks and brackets (quoted names), comments, parameters and variables (`$x`, `:x`,
+// `?x`, `@x`, `#x`, `%(x)s`). `\` anywhere (an escape inside quotes), `;` and `GO` are looked at separately.
+const NOT_PLAIN = /[`\u00b4[#$:?@%]|--|\/\*/;
+// A string or a double-quoted name as the lexer reads one when the text has no backslash.
+const QUOTED = /'(?:''|[^'])*'|"(?:""|[^"])*"/y;
+// `distinct` in ASCII letters of any case (as `toLowerCase() === 'distinct'` accepts), alone or as a word.
+const DISTINCT_LETTERS = /[dD][iI][sS][tT][iI][nN][cC][tT]/g;
+const DISTINCT_WORD = /(?<![\p{L}\p{N}_$#])[dD][iI][sS][tT][iI][nN][cC][tT](?![\p{L}\p{N}_$#])/gu;
+const WORD_END = /[\p{L}\p{N}_$#]$/u;
+
+/**
+ * {@link tokenizedRemoveDistinct} for plain SQL, without the lexer: when the text has no
+ * backslash, every quote closes, and outside its quoted parts it has none of {@link NOT_PLAIN},
+ * no `GO`, no `;` before the end and no quote right after a word (`WITH'` starts a keyword), it
+ * is one statement whose quoted parts are tokens of their own and whose other tokens that hold
+ * letters are words (a run of `[\p{L}\p{N}_$#]`, as the lexer's keyword rule reads it), numbers,
+ * and multi-word keywords none of which ends in or holds `distinct`. Each `distinct` standing as
+ * a whole word outside quotes is then a token of its own, and dropping it is what the lexer
+ * gives. undefined when that does not hold (the lexer decides).
+ */
+function plainRemoveDistinct(sql: string): string | undefined {
+  if (sql.includes('\\')) return undefined;
+  let out = '';
+  for (let at = 0; ; ) {
+    const quote = nextQuote(sql, at);
+    const code = plainCode(sql.slice(at, quote), quote === sql.length);
+    if (code === undefined) return undefined;
+    out += code;
+    if (quote === sql.length) return out;
+    QUOTED.lastIndex = quote;
+    const quoted = QUOTED.exec(sql)?.[0];
+    if (quoted === undefined) return undefined; // never closes: the lexer reads it otherwise
+    out += quoted;
+    at = quote + quoted.length;
+  }
+}
+
+/** The first `'` or `"` at or after `from`, or the text's length. */
+function nextQuote(sql: string, from: number): number {
+  const single = sql.indexOf("'", from);
+  const double = sql.indexOf('"', from);
+  const first = single === -1 ? double : double === -1 ? single : Math.min(single, double);
+  return first === -1 ? sql.length : first;
+}
+
+/** A part of the text outside quotes with its whole-word `distinct`s dropped, or undefined when the lexer must decide. */
+function plainCode(code: string, last: boolean): string | undefined {
+  if (code.includes('GO') || NOT_PLAIN.test(code) || (!last && WORD_END.test(code))) return undefined;
+  const semicolon = code.indexOf(';');
+  if (semicolon !== -1 && !(last && semicolon === code.length - 1)) return undefined;
+  const words = [...code.matchAll(DISTINCT_WORD)];
+  // `distinct` inside a longer word (`distinct_id`, `1e5distinct`, `0xdistinct`): the lexer decides
+  if (words.length !== (code.match(DISTINCT_LETTERS)?.length ?? 0)) return undefined;
+  let out = '';
+  let from = 0;
+  for (const word of words) {
+    out += code.slice(from, word.index);
+    from = word.index + word[0].length;
+  }
+  return out + code.slice(from);
+}
 
 function tokenizedRemoveDistinct(sql: string): string {
   const splitter = new FirstStatement();

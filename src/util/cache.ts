@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /**
  * A small on-disk cache of derived data (e.g. validated golden questions), kept inside the
@@ -30,26 +29,6 @@ export function cacheKey(...parts: readonly (string | Buffer)[]): string {
     hash.update(`${bytes.length}:`).update(bytes);
   }
   return hash.digest('hex');
-}
-
-/**
- * A stamp of the code that produces an entry: size and modification time of each module file
- * given (relative to `base`, a module URL), or of `base` itself when none exists (a bundle).
- * A rebuilt or edited module changes the stamp, so entries made by other code are not reused.
- */
-export function codeStamp(base: string, modules: readonly string[]): string {
-  const stamps: string[] = [];
-  for (const m of modules) {
-    for (const ext of ['.js', '.ts']) {
-      const st = statSync(fileURLToPath(new URL(`${m}${ext}`, base)), { throwIfNoEntry: false });
-      if (st?.isFile()) stamps.push(`${m}${ext}:${st.size}:${st.mtimeMs}`);
-    }
-  }
-  if (stamps.length === 0) {
-    const st = statSync(fileURLToPath(base), { throwIfNoEntry: false });
-    stamps.push(`bundle:${st?.size}:${st?.mtimeMs}`);
-  }
-  return stamps.join(',');
 }
 
 /** The cached JSON value under `key` in `dir`, or undefined (absent or unreadable). */

@@ -1,12 +1,14 @@
 // Validated golden files are cached in <project>/.replaygate/cache/golden/, keyed by the file's
-// path and bytes, the known databases and the loader's code: an unchanged file is read back as
-// JSON, a changed one is parsed and validated again, and a bad one is never cached.
+// path and bytes, the known databases and the loader's version (GOLDEN_CACHE_FORMAT): an
+// unchanged file is read back as JSON, a changed one is parsed and validated again, and a bad
+// one is never cached.
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadGoldenQuestions } from '../../src/golden/load.js';
-import { CACHE_SPARE_ENTRIES, cacheDir, cacheEnabled } from '../../src/util/cache.js';
+import { GOLDEN_CACHE_FORMAT, loadGoldenQuestions } from '../../src/golden/load.js';
+import { CACHE_SPARE_ENTRIES, cacheDir, cacheEnabled, cacheKey } from '../../src/util/cache.js';
 import { DataError } from '../../src/util/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'replaygate-golden-cache-'));
@@ -81,6 +83,35 @@ describe('golden cache', () => {
       chmodSync(join(ro, '.replaygate'), 0o700);
       rmSync(ro, { recursive: true, force: true });
     }
+  });
+
+  it('is keyed by the version, the path, the known databases and the bytes only: a rebuild of the same code keeps its entries', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'replaygate-golden-key-'));
+    try {
+      const f = join(project, 'q.yml');
+      const text = '- id: a\n  question: q\n  db: main\n  golden_sql: SELECT 1\n';
+      writeFileSync(f, text);
+      await loadGoldenQuestions([f], new Set(['main']), { cacheDir: cacheDir(project) });
+      const key = cacheKey(`golden-${GOLDEN_CACHE_FORMAT}`, f, JSON.stringify(['main']), Buffer.from(text));
+      expect(readdirSync(join(cacheDir(project), 'golden'))).toEqual([`${key}.json`]);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
+  it('GOLDEN_CACHE_FORMAT is bumped when the code that loads a golden file changes', () => {
+    // Cached entries are keyed by GOLDEN_CACHE_FORMAT, not by the code: an edit of any of these
+    // files (or another yaml version) may change what a file loads as, so it must come with a
+    // bumped GOLDEN_CACHE_FORMAT (src/golden/load.ts) and the new hash here.
+    const sources = ['src/golden/load.ts', 'src/util/yaml.ts', 'src/util/known-keys.ts', 'src/matching/is-ordered-sql.ts', 'src/matching/sql-scan.ts'];
+    const hash = createHash('sha256');
+    for (const file of sources) {
+      const bytes = readFileSync(join(import.meta.dirname, '..', '..', file));
+      hash.update(`${file}:${bytes.length}:`).update(bytes);
+    }
+    const yaml = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'node_modules', 'yaml', 'package.json'), 'utf8')) as { version: string };
+    hash.update(`yaml@${yaml.version}`);
+    expect({ format: GOLDEN_CACHE_FORMAT, sources: hash.digest('hex') }).toEqual({ format: 2, sources: '6a34f5785eebf588ea64a67310eb962c2ef478b0bbe0122e4c2415237eae2b89' });
   });
 
   it('REPLAYGATE_CACHE=0 turns it off', () => {

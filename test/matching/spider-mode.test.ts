@@ -130,6 +130,30 @@ describe('removeDistinct (parse.remove_distinct on sqlparse 0.6.0 tokens)', () =
     expect(removeDistinct(input)).toBe(expected);
   });
 
+  // Plain SQL (no backslash; outside its closed quotes no brackets, comments, parameters, GO, or
+  // `;` before the end) is rewritten without the lexer when every `distinct` outside quotes is a
+  // whole word; each expected value is the lexer's (the cases above pin the lexer to sqlparse),
+  // so both paths must give it — the last ones are left to the lexer.
+  it.each([
+    ["SELECT DISTINCT a FROM t WHERE b = 'x;y' AND c LIKE '%distinct%';", "SELECT  a FROM t WHERE b = 'x;y' AND c LIKE '%distinct%';"],
+    ['SELECT DISTINCT "distinct", \'it\'\'s distinct\' FROM t', 'SELECT  "distinct", \'it\'\'s distinct\' FROM t'],
+    ["SELECT a AT TIME ZONE 'a''distinct' , distinct", "SELECT a AT TIME ZONE 'a''distinct' , "],
+    ["WITH' TIME ZONE 'distinct' , distinct", "WITH' TIME ZONE 'distinct' , "],
+    ["SELECT 'unterminated distinct", "SELECT 'unterminated "],
+    ["SELECT DISTINCT a FROM t WHERE b = 'it\\'s' distinct", "SELECT  a FROM t WHERE b = 'it\\'s' "],
+    ['SELECT count(distinct x), Distinct_id, xdistinct, distinctx FROM t', 'SELECT count( x), Distinct_id, xdistinct, distinctx FROM t'],
+    ['SELECT 1e5distinct, 0xdistinct, 1.distinct, 1e-distinct', 'SELECT 1e5, 0xdistinct, 1., 1e-'],
+    ['SELECT distinct.x, t.distinct FROM t', 'SELECT .x, t. FROM t'],
+    ['SELECT \u{1d400}distinct, distinct\u{1d400}, \u00e9distinct, distinct\u00ff, \uff24ISTINCT', 'SELECT \u{1d400}distinct, distinct\u{1d400}, \u00e9distinct, distinct\u00ff, \uff24ISTINCT'],
+    ['SELECT di\u017ftinct a, D\u0130STINCT b', 'SELECT di\u017ftinct a, D\u0130STINCT b'],
+    ['SELECT distinct\ta\nFROM t;', 'SELECT \ta\nFROM t;'],
+    ['SELECT a-distinct, a/distinct, a*distinct, a||distinct', 'SELECT a-, a/, a*, a||'],
+    ['SELECT distinct(distinct), distinctdistinct', 'SELECT (), distinctdistinct'],
+    ['SELECT\u00a0DISTINCT\u2028a', 'SELECT\u00a0\u2028a'],
+  ])('plain SQL: %j → %j', (input, expected) => {
+    expect(removeDistinct(input)).toBe(expected);
+  });
+
   it('returns empty or blank text unchanged (sqlparse finds no statement; the evaluator raises IndexError)', () => {
     expect(removeDistinct('')).toBe('');
     expect(removeDistinct('  \n')).toBe('  \n');
