@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { cacheKey, pruneCache, readCache, writeCache } from '../util/cache.js';
 import { rejectUnknownKeys } from '../util/known-keys.js';
 import { parseYaml, type LoadedYaml } from '../util/yaml.js';
+import { VERSION } from '../version.js';
 import type { GoldenQuestion, QuestionKind, Split } from './types.js';
 
 const FIELDS = ['id', 'question', 'split', 'kind', 'golden_sql', 'expected', 'db', 'ordered', 'set', 'hint', 'notes', 'tags'];
@@ -58,8 +59,9 @@ export interface GoldenLoadOptions {
  * questions — this file, `util/yaml.ts`, `util/known-keys.ts`, `matching/is-ordered-sql.ts`,
  * `matching/sql-scan.ts` and the `yaml` package. Bump it whenever any of them may change what
  * a file loads as (test/golden/cache.test.ts pins a hash of their sources and fails until it is
- * bumped). The cache key is this version, the file's path and bytes and the known databases:
- * not the build's file times, so rebuilding or reinstalling the same code keeps the entries.
+ * bumped). The cache key is this version, replaygate's own version (an upgrade never reads an
+ * older release's entries), the file's path and bytes and the known databases: not the build's
+ * file times, so rebuilding or reinstalling the same code keeps the entries.
  */
 export const GOLDEN_CACHE_FORMAT = 2;
 
@@ -74,7 +76,7 @@ async function loadGoldenFile(file: string, databases: ReadonlySet<string> | und
   }
   let key: string | undefined;
   if (dir !== undefined) {
-    key = cacheKey(`golden-${GOLDEN_CACHE_FORMAT}`, file, JSON.stringify(databases === undefined ? null : [...databases].sort()), bytes);
+    key = cacheKey(`golden-${GOLDEN_CACHE_FORMAT}`, VERSION, file, JSON.stringify(databases === undefined ? null : [...databases].sort()), bytes);
     cache?.used.add(key);
     const cached = readCache(dir, 'golden', key);
     if (Array.isArray(cached)) return cached as GoldenQuestion[];
