@@ -63,7 +63,7 @@ export interface GoldenLoadOptions {
  * older release's entries), the file's path and bytes and the known databases: not the build's
  * file times, so rebuilding or reinstalling the same code keeps the entries.
  */
-export const GOLDEN_CACHE_FORMAT = 2;
+export const GOLDEN_CACHE_FORMAT = 3;
 
 /** One golden file's questions, from the cache when its entry exists. @throws DataError as {@link loadGoldenQuestions}. */
 async function loadGoldenFile(file: string, databases: ReadonlySet<string> | undefined, cache: { readonly dir: string; readonly used: Set<string>; wrote: boolean } | undefined): Promise<GoldenQuestion[]> {

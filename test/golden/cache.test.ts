@@ -2,6 +2,7 @@
 // path and bytes, the known databases and the loader's version (GOLDEN_CACHE_FORMAT): an
 // unchanged file is read back as JSON, a changed one is parsed and validated again, and a bad
 // one is never cached.
+import { VERSION } from '../../src/version.js';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,7 +93,7 @@ describe('golden cache', () => {
       const text = '- id: a\n  question: q\n  db: main\n  golden_sql: SELECT 1\n';
       writeFileSync(f, text);
       await loadGoldenQuestions([f], new Set(['main']), { cacheDir: cacheDir(project) });
-      const key = cacheKey(`golden-${GOLDEN_CACHE_FORMAT}`, f, JSON.stringify(['main']), Buffer.from(text));
+      const key = cacheKey(`golden-${GOLDEN_CACHE_FORMAT}`, VERSION, f, JSON.stringify(['main']), Buffer.from(text));
       expect(readdirSync(join(cacheDir(project), 'golden'))).toEqual([`${key}.json`]);
     } finally {
       rmSync(project, { recursive: true, force: true });
@@ -111,7 +112,7 @@ describe('golden cache', () => {
     }
     const yaml = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'node_modules', 'yaml', 'package.json'), 'utf8')) as { version: string };
     hash.update(`yaml@${yaml.version}`);
-    expect({ format: GOLDEN_CACHE_FORMAT, sources: hash.digest('hex') }).toEqual({ format: 2, sources: '6a34f5785eebf588ea64a67310eb962c2ef478b0bbe0122e4c2415237eae2b89' });
+    expect({ format: GOLDEN_CACHE_FORMAT, sources: hash.digest('hex') }).toEqual({ format: 3, sources: 'ae3f9fe0c7bbff69c7cce013a2f302215bea05eee83d28e13d559772e39d72c5' });
   });
 
   it('REPLAYGATE_CACHE=0 turns it off', () => {
