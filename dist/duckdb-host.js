@@ -490,17 +490,33 @@ var DuckdbDatabase = class {
       }
     });
   }
-  /** One migration statement on the writable copy (the parent checked its text first). */
+  /**
+   * One migration statement on the writable copy (the parent checked its text first: one
+   * statement of an allowed kind). DuckDB's parser rewrites a few single statements into
+   * several — `ALTER TABLE … ADD COLUMN c … DEFAULT (expression)` becomes BEGIN, ADD COLUMN,
+   * UPDATE (filling the column), SET DEFAULT, COMMIT — so each statement DuckDB makes of it is
+   * prepared once the one before has run (the UPDATE names the new column), checked against
+   * the migration's statement types and run; a failure rolls DuckDB's transaction back.
+   */
   async write(sql, timeoutMs) {
     await this.#limited(sql, timeoutMs, async (connection) => {
-      const prepared = await prepareOne(connection, sql);
+      const extracted = await extractAll(connection, sql);
       try {
-        if (!MIGRATION_TYPES.has(prepared.statementType)) {
-          throw new SqlRefusedError(`DuckDB reads it as ${statementName(prepared.statementType)}, which a migration may not run`, sql);
+        for (let i = 0; i < extracted.count; i++) {
+          const prepared = await extracted.prepare(i);
+          try {
+            if (!MIGRATION_TYPES.has(prepared.statementType)) {
+              const as = extracted.count === 1 ? "reads it as" : `runs it as ${extracted.count} statements, one of them`;
+              throw new SqlRefusedError(`DuckDB ${as} ${statementName(prepared.statementType)}, which a migration may not run`, sql);
+            }
+            await prepared.run();
+          } finally {
+            prepared.destroySync();
+          }
         }
-        await prepared.run();
-      } finally {
-        prepared.destroySync();
+      } catch (error) {
+        if (extracted.count > 1) await connection.run("ROLLBACK").catch(() => void 0);
+        throw error;
       }
     });
   }
@@ -522,9 +538,16 @@ var DuckdbDatabase = class {
     (await this.#instance.catch(() => void 0))?.closeSync();
   }
 };
-async function prepareOne(connection, sql) {
+async function extractAll(connection, sql) {
   const extracted = await connection.extractStatements(sql);
-  if (extracted.count !== 1) throw new SqlRefusedError(`only one statement may run per call; DuckDB reads ${extracted.count} here`, sql);
+  if (extracted.count === 0) throw new SqlRefusedError("DuckDB finds no statement here (only comments or semicolons)", sql);
+  return extracted;
+}
+async function prepareOne(connection, sql) {
+  const extracted = await extractAll(connection, sql);
+  if (extracted.count !== 1) {
+    throw new SqlRefusedError(`DuckDB's parser rewrites this one statement into ${extracted.count} statements, and a read must run as exactly one`, sql);
+  }
   return extracted.prepare(0);
 }
 async function checkTree(connection, sql, tables) {

@@ -17,6 +17,9 @@ function workspaceOf(configRoot: string): string {
   }
 }
 
+/** Config files whose outside-the-project warnings a command (its context) has printed. */
+const warnedConfigs = new WeakMap<CliContext, Set<string>>();
+
 /**
  * After a config loads in the CLI: warn about every path it names that leads outside the
  * project (its git work tree, else its folder: the Action refuses those; the CLI only warns,
@@ -25,6 +28,11 @@ function workspaceOf(configRoot: string): string {
  */
 function afterLoad(ctx: CliContext, config: ProjectConfig): void {
   for (const p of configuredPaths(config)) ctx.protectedPaths.add(p.path);
+  // A command may load its config more than once (check --migration reads it, then opens the project): warn once per command.
+  const warned = warnedConfigs.get(ctx) ?? new Set<string>();
+  warnedConfigs.set(ctx, warned);
+  if (warned.has(config.file)) return;
+  warned.add(config.file);
   // One line per key (a golden folder of many files outside is one warning).
   const byKey = new Map<string, OutsidePath[]>();
   for (const p of pathsOutside(config, workspaceOf(config.root))) byKey.set(p.key, [...(byKey.get(p.key) ?? []), p]);

@@ -58,10 +58,21 @@ export function migrationStatementError(database: string, dialect: SqlDialect, l
 /**
  * The migration's statements in `dialect`, each checked against the allow-list of DDL/DML
  * kinds before any of them runs (an allow-list: a statement kind nobody listed is refused).
- * @throws {DataError} at `<migration>:<line>` for the first refused statement, naming `databases`.
+ * Every engine's migration goes through here, so a migration with no statement (an empty
+ * file, or only comments, whitespace and `;`) is refused the same way on each: it would
+ * check the unchanged warehouse and pass, which is never what was meant.
+ * @throws {DataError} naming the migration: it has no statement; or at `<migration>:<line>`
+ *   for the first refused statement, naming `databases`.
  */
 export function checkedStatements(migration: LoadedMigration, dialect: SqlDialect, databases: Iterable<string>): ScriptStatement[] {
   const statements = splitStatements(migration.text, dialect);
+  if (statements.length === 0) {
+    const what = migration.text.length === 0 ? 'is empty' : 'holds only comments, whitespace or semicolons';
+    throw new DataError(
+      `the migration has no statements: it ${what}. Expected SQL statements (DDL/DML) separated by ';'; checking the unchanged warehouse would pass without testing anything`,
+      migration.label,
+    );
+  }
   for (const statement of statements) {
     try {
       checkMigrationStatement(statement.text, dialect);

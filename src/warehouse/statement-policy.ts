@@ -7,7 +7,7 @@
  * - {@link checkMigrationStatement}: one statement of a migration, from an allow-list of DDL
  *   and DML kinds (an allow-list, so a statement kind nobody thought of is refused).
  */
-import { findBindParameter, functionCalls, keyword, tokenize, type Token } from './sql-text.js';
+import { findBindParameter, functionCalls, keyword, splitStatements, tokenize, type ScriptStatement, type Token } from './sql-text.js';
 import { DIALECT_NAMES, SqlRefusedError, type SqlDialect } from './types.js';
 
 /** First keywords of a read statement per dialect (after comments and opening parentheses). */
@@ -170,6 +170,11 @@ const MIGRATION_REASONS: Readonly<Record<string, string>> = {
   SELECT: 'a migration changes the schema or data; a SELECT is not a migration statement',
 };
 
+/** The first keywords of a statement, as named in its refusal (its first characters when it starts with none). */
+function shown(words: readonly string[], sql: string): string {
+  return words.slice(0, 3).join(' ') || JSON.stringify(sql.slice(0, 20));
+}
+
 /**
  * Refuses a migration statement that is not of an allowed DDL/DML kind for `dialect` (see
  * docs/warehouse.md for the lists), or that calls a refused function (SQLite's
@@ -189,25 +194,25 @@ export function checkMigrationStatement(sql: string, dialect: SqlDialect): void 
     words.push(w);
   }
   const head = words.join(' ');
-  const allowed = MIGRATION_KINDS[dialect].some((kind) => head === kind || head.startsWith(`${kind} `));
-  if (!allowed) {
-    const shown = words.slice(0, 3).join(' ') || sql.slice(0, 20);
+  const allowed = MIGRATION_KINDS[dialect].filter((kind) => head === kind || head.startsWith(`${kind} `)).sort((a, b) => b.length - a.length)[0];
+  if (allowed === undefined) {
     const reason = MIGRATION_REASONS[words[0] ?? ''];
     const what =
       dialect === 'postgres' && ['BEGIN', 'COMMIT', 'END', 'ROLLBACK', 'SAVEPOINT', 'RELEASE', 'ABORT', 'START', 'PREPARE'].includes(words[0] ?? '')
         ? 'transaction control would end the transaction the migration runs in (it is always rolled back)'
         : (reason ?? `it is not one of the DDL/DML kinds a ${DIALECT_NAMES[dialect]} migration may run`);
-    throw new SqlRefusedError(`migration statement ${shown} is refused: ${what}`, sql);
+    throw new SqlRefusedError(`migration statement ${shown(words, sql)} is refused: ${what}`, sql);
   }
-  const semicolon = tokens.findIndex((t) => t.kind === 'semicolon');
-  if (semicolon >= 0 && tokens.slice(semicolon).some((t) => t.kind !== 'semicolon')) {
-    throw new SqlRefusedError('a migration statement holds a second statement', sql);
+  // The same split as the migration's own (a SQLite trigger body's `;` stays inside its CREATE TRIGGER … END).
+  const parts = splitStatements(sql, dialect);
+  if (parts.length > 1) {
+    throw new SqlRefusedError(`migration statement ${allowed} holds a second statement after a ';' (${(parts[1] as ScriptStatement).text.slice(0, 40)})`, sql);
   }
   for (const name of functionCalls(sql, dialect, tokens)) {
     const refused = refusedFunction(name, dialect);
-    if (refused !== undefined) throw new SqlRefusedError(`migration statement calls ${refused}, which is refused`, sql);
+    if (refused !== undefined) throw new SqlRefusedError(`migration statement ${allowed} calls ${refused}, which is refused`, sql);
   }
   if (dialect === 'sqlite' && /\bsqlite_dbpage\b/i.test(sql)) {
-    throw new SqlRefusedError('migration statement uses sqlite_dbpage, which writes raw pages', sql);
+    throw new SqlRefusedError(`migration statement ${allowed} uses sqlite_dbpage, which writes raw pages`, sql);
   }
 }

@@ -267,6 +267,92 @@ test('postgres: a role that may only read gets a message naming migration_url_en
   }
 });
 
+/** Runs `check --migration` with `migration` on `engine`; the warehouse is unchanged and no copy is left. */
+async function checkMigration(engine: Engine, migration: string): Promise<{ code: number; out: string; err: string } | undefined> {
+  const p = projects.get(engine);
+  if (p === undefined) return void expect(SKIP_POSTGRES).toBe(true);
+  const before = await p.fingerprint();
+  writeFileSync(join(p.dir, 'migration.sql'), migration);
+  const result = await cli(p.dir, 'check', '--migration', 'migration.sql');
+  expect(result.err).not.toMatch(/internal error|at .*\.ts:\d+/);
+  expect(await p.fingerprint()).toBe(before);
+  expect(leftovers()).toEqual([]);
+  return result;
+}
+
+// A migration with nothing to run would check the unchanged warehouse and pass: never what was meant.
+const NO_STATEMENTS: [string, string, RegExp][] = [
+  ['an empty file', '', /it is empty/],
+  ['only whitespace', ' \n\t\r\n\u00a0\n', /only comments, whitespace or semicolons/],
+  ['only semicolons', ';\n ; ;;\n', /only comments, whitespace or semicolons/],
+  ['only comments', '-- rename the column\n/* later;\n DROP TABLE concert; */\n-- done;\n', /only comments, whitespace or semicolons/],
+  ['a byte-order mark and a comment', '\ufeff-- nothing yet\n;', /only comments, whitespace or semicolons/],
+];
+
+describe('a migration with no statements is exit 2 naming the file, on every engine', () => {
+  for (const engine of ['sqlite', 'duckdb', 'postgres'] as const) {
+    test.each(NO_STATEMENTS)(`${engine}: %s`, async (_, text, what) => {
+      const result = await checkMigration(engine, text);
+      if (result === undefined) return;
+      expect(result.code, result.out + result.err).toBe(2);
+      expect(result.err).toContain(`migration.sql: the migration has no statements: `);
+      expect(result.err).toMatch(what);
+      expect(result.out).not.toContain('PASS');
+    });
+  }
+});
+
+describe('refusal and failure messages say what really happened', () => {
+  test('duckdb: ADD COLUMN with a DEFAULT expression (DuckDB makes 5 statements of it) runs; the check sees the new column', async () => {
+    const p = projects.get('duckdb');
+    if (p === undefined) throw new Error('no duckdb project');
+    writeFileSync(join(p.dir, 'golden/q.yml'), 'questions:\n  - id: q1\n    question: How many concerts have a timestamp?\n    golden_sql: SELECT count(*) FROM concert WHERE added IS NOT NULL\n    expected: {columns: ["count_star()"], rows: [[6]]}\n');
+    try {
+      const result = await checkMigration('duckdb', 'ALTER TABLE concert ADD COLUMN added TIMESTAMP DEFAULT (now());\nALTER TABLE concert ADD COLUMN r DOUBLE DEFAULT (random());\n');
+      expect(result?.code, `${result?.out}${result?.err}`).toBe(0);
+    } finally {
+      writeFileSync(join(p.dir, 'golden/q.yml'), 'questions:\n  - id: q1\n    question: How many concerts are there?\n    golden_sql: SELECT count(*) FROM concert\n');
+    }
+  });
+  test('duckdb: a DEFAULT calling a function DuckDB lacks says so, at file:line with the statement (not a statement count)', async () => {
+    const result = await checkMigration('duckdb', "-- add the column\nALTER TABLE concert ADD COLUMN c TEXT DEFAULT (getenv('HOME'));\n");
+    expect(result?.code).toBe(2);
+    expect(result?.err).toContain('migration.sql:2: migration statement failed on database "main": Catalog Error: Scalar Function with name getenv does not exist');
+    expect(result?.err).toContain("  ALTER TABLE concert ADD COLUMN c TEXT DEFAULT (getenv('HOME'))");
+    expect(result?.err).not.toMatch(/DuckDB reads \d+ here|only one statement may run/);
+  });
+  test('duckdb: a refused statement kind inside DuckDB\'s rewrite is still refused by its real kind', async () => {
+    const result = await checkMigration('duckdb', "ALTER TABLE concert ADD COLUMN c TEXT DEFAULT (pragma_version());\n");
+    expect(result?.code).toBe(2);
+    expect(result?.err).toContain('migration.sql:1');
+    expect(result?.err).not.toMatch(/DuckDB reads \d+ here/);
+  });
+  test('sqlite: a CREATE TRIGGER whose body has statements runs (it is one statement, not "a second statement")', async () => {
+    const result = await checkMigration('sqlite', "CREATE TRIGGER stamp AFTER INSERT ON concert BEGIN UPDATE concert SET theme = 'x' WHERE concert_id = NEW.concert_id; DELETE FROM singer_in_concert WHERE concert_id = NEW.concert_id; END;\n");
+    expect(result?.code, `${result?.out}${result?.err}`).toBe(0);
+  });
+  test('sqlite: a refused function inside a trigger body is named', async () => {
+    const result = await checkMigration('sqlite', "CREATE TRIGGER t AFTER INSERT ON concert BEGIN SELECT load_extension('x'); END;\n");
+    expect(result?.code).toBe(2);
+    expect(result?.err).toMatch(/migration\.sql:1: .*CREATE TRIGGER calls the function load_extension\(\), which is refused/);
+  });
+});
+
+describe('a warning prints once per command, on every engine', () => {
+  // Each project's warehouse file sits outside its folder: `check --migration` reads the config, then opens the project.
+  test.each(['sqlite', 'duckdb'] as const)('%s: the outside-the-project warning, once', async (engine) => {
+    const result = await checkMigration(engine, 'CREATE TABLE extra (v int);\n');
+    expect(result?.code, `${result?.out}${result?.err}`).toBe(0);
+    expect(result?.err.match(/leads outside the project folder/g)).toHaveLength(1);
+  });
+  test('postgres (no path to warn about): no warning at all', async () => {
+    const result = await checkMigration('postgres', 'CREATE TABLE extra (v int);\n');
+    if (result === undefined) return;
+    expect(result.code, result.out + result.err).toBe(0);
+    expect(result.err).not.toContain('warning');
+  });
+});
+
 describe('a runaway migration statement meets the time limit; the copy is removed', () => {
   test('sqlite', () =>
     hostile('sqlite', 'CREATE TABLE t AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c;', { line: 1, message: /stopped .* after the 2000 ms time limit/ }));

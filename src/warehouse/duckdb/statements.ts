@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBExtractedStatements, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { ConfigError, DataError, ReplaygateError } from '../../util/errors.js';
 import { ResultBuilder } from '../cells.js';
 import { wrongEngineHint } from '../files.js';
@@ -225,17 +225,33 @@ export class DuckdbDatabase {
     });
   }
 
-  /** One migration statement on the writable copy (the parent checked its text first). */
+  /**
+   * One migration statement on the writable copy (the parent checked its text first: one
+   * statement of an allowed kind). DuckDB's parser rewrites a few single statements into
+   * several — `ALTER TABLE … ADD COLUMN c … DEFAULT (expression)` becomes BEGIN, ADD COLUMN,
+   * UPDATE (filling the column), SET DEFAULT, COMMIT — so each statement DuckDB makes of it is
+   * prepared once the one before has run (the UPDATE names the new column), checked against
+   * the migration's statement types and run; a failure rolls DuckDB's transaction back.
+   */
   async write(sql: string, timeoutMs: number): Promise<void> {
     await this.#limited(sql, timeoutMs, async (connection) => {
-      const prepared = await prepareOne(connection, sql);
+      const extracted = await extractAll(connection, sql);
       try {
-        if (!MIGRATION_TYPES.has(prepared.statementType)) {
-          throw new SqlRefusedError(`DuckDB reads it as ${statementName(prepared.statementType)}, which a migration may not run`, sql);
+        for (let i = 0; i < extracted.count; i++) {
+          const prepared = await extracted.prepare(i);
+          try {
+            if (!MIGRATION_TYPES.has(prepared.statementType)) {
+              const as = extracted.count === 1 ? 'reads it as' : `runs it as ${extracted.count} statements, one of them`;
+              throw new SqlRefusedError(`DuckDB ${as} ${statementName(prepared.statementType)}, which a migration may not run`, sql);
+            }
+            await prepared.run();
+          } finally {
+            prepared.destroySync();
+          }
         }
-        await prepared.run();
-      } finally {
-        prepared.destroySync();
+      } catch (error) {
+        if (extracted.count > 1) await connection.run('ROLLBACK').catch(() => undefined); // DuckDB's own BEGIN, when it ran
+        throw error;
       }
     });
   }
@@ -261,10 +277,22 @@ export class DuckdbDatabase {
   }
 }
 
-/** Extracts the statements of `sql` with DuckDB's own parser; refuses anything but one. */
-async function prepareOne(connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+/** The statements DuckDB's own parser makes of `sql`: at least one (the caller checked the text is one statement). */
+async function extractAll(connection: DuckDBConnection, sql: string): Promise<DuckDBExtractedStatements> {
   const extracted = await connection.extractStatements(sql);
-  if (extracted.count !== 1) throw new SqlRefusedError(`only one statement may run per call; DuckDB reads ${extracted.count} here`, sql);
+  if (extracted.count === 0) throw new SqlRefusedError('DuckDB finds no statement here (only comments or semicolons)', sql);
+  return extracted;
+}
+
+/**
+ * The one statement DuckDB's parser makes of a read. A read the text rules let through is one
+ * statement; DuckDB may still rewrite it into several, which a read may not run.
+ */
+async function prepareOne(connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+  const extracted = await extractAll(connection, sql);
+  if (extracted.count !== 1) {
+    throw new SqlRefusedError(`DuckDB's parser rewrites this one statement into ${extracted.count} statements, and a read must run as exactly one`, sql);
+  }
   return extracted.prepare(0);
 }
 
