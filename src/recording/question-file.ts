@@ -92,22 +92,22 @@ export function blobIdOfLine(text: string): string | undefined {
  * @example [...lines(Buffer.from('a\n\nb'))] // [{text:'a',line:1,offset:0,length:1},{text:'b',line:3,offset:3,length:1}]
  */
 export function* lines(data: Buffer): Generator<LinePlace & { readonly text: string }> {
-  let line = 0;
-  for (let start = 0; start < data.length; ) {
+  for (let l = nextLine(data, 0, 0); l !== undefined; l = nextLine(data, l.offset + l.length + 1, l.line)) yield l;
+}
+
+/** The first non-blank line at or after byte `start`, numbered on from `line` (the line before `start`), or undefined at the end. */
+function nextLine(data: Buffer, start: number, line: number): (LinePlace & { readonly text: string }) | undefined {
+  while (start < data.length) {
     let end = data.indexOf(10, start);
     if (end === -1) end = data.length;
     line += 1;
-    let blank = true;
     for (let i = start; i < end; i++) {
       const b = data[i]!;
-      if (b !== 32 && b !== 13 && b !== 9) {
-        blank = false;
-        break;
-      }
+      if (b !== 32 && b !== 13 && b !== 9) return { text: data.toString('utf8', start, end), line, offset: start, length: end - start };
     }
-    if (!blank) yield { text: data.toString('utf8', start, end), line, offset: start, length: end - start };
     start = end + 1;
   }
+  return undefined;
 }
 
 /**
@@ -122,10 +122,13 @@ export function parseQuestionFile(data: Buffer, where: (line: number) => string,
   const blobs = new Map<string, ParsedBlob>();
   const calls: (StoredCall & LinePlace)[] = [];
   const checkNow = options.checkBlobs !== false;
-  for (const { text, line, offset, length } of lines(data)) {
+  // A loop, not the `lines` generator: a replay parses each question's file once, before the
+  // code is optimised, where resuming a generator per line costs more than the parse.
+  for (let l = nextLine(data, 0, 0); l !== undefined; l = nextLine(data, l.offset + l.length + 1, l.line)) {
+    const { text, line, offset, length } = l;
     // The fast path: a blob line as replaygate writes it, its id checked against the bytes of its value (now or on use).
     const fast = blobIdOfLine(text);
-    if (fast !== undefined && text.startsWith(VALUE_KEY, BLOB_PREFIX.length + BLOB_ID_HEX + 1) && text.endsWith('}')) {
+    if (fast !== undefined && text.startsWith(VALUE_KEY, BLOB_PREFIX.length + BLOB_ID_HEX) && text.endsWith('}')) {
       const raw = text.slice(BLOB_VALUE_AT, -1);
       if (!checkNow) {
         let value: Stored | undefined;
