@@ -17,8 +17,12 @@ function workspaceOf(configRoot: string): string {
   }
 }
 
-/** Config files whose outside-the-project warnings a command (its context) has printed. */
-const warnedConfigs = new WeakMap<CliContext, Set<string>>();
+/**
+ * Configs {@link afterLoad} has seen. A command reads its config once (`readConfig`: one object
+ * per command run) but may load it more than once (check --migration reads it, then opens the
+ * project), so each object is warned about and protected once.
+ */
+const afterLoaded = new WeakSet<ProjectConfig>();
 
 /**
  * After a config loads in the CLI: warn about every path it names that leads outside the
@@ -27,12 +31,9 @@ const warnedConfigs = new WeakMap<CliContext, Set<string>>();
  * report output (`--json`, `--markdown`, `--svg`) can overwrite one.
  */
 function afterLoad(ctx: CliContext, config: ProjectConfig): void {
+  if (afterLoaded.has(config)) return;
+  afterLoaded.add(config);
   for (const p of configuredPaths(config)) ctx.protectedPaths.add(p.path);
-  // A command may load its config more than once (check --migration reads it, then opens the project): warn once per command.
-  const warned = warnedConfigs.get(ctx) ?? new Set<string>();
-  warnedConfigs.set(ctx, warned);
-  if (warned.has(config.file)) return;
-  warned.add(config.file);
   // One line per key (a golden folder of many files outside is one warning).
   const byKey = new Map<string, OutsidePath[]>();
   for (const p of pathsOutside(config, workspaceOf(config.root))) byKey.set(p.key, [...(byKey.get(p.key) ?? []), p]);

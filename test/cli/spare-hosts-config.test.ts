@@ -5,8 +5,20 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { usesSqliteHosts } from '../../src/warehouse/sqlite/spare-hosts.js';
 import { cli, ROOT } from '../shard/cli.js';
 
-/** SQLite host processes forked by this test process that are still alive (Linux /proc). */
-function sqliteHosts(): number[] {
+/**
+ * SQLite host processes forked by this test process that are still alive (Linux /proc), once
+ * those already SIGKILLed have had up to 2 s to end (a spare the config does not call for is
+ * forked first thing, then killed; on a loaded machine it may take a moment to go).
+ */
+async function sqliteHosts(): Promise<number[]> {
+  for (let waited = 0; ; waited += 50) {
+    const alive = liveSqliteHosts();
+    if (alive.length === 0 || waited >= 2000) return alive;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function liveSqliteHosts(): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .flatMap((pid) => {
@@ -43,7 +55,7 @@ describe('spare SQLite hosts start only when the config says a SQLite host will 
     const { code, stdout } = await cli(['score', '-c', config, '--no-progress'], dir);
     expect([0, 1]).toContain(code);
     expect(stdout).toContain('din-sql-gpt4');
-    expect(sqliteHosts()).toEqual([]);
+    expect(await sqliteHosts()).toEqual([]);
   });
 
   test('a DuckDB-only project starts none', async () => {
@@ -52,7 +64,7 @@ describe('spare SQLite hosts start only when the config says a SQLite host will 
     const score = await cli(['score', '-c', config, '--no-progress'], dir);
     const check = await cli(['check', '-c', config, '--no-progress'], dir);
     expect([gate.code, score.code, check.code]).toEqual([2, 2, 2]);
-    expect(sqliteHosts()).toEqual([]);
+    expect(await sqliteHosts()).toEqual([]);
   });
 
   test('a config that does not load starts none, and its error is reported once, as before', async () => {
@@ -61,7 +73,7 @@ describe('spare SQLite hosts start only when the config says a SQLite host will 
     const { code, stderr } = await cli(['score', '-c', config, '--no-progress'], dir);
     expect(code).toBe(2);
     expect(stderr.match(/replaygate: /g)).toHaveLength(1);
-    expect(sqliteHosts()).toEqual([]);
+    expect(await sqliteHosts()).toEqual([]);
   });
 
   test('a SQLite project with isolation: process uses (and closes) its hosts', async () => {
@@ -69,7 +81,7 @@ describe('spare SQLite hosts start only when the config says a SQLite host will 
     const { code, stdout } = await cli(['score', '-c', config, '--no-progress'], dir);
     expect([0, 1]).toContain(code);
     expect(stdout).toContain('din-sql-gpt4');
-    expect(sqliteHosts()).toEqual([]);
+    expect(await sqliteHosts()).toEqual([]);
   });
 
   test('usesSqliteHosts: a SQLite database and isolation: process', () => {
