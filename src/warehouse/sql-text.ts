@@ -18,24 +18,29 @@ export interface Token {
   readonly depth: number;
 }
 
-const WORD_CHAR = /[\p{L}\p{N}_$]/u;
-/** `/\s/` for one UTF-16 unit; ASCII without a regular expression (the hot path). */
-function isSpace(code: number, char: string): boolean {
-  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
-  return /\s/.test(char);
+/**
+ * Whitespace as the engines' own lexers read it: ASCII only (space, \t, \n, \v, \f, \r).
+ * PostgreSQL's, DuckDB's (PostgreSQL's lexer) and SQLite's tokenizers all take every byte of
+ * a non-ASCII character as part of an identifier, so a no-break space or `€` is a word
+ * character here too: reading `€$a$` or `x\u00a0$a$` as the start of a dollar-quoted string
+ * would hide from these rules what the server runs as code (`SELECT 1 AS €$a$,
+ * pg_read_file(…) AS €$a$` is two columns to PostgreSQL).
+ */
+function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
 }
 
-/** {@link WORD_CHAR} for one UTF-16 unit; ASCII without a regular expression. */
-function isWordChar(code: number, char: string): boolean {
-  if (code < 128) return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 36;
-  return WORD_CHAR.test(char);
+/** A character of an unquoted word: ASCII letters, digits, `_`, `$`, and every non-ASCII character (as the engines' lexers read them). */
+function isWordChar(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 36 || code >= 128;
 }
 
 const DOLLAR_TAG = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/u;
 
 /**
- * Tokens of `sql` in `dialect`, skipping whitespace and comments; an unterminated quote or
- * comment runs to the end.
+ * Tokens of `sql` in `dialect`, skipping whitespace (ASCII only, as the engines read it),
+ * comments and a byte-order mark at the very start; an unterminated quote or comment runs to
+ * the end. Every non-ASCII character is a word character, as in the engines' lexers.
  * - SQLite: `'…'` with `''`, `"…"`, `` `…` ``, `[…]`; `/* … *\/` comments do not nest.
  * - PostgreSQL and DuckDB (DuckDB uses PostgreSQL's grammar): `'…'`, `E'…'` with backslash
  *   escapes, `$tag$…$tag$` dollar quoting, `"…"` and `U&"…"` identifiers; block comments nest;
@@ -78,11 +83,12 @@ export function tokenize(sql: string, dialect: SqlDialect = 'sqlite'): Token[] {
     }
     return sql.length;
   };
-  let i = 0;
+  // A byte-order mark opening the text (a file saved by some editors) is not part of it.
+  let i = sql.charCodeAt(0) === 0xfeff ? 1 : 0;
   while (i < sql.length) {
     const code = sql.charCodeAt(i);
     const c = sql[i] as string;
-    if (isSpace(code, c)) {
+    if (isSpace(code)) {
       i++;
       continue;
     }
@@ -98,7 +104,7 @@ export function tokenize(sql: string, dialect: SqlDialect = 'sqlite'): Token[] {
     let end: number;
     let kind: TokenKind;
     const previous = sql[i - 1];
-    const afterWord = previous !== undefined && isWordChar(previous.charCodeAt(0), previous);
+    const afterWord = previous !== undefined && isWordChar(previous.charCodeAt(0));
     if (c === "'") [kind, end] = ['string', closingQuote(i, "'")];
     else if (c === '"') [kind, end] = ['double-quoted', closingQuote(i, '"')];
     else if (pg && (c === 'E' || c === 'e') && sql[i + 1] === "'" && !afterWord) [kind, end] = ['string', closingQuote(i + 1, "'", true)];
@@ -112,9 +118,9 @@ export function tokenize(sql: string, dialect: SqlDialect = 'sqlite'): Token[] {
     } else if (!pg && c === '`') [kind, end] = ['identifier', closingQuote(i, '`')];
     else if (!pg && c === '[') [kind, end] = ['identifier', closingQuote(i, ']')];
     else if (c === ';') [kind, end] = ['semicolon', i + 1];
-    else if (isWordChar(code, c)) {
+    else if (isWordChar(code)) {
       end = i + 1;
-      while (end < sql.length && isWordChar(sql.charCodeAt(end), sql[end] as string)) end++;
+      while (end < sql.length && isWordChar(sql.charCodeAt(end))) end++;
       kind = 'word';
     } else [kind, end] = ['punct', i + 1];
     if (kind === 'punct' && c === ')') depth = Math.max(0, depth - 1);

@@ -36,6 +36,9 @@ export const POSTGRES_REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
   'pg_notify', 'pg_export_snapshot', 'pg_import_system_collations', 'pg_log_standby_snapshot',
   // state changes (they also fail in a read-only transaction; refused with a clearer message)
   'nextval', 'setval', 'txid_current', 'pg_current_xact_id', 'lowrite',
+  // large objects by exact name too (the lo_ prefix applies to calls only, see refusedFunction)
+  'lo_open', 'lo_close', 'lo_creat', 'lo_create', 'lo_unlink', 'lo_import', 'lo_export', 'lo_lseek', 'lo_lseek64', 'lo_tell', 'lo_tell64',
+  'lo_truncate', 'lo_truncate64', 'lo_from_bytea', 'lo_put', 'lo_get',
   // SQL given as a string
   'query_to_xml', 'query_to_xmlschema', 'query_to_xml_and_xmlschema', 'cursor_to_xml', 'cursor_to_xmlschema', 'ts_stat', 'ts_rewrite',
 ]);
@@ -49,11 +52,17 @@ export const POSTGRES_REFUSED_PREFIXES: readonly string[] = [
 /** SQLite functions a migration may not call (file access and native code in builds that have them). */
 const SQLITE_REFUSED_FUNCTIONS: ReadonlySet<string> = new Set(['load_extension', 'readfile', 'writefile', 'edit', 'fts3_tokenizer', 'zipfile', 'sqlar_compress', 'sqlar_uncompress']);
 
-/** Why a function is refused, or undefined when it may be called. */
-export function refusedFunction(name: string, dialect: SqlDialect): string | undefined {
+/**
+ * Why a function is refused, or undefined when it may be called. `attribute`: the name follows
+ * a `.` without a `(` (PostgreSQL's attribute notation, `('/etc/passwd'::text).pg_read_file`
+ * calls `pg_read_file('/etc/passwd')`; it may also be a column or table name, so the broad
+ * `lo_` prefix is left to the exact large-object names there).
+ */
+export function refusedFunction(name: string, dialect: SqlDialect, attribute = false): string | undefined {
   if (dialect === 'postgres') {
     if (name === 'u&') return 'a function named by a U&"…" escaped identifier';
-    if (POSTGRES_REFUSED_FUNCTIONS.has(name) || POSTGRES_REFUSED_PREFIXES.some((p) => name.startsWith(p))) return `the function ${name}()`;
+    const prefixed = POSTGRES_REFUSED_PREFIXES.some((p) => name.startsWith(p) && !(attribute && p === 'lo_'));
+    if (POSTGRES_REFUSED_FUNCTIONS.has(name) || prefixed) return attribute ? `the function ${name}() (called as .${name}, attribute notation)` : `the function ${name}()`;
   }
   if (dialect === 'sqlite' && SQLITE_REFUSED_FUNCTIONS.has(name)) return `the function ${name}()`;
   return undefined;
@@ -120,12 +129,30 @@ function checkPostgresFamilyRead(sql: string, tokens: readonly Token[], dialect:
       if (lock !== undefined) throw new SqlRefusedError(`FOR ${lock} takes row locks; only plain reads may run`, sql);
     }
   }
-  for (const name of functionCalls(sql, dialect, tokens)) {
-    const refused = refusedFunction(name, dialect);
+  for (const [name, attribute] of calledNames(sql, dialect, tokens)) {
+    const refused = refusedFunction(name, dialect, attribute);
     if (refused !== undefined) {
       throw new SqlRefusedError(`${refused} is refused: it reads or writes outside the query's tables, takes locks, changes settings or reaches other sessions`, sql);
     }
   }
+}
+
+/**
+ * Every name a statement may call a function by: `name(` (also quoted or schema-qualified), and
+ * on PostgreSQL a name after a `.` (attribute notation: `(x).f` and `col.f` call `f(x)` when
+ * `f` takes one argument), as `[name, attribute]`.
+ */
+function calledNames(sql: string, dialect: SqlDialect, tokens: readonly Token[]): [string, boolean][] {
+  const names: [string, boolean][] = functionCalls(sql, dialect, tokens).map((name) => [name, false]);
+  if (dialect !== 'postgres') return names;
+  for (let k = 1; k < tokens.length; k++) {
+    const t = tokens[k] as Token;
+    const dot = tokens[k - 1] as Token;
+    if (dot.kind !== 'punct' || sql[dot.start] !== '.') continue;
+    if (t.kind === 'word') names.push([sql.slice(t.start, t.end).toLowerCase(), true]);
+    else if (t.kind === 'double-quoted') names.push([sql.slice(t.start + 1, t.end - 1).replaceAll('""', '"').toLowerCase(), true]);
+  }
+  return names;
 }
 
 /** Statement kinds a migration may run, per dialect, as sequences of leading keywords. */
@@ -208,8 +235,8 @@ export function checkMigrationStatement(sql: string, dialect: SqlDialect): void 
   if (parts.length > 1) {
     throw new SqlRefusedError(`migration statement ${allowed} holds a second statement after a ';' (${(parts[1] as ScriptStatement).text.slice(0, 40)})`, sql);
   }
-  for (const name of functionCalls(sql, dialect, tokens)) {
-    const refused = refusedFunction(name, dialect);
+  for (const [name, attribute] of calledNames(sql, dialect, tokens)) {
+    const refused = refusedFunction(name, dialect, attribute);
     if (refused !== undefined) throw new SqlRefusedError(`migration statement ${allowed} calls ${refused}, which is refused`, sql);
   }
   if (dialect === 'sqlite' && /\bsqlite_dbpage\b/i.test(sql)) {

@@ -82,12 +82,17 @@ describe.skipIf(SKIP_POSTGRES)('postgres', () => {
     await c.run(engine);
   });
 
-  test('a write hidden in a function is refused by the read-only transaction itself', async () => {
-    await adminSql("CREATE OR REPLACE FUNCTION sneaky() RETURNS int LANGUAGE sql AS $$ UPDATE singer SET age = 0 RETURNING 1 $$", database.name);
+  test('a write hidden in a function: refused from its plan (VOLATILE), and behind a STABLE wrapper by the read-only transaction itself', async () => {
+    await adminSql(
+      `CREATE OR REPLACE FUNCTION sneaky() RETURNS int LANGUAGE sql AS $$ UPDATE singer SET age = 0 RETURNING 1 $$;
+       CREATE OR REPLACE FUNCTION looks_stable() RETURNS int STABLE LANGUAGE plpgsql AS $$ BEGIN RETURN sneaky(); END $$`,
+      database.name,
+    );
     try {
-      await expect(engine.query('SELECT sneaky()')).rejects.toThrow(expect.objectContaining({ name: 'SqlRefusedError', message: expect.stringMatching(/read-only transaction/) }));
+      await expect(engine.query('SELECT sneaky()')).rejects.toThrow(expect.objectContaining({ name: 'SqlRefusedError', message: expect.stringMatching(/sneaky\(\), which PostgreSQL marks VOLATILE/) }));
+      await expect(engine.query('SELECT looks_stable()')).rejects.toThrow(expect.objectContaining({ name: 'SqlRefusedError', message: expect.stringMatching(/read-only transaction/) }));
     } finally {
-      await adminSql('DROP FUNCTION sneaky()', database.name);
+      await adminSql('DROP FUNCTION looks_stable(); DROP FUNCTION sneaky()', database.name);
     }
   });
 

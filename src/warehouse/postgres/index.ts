@@ -17,7 +17,8 @@ import { distinctValuesSql } from '../sql-text.js';
 import { checkReadStatement } from '../statement-policy.js';
 import { SqlError, SqlLostError, SqlRefusedError, SqlTimeoutError, type Cell, type QueryOptions, type QueryResult, type SqlEngine, type TableInfo } from '../types.js';
 import { connectionError, isConnectionError } from './connection-error.js';
-import { existingSequences, guardMigrationStatement } from './migration-guard.js';
+import { existingSequences, guardMigrationStatement, oneStatement } from './migration-guard.js';
+import { FunctionVolatility, vetReadPlan } from './read-guard.js';
 import { cellTypes } from './values.js';
 
 type PostgresConfig = { readonly engine: 'postgres'; readonly urlEnv: string; readonly migrationUrlEnv?: string; readonly maxConnections?: number };
@@ -38,11 +39,13 @@ export const PG_ABANDON_AFTER_MS = 900;
 const BATCH_ROWS = 1000;
 
 /**
- * Settings of every session, as startup parameters (not statements): UTC and ISO dates so
- * cells are the same everywhere, shortest exact floats, and read-only transactions by
- * default (the read path also says READ ONLY explicitly).
+ * Settings of every session, as startup parameters (not statements): standard-conforming
+ * strings (a backslash is not an escape in `'…'`, as the statement rules' tokenizer reads
+ * them, whatever the server's or role's default), UTC and ISO dates so cells are the same
+ * everywhere, shortest exact floats, and read-only transactions by default (the read path
+ * also says READ ONLY explicitly).
  */
-const SESSION = '-c TimeZone=UTC -c DateStyle=ISO,YMD -c IntervalStyle=postgres -c extra_float_digits=1 -c client_min_messages=warning';
+const SESSION = '-c standard_conforming_strings=on -c TimeZone=UTC -c DateStyle=ISO,YMD -c IntervalStyle=postgres -c extra_float_digits=1 -c client_min_messages=warning';
 
 /**
  * Set on every session after it connects (ignored where the server lacks it, before
@@ -224,6 +227,8 @@ class PostgresDatabase {
   #closed = false;
   #inUse = 0;
   readonly #waiting: (() => void)[] = [];
+  /** Which function names are VOLATILE here (read-guard.ts), shared by the pool's sessions. */
+  readonly volatility = new FunctionVolatility();
 
   constructor(
     readonly database: string,
@@ -323,7 +328,7 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
       this.#databases.set(url, database);
     }
     const db = database;
-    return this.#engine(name, async (sql, options) => {
+    return this.#engine(name, async (sql, options, vet) => {
       const { Cursor } = await loadPg();
       const { client, release } = await db.client();
       let destroy = false;
@@ -335,6 +340,7 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
           async () => {
             await client.query(`BEGIN TRANSACTION READ ONLY; ${limits(options.timeoutMs)}`);
             try {
+              if (vet) await vetReadPlan(client, sql, db.volatility);
               return await readCursor(Cursor, client, sql, options.maxRows);
             } finally {
               await client.query('ROLLBACK').catch(() => (destroy = true));
@@ -367,7 +373,7 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
         }
       }
       await session.readOnly();
-      engines.set(name, { engine: this.#engine(name, (sql, options) => session.read(sql, options)) });
+      engines.set(name, { engine: this.#engine(name, (sql, options, vet) => session.read(sql, options, vet)) });
     }
     return engines;
   }
@@ -399,11 +405,12 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
     return url.trim();
   }
 
-  #engine(label: string, read: (sql: string, options: Required<QueryOptions>) => Promise<QueryResult>): SqlEngine {
+  /** `read(sql, options, vet)`: `vet` for a caller's statement (its plan is checked first, read-guard.ts); false for the engine's own catalogue reads. */
+  #engine(label: string, read: (sql: string, options: Required<QueryOptions>, vet: boolean) => Promise<QueryResult>): SqlEngine {
     const { defaults } = this;
     let tables: Promise<readonly TableInfo[]> | undefined;
     const listTables = (): Promise<readonly TableInfo[]> => {
-      tables ??= readTables((sql) => read(sql, { maxRows: Number.MAX_SAFE_INTEGER, timeoutMs: defaults.timeoutMs }));
+      tables ??= readTables((sql) => read(sql, { maxRows: Number.MAX_SAFE_INTEGER, timeoutMs: defaults.timeoutMs }, false));
       tables.catch(() => (tables = undefined));
       return tables;
     };
@@ -417,7 +424,7 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
         if (bindParameter !== undefined) {
           throw new SqlRefusedError(`the statement has a bind parameter (${bindParameter}), and a recorded answer has no values to bind`, sql);
         }
-        return read(sql, resolved);
+        return read(sql, resolved, true);
       },
       listTables,
       async viewDefinitions() {
@@ -425,11 +432,12 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
           `SELECT c.relname, pg_get_viewdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
            WHERE c.relkind IN ('v', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'`,
           { maxRows: Number.MAX_SAFE_INTEGER, timeoutMs: defaults.timeoutMs },
+          false,
         );
         return new Map((views.rows as unknown[][]).flatMap(([name, sql]) => (typeof name === 'string' && typeof sql === 'string' ? [[name.toLowerCase(), sql] as const] : [])));
       },
       async distinctValues(table, column, limit = 100_000) {
-        const result = await read(distinctValuesSql(await listTables(), table, column), { maxRows: limit, timeoutMs: defaults.timeoutMs });
+        const result = await read(distinctValuesSql(await listTables(), table, column), { maxRows: limit, timeoutMs: defaults.timeoutMs }, false);
         return result.rows.map((row) => row[0] as Cell);
       },
       close: async () => {},
@@ -446,6 +454,7 @@ export class PostgresBackend implements EngineBackend<PostgresConfig> {
 class MigratedSession {
   #queue: Promise<unknown> = Promise.resolve();
   #lost: string | undefined;
+  readonly #volatility = new FunctionVolatility();
 
   private constructor(
     private readonly client: ClientBase & { end(): Promise<void> },
@@ -485,7 +494,7 @@ class MigratedSession {
         this.timeoutMs,
         async () => {
           await guardMigrationStatement(this.client, sql, this.sequences);
-          await this.client.query(sql);
+          await oneStatement(this.client, sql);
         },
         () => this.#lose(),
       );
@@ -497,7 +506,7 @@ class MigratedSession {
     return this.#serial(async () => void (await this.client.query('SET TRANSACTION READ ONLY')));
   }
 
-  read(sql: string, options: Required<QueryOptions>): Promise<QueryResult> {
+  read(sql: string, options: Required<QueryOptions>, vet: boolean): Promise<QueryResult> {
     return this.#serial(() =>
       underTimeLimit(
         this.client,
@@ -506,6 +515,7 @@ class MigratedSession {
         async () => {
           await this.client.query(`SAVEPOINT replaygate_read; ${limits(options.timeoutMs)}`);
           try {
+            if (vet) await vetReadPlan(this.client, sql, this.#volatility);
             return await readCursor(this.Cursor, this.client, sql, options.maxRows);
           } finally {
             await this.client.query('ROLLBACK TO SAVEPOINT replaygate_read').catch(() => this.#lose());

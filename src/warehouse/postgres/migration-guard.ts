@@ -14,10 +14,21 @@
  * - calls a refused function (`POSTGRES_REFUSED_FUNCTIONS`, e.g. from a column default);
  * - writes to a table that has an enabled user trigger.
  */
-import type { ClientBase } from 'pg';
+import type { ClientBase, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { keyword, tokenize } from '../sql-text.js';
 import { refusedFunction } from '../statement-policy.js';
 import { SqlRefusedError } from '../types.js';
+
+/**
+ * Runs `text` as exactly one statement: through the extended protocol (Parse), whose server
+ * side refuses a second statement ("cannot insert multiple commands into a prepared
+ * statement"). Every text that holds a migration's statement goes through here, so a
+ * statement the rules' tokenizer read as one (a `;` it took to be inside a string) can never
+ * run as several — a `COMMIT` among them would end the transaction that is always rolled back.
+ */
+export function oneStatement<R extends QueryResultRow>(client: ClientBase, text: string): Promise<QueryResult<R>> {
+  return client.query<R>({ text, queryMode: 'extended' } as QueryConfig);
+}
 
 /** Oids (as text) of the sequences of the database before the migration's first statement. */
 export async function existingSequences(client: ClientBase): Promise<ReadonlySet<string>> {
@@ -96,7 +107,7 @@ export async function guardMigrationStatement(client: ClientBase, sql: string, s
 async function planRefusal(client: ClientBase, sql: string, sequences: ReadonlySet<string>): Promise<string | undefined> {
   let plan: unknown;
   try {
-    const result = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (VERBOSE, FORMAT JSON) ${sql}`);
+    const result = await oneStatement<{ 'QUERY PLAN': unknown }>(client, `EXPLAIN (VERBOSE, FORMAT JSON) ${sql}`);
     plan = result.rows[0]?.['QUERY PLAN'];
   } catch {
     return undefined; // not plannable here: the statement runs and reports its own error
