@@ -76,7 +76,8 @@ beforeAll(async () => {
        CREATE SEQUENCE free_seq;
        CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('free_seq'); RETURN NEW; END $$;
        CREATE TABLE trg_t (v int); CREATE TRIGGER bump_on_insert BEFORE INSERT ON trg_t FOR EACH ROW EXECUTE FUNCTION bump();
-       CREATE TABLE lock_t (v bigint DEFAULT pg_advisory_lock(7)::text::bigint);`,
+       CREATE TABLE lock_t (v bigint DEFAULT pg_advisory_lock(7)::text::bigint);
+       CREATE EXTENSION IF NOT EXISTS dblink;`,
       pg.name,
     );
     process.env['HOSTILE_PG_URL'] = pg.url;
@@ -133,6 +134,7 @@ const SQLITE_CASES: [string, string, number, RegExp][] = [
   ['writefile() inside an INSERT', "INSERT INTO concert (concert_ID) SELECT writefile('/tmp/replaygate-x', 'y');", 1, /writefile/],
   ['a trigger body calling load_extension()', "CREATE TRIGGER t AFTER INSERT ON concert BEGIN SELECT load_extension('x'); END;", 1, /load_extension/],
   ['raw pages through sqlite_dbpage', "UPDATE sqlite_dbpage SET data = zeroblob(4096) WHERE pgno = 1;", 1, /sqlite_dbpage/],
+  ['ATTACH after a name with a non-ASCII character', "CREATE TABLE [x €] (a); ATTACH '<WAREHOUSE>' AS o; DELETE FROM o.concert;", 1, /ATTACH/],
   ['a virtual table', 'CREATE VIRTUAL TABLE v USING fts5(x);', 1, REFUSED],
   ['a bare SELECT', 'SELECT 1;', 1, REFUSED],
 ];
@@ -143,6 +145,7 @@ describe('sqlite: every other way out of the copy is refused before anything run
 
 const DUCKDB_CASES: [string, string, number, RegExp][] = [
   ['ATTACH in memory', "ATTACH ':memory:' AS m;", 1, /ATTACH/],
+  ['ATTACH behind €$a$ (a name to DuckDB, not a dollar quote)', "CREATE TABLE x AS SELECT 1 AS €$a$; ATTACH '<WAREHOUSE>' AS o; DELETE FROM o.concert; CREATE TABLE y AS SELECT 1 AS €$a$;", 1, /ATTACH/],
   ['COPY TO a file', "COPY concert TO '/tmp/replaygate-stolen.csv';", 1, /COPY/],
   ['COPY FROM a file', "COPY concert FROM '/etc/passwd';", 1, /COPY/],
   ['EXPORT DATABASE', "EXPORT DATABASE '/tmp/replaygate-export';", 1, /EXPORT/],
@@ -193,6 +196,14 @@ const POSTGRES_CASES: [string, string, number, RegExp][] = [
   ['LOCK TABLE', 'LOCK TABLE concert IN ACCESS EXCLUSIVE MODE;', 1, REFUSED],
   ['LISTEN', 'LISTEN channel;', 1, REFUSED],
   ['a bare SELECT', 'SELECT 1;', 1, REFUSED],
+  // Found live (these emptied a real table before the fixes): a COMMIT hidden behind a non-ASCII name the tokenizer read as a dollar quote …
+  ['a COMMIT behind €$a$ (a name to PostgreSQL, not a dollar quote)', 'INSERT INTO concert (concert_id) SELECT 99 AS €$a$; COMMIT; DELETE FROM concert; SELECT 1 AS €$a$;', 1, /COMMIT is refused: transaction control/],
+  ['a COMMIT behind a no-break space before $a$', 'INSERT INTO concert (concert_id) SELECT 99 AS x\u00a0$a$; COMMIT; DELETE FROM concert; SELECT 1 AS x\u00a0$a$;', 1, /COMMIT is refused/],
+  // … and dblink called in attribute notation ((x).f is f(x)) from a column default that ALTER TABLE evaluates.
+  ['dblink in attribute notation in a DEFAULT', "ALTER TABLE concert ADD COLUMN a text DEFAULT ('dbname=<WAREHOUSE>'::text).dblink_connect;\nALTER TABLE concert ADD COLUMN b text DEFAULT ('DELETE FROM singer'::text).dblink_exec;", 1, /dblink_connect\(\) \(called as \.dblink_connect, attribute notation\)/],
+  ['a real sequence advanced in attribute notation', "ALTER TABLE concert ADD COLUMN n bigint DEFAULT ('seq_t_id_seq'::regclass).nextval;", 1, /nextval/],
+  ['a server file read into a column in attribute notation', "ALTER TABLE concert ADD COLUMN f text DEFAULT ('/etc/hostname'::text).pg_read_file;", 1, /pg_read_file/],
+  ['an advisory lock in a CHECK, quoted attribute', 'ALTER TABLE concert ADD CONSTRAINT k CHECK ((7::bigint)."pg_advisory_lock" IS NOT NULL);', 1, /pg_advisory_lock/],
 ];
 
 describe('postgres: nothing can commit, change settings, reach files or other sessions', () => {

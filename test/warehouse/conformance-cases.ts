@@ -138,6 +138,19 @@ export const REFUSED_STATEMENTS: PerDialect<Readonly<Record<string, string>>> = 
     'an escape string hiding a second statement': "SELECT E'\\''; DROP TABLE singer; SELECT '",
     'a dollar-quoted string before a second statement': 'SELECT $$;$$; DROP TABLE singer',
     'a bind parameter': 'SELECT $1',
+    // Non-ASCII characters are identifier characters to PostgreSQL: `€$a$` is a name, not a dollar quote.
+    'a call behind a non-ASCII name the tokenizer could read as a dollar quote': "SELECT 1 AS €$a$, pg_read_file('/etc/hostname') AS €$a$",
+    'a call behind a no-break space before a dollar sign': "SELECT 1 AS x\u00a0$a$, set_config('statement_timeout', '0', false) AS x\u00a0$a$",
+    'a call behind a non-ASCII name before E\'…\'': "SELECT €E'\\', pg_read_file('/etc/hostname') AS x -- '",
+    // Attribute notation: (x).f calls f(x).
+    'pg_read_file() in attribute notation': "SELECT ('/etc/hostname'::text).pg_read_file",
+    'pg_advisory_lock() in attribute notation': 'SELECT (42::bigint).pg_advisory_lock',
+    'set_config() in attribute notation on a quoted name': `SELECT (ROW('statement_timeout', '0', false))."set_config"`,
+    // No name list: PostgreSQL's own VOLATILE classification, read from the plan.
+    'a VOLATILE function no list names (setseed)': 'SELECT setseed(0.5)',
+    'a view over a VOLATILE function (pg_hba_file_rules)': 'SELECT count(*) FROM pg_hba_file_rules',
+    'a VOLATILE set-returning function (pg_show_all_file_settings)': 'SELECT count(*) FROM pg_show_all_file_settings()',
+    'a VOLATILE function in attribute notation': "SELECT ('singer'::regclass).brin_summarize_new_values",
   },
 };
 
