@@ -142,7 +142,7 @@ function checkPostgresFamilyRead(sql: string, tokens: readonly Token[], dialect:
  * on PostgreSQL a name after a `.` (attribute notation: `(x).f` and `col.f` call `f(x)` when
  * `f` takes one argument), as `[name, attribute]`.
  */
-function calledNames(sql: string, dialect: SqlDialect, tokens: readonly Token[]): [string, boolean][] {
+export function calledNames(sql: string, dialect: SqlDialect, tokens: readonly Token[] = tokenize(sql, dialect)): [string, boolean][] {
   const names: [string, boolean][] = functionCalls(sql, dialect, tokens).map((name) => [name, false]);
   if (dialect !== 'postgres') return names;
   for (let k = 1; k < tokens.length; k++) {

@@ -78,6 +78,10 @@ const ATTACKS: [string, string, RegExp][] = [
   ['flushing a GIN pending list (VOLATILE, on no list)', "SELECT gin_clean_pending_list('docs_gin'::regclass)", /gin_clean_pending_list\(\), which PostgreSQL marks VOLATILE/],
   ['summarising a BRIN index in attribute notation', "SELECT ('docs_brin'::regclass).brin_summarize_new_values", /brin_summarize_new_values\(\), which PostgreSQL marks VOLATILE/],
   ['server configuration through a view', 'SELECT * FROM pg_hba_file_rules', /pg_hba_file_rules\(\), which PostgreSQL marks VOLATILE/],
+  // Where EXPLAIN prints no expression: the statement's own spelling is checked too.
+  ['a VOLATILE call in a LIMIT count', "SELECT 1 LIMIT length(gin_clean_pending_list('docs_gin'::regclass)::text)", /gin_clean_pending_list\(\), which PostgreSQL marks VOLATILE/],
+  ['a VOLATILE call in a VALUES list', "VALUES (gin_clean_pending_list('docs_gin'::regclass))", /gin_clean_pending_list\(\), which PostgreSQL marks VOLATILE/],
+  ['a VOLATILE call in a window frame offset', "SELECT sum(id) OVER (ORDER BY id ROWS BETWEEN length(('docs_gin'::regclass).gin_clean_pending_list::text) PRECEDING AND CURRENT ROW) FROM docs", /gin_clean_pending_list\(\), which PostgreSQL marks VOLATILE/],
 ];
 
 describe('postgres: a read that calls a function the text rules could not see is refused, and nothing changes', () => {

@@ -7,19 +7,21 @@
  * is `pg_read_file('/etc/passwd')`), and an extension can add functions nobody listed (adminpack,
  * dblink, pg_stat_statements' reset, BRIN/GIN maintenance such as `brin_summarize_new_values`).
  * So before a statement runs, its plan — `EXPLAIN (VERBOSE, FORMAT JSON)`, which runs nothing,
- * sent alone through the extended protocol — is read: PostgreSQL prints every function it will
- * call as `name(…)`, views expanded, however the statement spelt it. A function the catalogue
+ * sent alone through the extended protocol — is read: PostgreSQL prints the functions it will
+ * call as `name(…)`, views expanded, however the statement spelt it; with the names the
+ * statement's text calls (`f(`, and `.f` in attribute notation), which cover what EXPLAIN does
+ * not print (VALUES lists, LIMIT/OFFSET counts, window frame offsets). A function the catalogue
  * marks VOLATILE ("can do anything, including modifying the database", PostgreSQL's docs,
  * "Function Volatility Categories") is refused unless it is on
  * {@link POSTGRES_ALLOWED_VOLATILE} (random values, the clock, sleeping, sizes); IMMUTABLE and
  * STABLE functions may run (they cannot run INSERT/UPDATE/DELETE); the refused names of the
  * text rules are refused here too. Limits: a function's own body is not seen (an
  * administrator's function does what its owner allowed), nor the function behind an operator or
- * a cast.
+ * a cast; a column named like a VOLATILE function and written `t.name` is refused with it.
  */
 import type { ClientBase } from 'pg';
 import { functionCalls } from '../sql-text.js';
-import { refusedFunction } from '../statement-policy.js';
+import { calledNames, refusedFunction } from '../statement-policy.js';
 import { SqlRefusedError } from '../types.js';
 import { oneStatement } from './migration-guard.js';
 
@@ -73,7 +75,9 @@ function planTexts(plan: unknown, texts: string[] = []): string[] {
 export async function vetReadPlan(client: ClientBase, sql: string, volatility: FunctionVolatility): Promise<void> {
   const result = await oneStatement<{ 'QUERY PLAN': unknown }>(client, `EXPLAIN (VERBOSE, FORMAT JSON) ${sql}`);
   const raw = result.rows[0]?.['QUERY PLAN'];
-  const names = new Set<string>();
+  // The statement's own spelling too: EXPLAIN does not print every expression (a VALUES list,
+  // LIMIT/OFFSET/FETCH counts, window frame offsets), and there a call is written `f(` or `.f`.
+  const names = new Set<string>(calledNames(sql, 'postgres').map(([name]) => name));
   for (const text of planTexts(typeof raw === 'string' ? JSON.parse(raw) : raw)) {
     for (const name of functionCalls(text, 'postgres')) names.add(name);
   }
