@@ -203,6 +203,8 @@ const POSTGRES_CASES: [string, string, number, RegExp][] = [
   ['dblink in attribute notation in a DEFAULT', "ALTER TABLE concert ADD COLUMN a text DEFAULT ('dbname=<WAREHOUSE>'::text).dblink_connect;\nALTER TABLE concert ADD COLUMN b text DEFAULT ('DELETE FROM singer'::text).dblink_exec;", 1, /dblink_connect\(\) \(called as \.dblink_connect, attribute notation\)/],
   ['a real sequence advanced in attribute notation', "ALTER TABLE concert ADD COLUMN n bigint DEFAULT ('seq_t_id_seq'::regclass).nextval;", 1, /nextval/],
   ['a server file read into a column in attribute notation', "ALTER TABLE concert ADD COLUMN f text DEFAULT ('/etc/hostname'::text).pg_read_file;", 1, /pg_read_file/],
+  ['a VOLATILE function no list names, evaluated per row by ALTER TABLE … DEFAULT', "ALTER TABLE concert ADD COLUMN s text DEFAULT setseed(0.5)::text;", 1, /setseed\(\), which PostgreSQL marks VOLATILE/],
+  ['a VOLATILE function in attribute notation in ALTER COLUMN … USING', "ALTER TABLE concert ALTER COLUMN theme TYPE text USING (0.5::float8).setseed::text;", 1, /setseed\(\), which PostgreSQL marks VOLATILE/],
   ['an advisory lock in a CHECK, quoted attribute', 'ALTER TABLE concert ADD CONSTRAINT k CHECK ((7::bigint)."pg_advisory_lock" IS NOT NULL);', 1, /pg_advisory_lock/],
 ];
 

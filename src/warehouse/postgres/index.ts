@@ -18,7 +18,7 @@ import { checkReadStatement } from '../statement-policy.js';
 import { SqlError, SqlLostError, SqlRefusedError, SqlTimeoutError, type Cell, type QueryOptions, type QueryResult, type SqlEngine, type TableInfo } from '../types.js';
 import { connectionError, isConnectionError } from './connection-error.js';
 import { existingSequences, guardMigrationStatement, oneStatement } from './migration-guard.js';
-import { FunctionVolatility, vetReadPlan } from './read-guard.js';
+import { FunctionVolatility, vetMigrationCalls, vetReadPlan } from './read-guard.js';
 import { cellTypes } from './values.js';
 
 type PostgresConfig = { readonly engine: 'postgres'; readonly urlEnv: string; readonly migrationUrlEnv?: string; readonly maxConnections?: number };
@@ -493,6 +493,7 @@ class MigratedSession {
         sql,
         this.timeoutMs,
         async () => {
+          await vetMigrationCalls(this.client, sql, this.#volatility);
           await guardMigrationStatement(this.client, sql, this.sequences);
           await oneStatement(this.client, sql);
         },

@@ -85,11 +85,28 @@ export async function vetReadPlan(client: ClientBase, sql: string, volatility: F
     const refused = refusedFunction(name, 'postgres');
     if (refused !== undefined) throw new SqlRefusedError(`its plan calls ${refused}, which is refused: it reads or writes outside the query's tables, takes locks, changes settings or reaches other sessions`, sql);
   }
-  const volatile = await volatility.volatile(client, [...names].filter((n) => !POSTGRES_ALLOWED_VOLATILE.has(n)));
+  await refuseVolatile(client, sql, [...names], volatility, 'its plan calls', 'a read');
+}
+
+/** Refuses `sql` when one of `names` is a VOLATILE function not on {@link POSTGRES_ALLOWED_VOLATILE}. */
+async function refuseVolatile(client: ClientBase, sql: string, names: readonly string[], volatility: FunctionVolatility, what: string, who: string): Promise<void> {
+  const volatile = await volatility.volatile(client, names.filter((n) => !POSTGRES_ALLOWED_VOLATILE.has(n)));
   if (volatile.length > 0) {
     throw new SqlRefusedError(
-      `its plan calls ${volatile.map((n) => `${n}()`).join(', ')}, which PostgreSQL marks VOLATILE (it may change the database, the session or the server); a read may call only immutable and stable functions and ${[...POSTGRES_ALLOWED_VOLATILE].slice(0, 5).join(', ')} … (POSTGRES_ALLOWED_VOLATILE, docs/warehouse.md)`,
+      `${what} ${volatile.map((n) => `${n}()`).join(', ')}, which PostgreSQL marks VOLATILE (it may change the database, the session or the server); ${who} may call only immutable and stable functions and ${[...POSTGRES_ALLOWED_VOLATILE].slice(0, 5).join(', ')} … (POSTGRES_ALLOWED_VOLATILE, docs/warehouse.md)`,
       sql,
     );
   }
+}
+
+/**
+ * Refuses a migration statement whose text calls (`f(`, `.f`) a VOLATILE function not on
+ * {@link POSTGRES_ALLOWED_VOLATILE}: DDL such as `ALTER TABLE … ADD COLUMN … DEFAULT f()`,
+ * `ALTER COLUMN … USING f()` or `ADD CONSTRAINT … CHECK (f())` evaluates `f` per row with no
+ * plan to read, and what a VOLATILE function does (another connection, an index flushed, a
+ * server file) a rollback may not undo.
+ * @throws {SqlRefusedError} naming the function.
+ */
+export async function vetMigrationCalls(client: ClientBase, sql: string, volatility: FunctionVolatility): Promise<void> {
+  await refuseVolatile(client, sql, calledNames(sql, 'postgres').map(([name]) => name), volatility, 'migration statement is refused: it calls', 'a migration');
 }
