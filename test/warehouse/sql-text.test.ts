@@ -94,3 +94,28 @@ describe('bind parameters', () => {
     expect(findBindParameter(sql)).toBeUndefined();
   });
 });
+
+describe('the tokenizer reads names and whitespace as the engines do (non-ASCII is part of a name)', () => {
+  test.each(['postgres', 'duckdb'] as const)('%s: €$a$ and a no-break space before $a$ are names, not dollar quotes', (dialect) => {
+    expect(splitStatements('INSERT INTO t SELECT 1 AS €$a$; COMMIT; SELECT 1 AS €$a$', dialect).map((s) => s.text)).toEqual([
+      'INSERT INTO t SELECT 1 AS €$a$',
+      'COMMIT',
+      'SELECT 1 AS €$a$',
+    ]);
+    expect(splitStatements('SELECT 1 AS x\u00a0$a$; COMMIT; SELECT 1 AS x\u00a0$a$', dialect)).toHaveLength(3);
+    expect(splitStatements("SELECT €E'\\'; COMMIT; --'", dialect).map((s) => s.text)).toEqual(["SELECT €E'\\'", 'COMMIT']);
+  });
+
+  test('postgres: a refused call after such a name, and in attribute notation, is refused by the text rule', () => {
+    expect(() => checkReadStatement("SELECT 1 AS €$a$, pg_read_file('/etc/passwd') AS €$a$", 'postgres')).toThrow(/pg_read_file\(\) is refused/);
+    expect(() => checkReadStatement("SELECT ('/etc/passwd'::text).pg_read_file", 'postgres')).toThrow(/attribute notation/);
+    expect(() => checkReadStatement('SELECT (7::bigint) . "pg_advisory_lock"', 'postgres')).toThrow(/pg_advisory_lock/);
+    // A table or column after a dot with the broad lo_ prefix is not a large-object call.
+    expect(() => checkReadStatement('SELECT s.lo_price FROM sales.lo_items AS s', 'postgres')).not.toThrow();
+  });
+
+  test('a byte-order mark opening the text is skipped; ASCII whitespace only', () => {
+    expect(splitStatements('\ufeffALTER TABLE a RENAME TO b;', 'postgres')).toEqual([{ text: 'ALTER TABLE a RENAME TO b', line: 1 }]);
+    expect(splitStatements(' \u00a0 ', 'sqlite').map((s) => s.text)).toEqual(['\u00a0']);
+  });
+});
