@@ -160,7 +160,7 @@ export function registerRecordings(program: Command, ctx: CliContext): void {
     .option('-a, --agent <names...>', 'only these agents (default: every agent)')
     .option('--json <file>', 'write the summary as JSON here')
     .option('--markdown <file>', 'write the summary as Markdown (for a pull-request comment) here')
-    .addHelpText('after', '\nExamples:\n  replaygate recordings diff main\n  replaygate recordings diff origin/main --json recordings-diff.json --markdown recordings-diff.md\n\nExit codes: 0, 2 not a git repository, not a commit, or a corrupt recording.')
+    .addHelpText('after', '\nExamples:\n  replaygate recordings diff main\n  replaygate recordings diff origin/main --json recordings-diff.json --markdown recordings-diff.md\n\nExit codes: 0 the summary is printed, 2 not a git repository, not a commit, or a corrupt recording.')
     .action(async (baseRef: string, opts: { config: string; agent?: string[]; json?: string; markdown?: string }) => {
       const config = await loadConfig(resolve(ctx.cwd, opts.config));
       const diffs = await recordingDiffs(config, baseRef, opts.agent);
