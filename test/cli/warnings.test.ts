@@ -81,3 +81,20 @@ describe('the outside-the-project warning through the CLI', () => {
     expect(lines[0]).toMatch(/^replaygate: warning: replaygate\.yml: 5 configured paths lead outside the project folder: 'agents\.a\.prompt' \(.*sql\.md\), 'agents\.b\.prompt' .* and 2 more; the GitHub Action refuses such paths$/);
   });
 });
+
+describe('a command run outside its project', () => {
+  it.each([['score'], ['check'], ['gate', '--base', 'a', '--candidate', 'b'], ['confidence', '-a', 'a'], ['recordings', 'prune']])(
+    '%s: exit 2, naming the missing config and what to do',
+    async (...argv) => {
+      const empty = mkdtempSync(join(tmpdir(), 'replaygate-no-project-'));
+      try {
+        let err = '';
+        const code = await main(argv, { cwd: empty, stdout: () => undefined, stderr: (s) => (err += s), isTTY: false });
+        expect(code, err).toBe(2);
+        expect(err).toMatch(/replaygate\.yml: no such project config: run the command in the project's folder .*give -c FILE, or create a project with replaygate init\n$/);
+      } finally {
+        rmSync(empty, { recursive: true, force: true });
+      }
+    },
+  );
+});
