@@ -5,6 +5,7 @@
 // Run after `npm run build` (npm run docs does both); `--check` writes nothing and exits 1 when a
 // file is stale; `--cached` reuses docs/generated/values.json for the shared-data figures; names of
 // files (README.md, docs/gate.md) limit the run to them.
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { main } from '../build/cli/index.js';
@@ -19,7 +20,26 @@ const only = args.filter((a) => !a.startsWith('--'));
 
 const run = inProcessRunner(main);
 
-const changed = await generateAll({ root, run, check, useCache, ...(only.length > 0 ? { files: only } : {}) });
+// The examples' PostgreSQL blocks (pg=ENV) run on a throwaway cluster (scripts/pg-local.sh:
+// 127.0.0.1, a free port, about a second to start), started on first use and stopped at the end.
+let cluster;
+const postgres = async () => {
+  if (cluster === undefined) {
+    const out = execFileSync('bash', [join(root, 'scripts', 'pg-local.sh'), 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const url = /^DATABASE_URL=(.*)$/m.exec(out)?.[1];
+    const dir = /^PG_LOCAL_DIR=(.*)$/m.exec(out)?.[1];
+    if (url === undefined || dir === undefined) throw new Error(`scripts/pg-local.sh printed no DATABASE_URL:\n${out}`);
+    cluster = { url, dir };
+  }
+  return cluster.url;
+};
+
+let changed;
+try {
+  changed = await generateAll({ root, run, check, useCache, postgres, ...(only.length > 0 ? { files: only } : {}) });
+} finally {
+  if (cluster !== undefined) execFileSync('bash', [join(root, 'scripts', 'pg-local.sh'), 'stop', cluster.dir], { stdio: 'inherit' });
+}
 for (const c of changed) console.log(`${check ? 'stale' : 'updated'}: ${c.file} (${firstDifference(c.before, c.after).split('\n')[0]})`);
 if (changed.length === 0) console.log('docs: every generated block is current');
 if (check && changed.length > 0) process.exitCode = 1;

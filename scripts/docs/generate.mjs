@@ -19,7 +19,10 @@
 // up to the first containing TO), head=N, raw (the output is Markdown, put in as it is: the block
 // is everything up to a line `<!-- /docs -->` instead of a fenced block), cache (the output is kept in
 // docs/generated/values.json, as for sources below), setup="CMD" with needs=PATH (run CMD in the
-// repository first when PATH, default `<cwd>/replaygate.yml`, is absent). Commands: `replaygate …`
+// repository first when PATH, default `<cwd>/replaygate.yml`, is absent), pg=ENV (the command
+// needs a PostgreSQL database: a fresh one is made on the throwaway cluster that `postgres` gives,
+// its URL put in the environment variable ENV while the file is generated, the block's setup= run
+// once against it, and the database dropped afterwards). Commands: `replaygate …`
 // (the CLI, in process), `node scripts/NAME.mjs …` (a script of this repository, in a child process),
 // `npm start --silent` (= replaygate score, without npm's header lines), `bench NAME` (the text of bench/results/NAME.json, written by
 // `npm run bench`: timings are never re-measured here; `bench NAME FIELD`: a command's output the
@@ -250,7 +253,69 @@ function lookup(sources, expr) {
  * @param run - `(argv, { cwd, env }) => Promise<{ code, stdout, stderr, both }>`: the CLI in process
  * @returns the new text
  */
-export async function generate(text, { root, file, run, useCache = false, cache = {} }) {
+export async function generate(text, { root, file, run, useCache = false, cache = {}, postgres }) {
+  const databases = new Databases(root, postgres);
+  try {
+    return await generateWith(text, { root, file, run, useCache, cache, databases });
+  } finally {
+    await databases.dropAll();
+  }
+}
+
+/**
+ * The PostgreSQL databases of one file's `pg=ENV` blocks: made on first use on the cluster whose
+ * admin URL `postgres()` gives (the tests' cluster, or the one scripts/docs.mjs starts with
+ * scripts/pg-local.sh), one per ENV, with the block's setup= run once against it.
+ * `postgres: null` leaves those blocks as they are (a developer's test run without PostgreSQL).
+ */
+class Databases {
+  constructor(root, postgres) {
+    this.root = root;
+    this.postgres = postgres;
+    this.made = new Map();
+  }
+  /** True when the block can run; false when PostgreSQL is skipped. */
+  async prepare(file, options) {
+    if (options.pg === undefined) return true;
+    if (this.postgres === null) return false;
+    if (this.postgres === undefined) throw new Error(`${file}: a block needs PostgreSQL (pg=${options.pg}) and no cluster was given (scripts/docs.mjs starts one with scripts/pg-local.sh)`);
+    const name = options.pg;
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(name)) throw new Error(`${file}: pg=${name}: expected an environment variable name`);
+    if (this.made.has(name)) return true;
+    const admin = new URL(await this.postgres());
+    const database = `docs_${name.toLowerCase()}_${process.pid}_${Date.now().toString(36)}`;
+    const { default: pg } = await import('pg');
+    const sql = async (statement) => {
+      const url = new URL(admin);
+      url.pathname = '/postgres';
+      const client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+      try {
+        await client.query(statement);
+      } finally {
+        await client.end();
+      }
+    };
+    await sql(`CREATE DATABASE ${database}`);
+    const url = new URL(admin);
+    url.pathname = `/${database}`;
+    this.made.set(name, { previous: process.env[name], drop: () => sql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) });
+    // The CLI runs in process and reads url_env from process.env; setup= (a loader) inherits it.
+    process.env[name] = url.toString();
+    if (options.setup !== undefined) execFileSync('sh', ['-c', options.setup], { cwd: this.root, stdio: ['ignore', 'ignore', 'inherit'] });
+    return true;
+  }
+  async dropAll() {
+    for (const [name, { previous, drop }] of this.made) {
+      if (previous === undefined) delete process.env[name];
+      else process.env[name] = previous;
+      await drop();
+    }
+    this.made.clear();
+  }
+}
+
+async function generateWith(text, { root, file, run, useCache, cache, databases }) {
   const paths = [
     [root, '.'],
     [tmpdir(), '<tmp>'],
@@ -350,7 +415,11 @@ export async function generate(text, { root, file, run, useCache = false, cache 
         body = kept.replace(/\n+$/, '');
       } else body = `${result.text.replace(/\n+$/, '')}\n${benchFooter(result)}`;
     } else {
-      if (spec.options.cache) setUp(root, spec.options);
+      if (!(await databases.prepare(file, spec.options))) {
+        // PostgreSQL skipped (REPLAYGATE_SKIP_POSTGRES=1 outside CI): the block stays as it is.
+        continue;
+      }
+      if (spec.options.pg === undefined) setUp(root, spec.options);
       const { result, copy } = await runCli(spec.words, spec.options);
       const stream = spec.options.stream ?? 'stdout';
       const output = stream === 'both' ? result.both : stream === 'stderr' ? result.stderr : result.stdout;
@@ -391,14 +460,14 @@ const CACHE_FILE = 'docs/generated/values.json';
  * With `useCache`, heavy sources (`[cache]`) are read from docs/generated/values.json instead of
  * being run; otherwise they are run and the file is rewritten with the values the docs use.
  */
-export async function generateAll({ root, run, check = false, useCache = check, files = docFiles(root) }) {
+export async function generateAll({ root, run, check = false, useCache = check, files = docFiles(root), postgres }) {
   const cachePath = join(root, CACHE_FILE);
   const cache = existsSync(cachePath) ? JSON.parse(readFileSync(cachePath, 'utf8')) : {};
   const fresh = {};
   const changed = [];
   for (const file of files) {
     const before = readFileSync(join(root, file), 'utf8');
-    const after = await generate(before, { root, file, run, useCache, cache: useCache ? cache : fresh });
+    const after = await generate(before, { root, file, run, useCache, cache: useCache ? cache : fresh, postgres });
     if (after !== before) {
       changed.push({ file, before, after });
       if (!check) writeFileSync(join(root, file), after);

@@ -83,8 +83,9 @@ function causeOfReplay(f: ReplayFailure): { kind: CauseKind; name: string; messa
   const added = lines.filter((l) => l.startsWith('+') && !l.startsWith('+++'));
   const removed = lines.filter((l) => l.startsWith('-') && !l.startsWith('---'));
   for (const line of added) {
-    // Tool results are JSON inside the diff: unescape quotes so `column \"x\" does not exist` reads as written.
-    const c = causeOfError(line.replace(/\\"/g, '"'));
+    // Tool results are JSON inside the diff, often JSON in JSON (an error object in a tool message):
+    // unescape quotes at any depth so `column \"x\"` and `named \\\"x\\\"` read as written.
+    const c = causeOfError(line.replace(/\\+"/g, '"'));
     if (c) return c;
   }
   const before = schemaColumns(removed);

@@ -3,7 +3,9 @@
  * (or killed) as soon as it is read. Light on purpose: a command imports this before its own code
  * (the config loader and `spare-hosts.ts`, nothing of the pipeline).
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { DataError } from '../util/errors.js';
 import { loadConfig } from '../config/load.js';
 import type { ProjectConfig } from '../config/types.js';
 import { releaseSpareHosts, usesSqliteHosts } from '../warehouse/sqlite/spare-hosts.js';
@@ -18,7 +20,13 @@ export function readConfig(ctx: CliContext, file: string): Promise<ProjectConfig
   let byPath = configsRead.get(ctx);
   if (byPath === undefined) configsRead.set(ctx, (byPath = new Map()));
   let config = byPath.get(path);
-  if (config === undefined) byPath.set(path, (config = loadConfig(path)));
+  if (config === undefined) {
+    // The first mistake of a newcomer: a command run outside the project folder.
+    const missing = !existsSync(path)
+      ? new DataError("no such project config: run the command in the project's folder (the one holding replaygate.yml), give -c FILE, or create a project with replaygate init", path)
+      : undefined;
+    byPath.set(path, (config = missing !== undefined ? Promise.reject(missing) : loadConfig(path)));
+  }
   return config;
 }
 

@@ -3,6 +3,7 @@ import { userErrorOf } from '../util/errors.js';
 import type { SqlError } from '../warehouse/types.js';
 import { EXIT, PromptCancelled, type CliContext } from './context.js';
 import { buildProgram } from './program.js';
+import { flushWarnings } from './warnings.js';
 import { createInterface } from 'node:readline';
 
 /**
@@ -21,6 +22,15 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
     exitCode: EXIT.pass,
     ...overrides,
   };
+  try {
+    return await run(ctx, argv);
+  } finally {
+    // Each warning was printed once; how often a repeated one was given is said at the end.
+    flushWarnings(ctx);
+  }
+}
+
+async function run(ctx: CliContext, argv: readonly string[]): Promise<number> {
   try {
     // Only the command named in argv is loaded: `replaygate --version` imports no pipeline code.
     const program = await buildProgram(ctx, argv);

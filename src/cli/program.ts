@@ -75,6 +75,24 @@ const COMMANDS: readonly CommandEntry[] = [
   },
 ];
 
+/** Exit codes of the commands whose own help text does not list them (SPEC §10: 2 is always a usage or input error). */
+const EXIT_CODES: Readonly<Record<string, string>> = {
+  init: '0 created, 2 a file it would write exists or an answer is not usable (nothing written), 130 cancelled at a question (Ctrl+C, Ctrl+D).',
+  score: '0 every run was replayed, 1 some run has no recording (the command to record it is printed), 2 usage or input error.',
+  gate: '0 pass, 1 fail, 2 usage or input error; with --shard, 0 once the report is written (the merge decides).',
+  merge: '0 and 1 as the merged command (score, gate, check, confidence); 2 when the reports are not one complete set of shards of one run, or one is malformed.',
+  check: '0 every check passes, 1 a list is non-empty (golden SQL, metrics or replays fail), 2 usage or input error (a refused migration included).',
+  confidence: '0 the report is written, 2 usage or input error (a thresholds file fitted for another K or agreement policy included).',
+  'confidence calibrate': '0 the thresholds are fitted (and written with --out), 2 usage or input error (labels of one class only included).',
+  'judge pairs': '0 every judge call was replayed, 1 a judge call has no recording (never skipped), 2 usage or input error.',
+  'judge calibrate': '0 calibrated, 1 a judge call has no recording (never skipped), 2 usage or input error.',
+  'judge import': '0 imported, 2 usage or input error (nothing written).',
+  'import predictions': '0 imported, 2 usage or input error (nothing written).',
+  'import spider-golden': '0 written, 2 usage or input error.',
+  'import genparse': '0 imported, 2 usage or input error (nothing written).',
+  'import candidates': '0 imported, 2 usage or input error (nothing written).',
+};
+
 /** The command an argument list runs: its first word (`help X` asks for X), or undefined. */
 function commandNamed(argv: readonly string[]): string | undefined {
   const words = argv.filter((a) => !a.startsWith('-'));
@@ -108,6 +126,13 @@ export async function buildProgram(ctx: CliContext, argv?: readonly string[]): P
       // Listed for --help and suggestions; never run (its real definition is loaded when named).
       program.command(entry.name).summary(entry.summary).allowUnknownOption().helpOption(false);
     }
+  }
+  // Every command's --help ends with its exit codes (those whose own help text has none get them here).
+  for (const [path, codes] of Object.entries(EXIT_CODES)) {
+    let command: Command | undefined = program;
+    for (const name of path.split(' ')) command = command?.commands.find((c) => c.name() === name);
+    // Only a loaded command (a listed-only one has no help of its own).
+    if (command !== undefined && command.options.length > 0) command.addHelpText('after', `\nExit codes: ${codes}`);
   }
   // Every report path and output folder is checked before the work, so a wrong one ends in a second.
   program.hook('preAction', async (_program, action) => {

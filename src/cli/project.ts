@@ -5,6 +5,7 @@ import type { ProjectConfig } from '../config/types.js';
 import { openProject as openPipelineProject, type OpenProjectOptions, type Project } from '../pipeline/project.js';
 import { readConfig } from './config-once.js';
 import type { CliContext } from './context.js';
+import { listed, warn } from './warnings.js';
 
 /**
  * The folder the Action would check paths against: the git work tree holding the config (the
@@ -37,15 +38,17 @@ function afterLoad(ctx: CliContext, config: ProjectConfig): void {
   // One line per key (a golden folder of many files outside is one warning).
   const byKey = new Map<string, OutsidePath[]>();
   for (const p of pathsOutside(config, workspaceOf(config.root))) byKey.set(p.key, [...(byKey.get(p.key) ?? []), p]);
-  for (const [key, paths] of byKey) {
+  const keys = [...byKey].map(([key, paths]) => {
     const p = paths[0] as OutsidePath;
     const shown = relative(ctx.cwd, p.path) || p.path;
     const more = paths.length > 1 ? ` and ${paths.length - 1} more` : '';
-    ctx.stderr(
-      `replaygate: warning: ${relative(ctx.cwd, config.file) || config.file}: '${key}' (${shown}${p.real !== p.path ? ` → ${p.real}` : ''}${more}) leads outside the project folder; ` +
-        'the GitHub Action refuses such paths\n',
-    );
-  }
+    return `'${key}' (${shown}${p.real !== p.path ? ` → ${p.real}` : ''}${more})`;
+  });
+  if (keys.length === 0) return;
+  // One warning, however many keys: the first few named, the rest counted.
+  const file = relative(ctx.cwd, config.file) || config.file;
+  const what = keys.length === 1 ? `${keys[0]} leads outside the project folder` : `${keys.length} configured paths lead outside the project folder: ${listed(keys, 3)}`;
+  warn(ctx, `${file}: ${what}; the GitHub Action refuses such paths`, 'replaygate: warning: ');
 }
 
 /** `loadConfig` for a CLI command: the config, with the warnings and protections of {@link afterLoad}. */

@@ -102,9 +102,18 @@ export function mergeAppliesToMisses(shards: readonly AppliesToMisses[]): Applie
 
 /** The warning texts of {@link unmatchedAppliesTo}. */
 export function appliesToWarnings({ misses, questions }: AppliesToMisses): string[] {
-  return misses.map((m) => {
+  // One warning per rule: its patterns that select nothing are named together, in the rule's order.
+  const byRule = new Map<string, AppliesToMiss[]>();
+  for (const m of misses) {
+    const key = JSON.stringify([m.where, m.id, m.database]);
+    byRule.set(key, [...(byRule.get(key) ?? []), m]);
+  }
+  return [...byRule.values()].map((ms) => {
+    const m = ms[0] as AppliesToMiss;
     const n = questions[m.database] ?? 0;
-    return `${m.where}: rule '${m.id}': applies_to.${m.kind} ${JSON.stringify(m.pattern)} matches none of the ${n} question${n === 1 ? '' : 's'} of this run (database ${m.database})`;
+    const patterns = ms.map((x) => `applies_to.${x.kind} ${JSON.stringify(x.pattern)}`);
+    const what = patterns.length === 1 ? `${patterns[0]} matches` : `${patterns.length} patterns (${patterns.join(', ')}) match`;
+    return `${m.where}: rule '${m.id}': ${what} none of the ${n} question${n === 1 ? '' : 's'} of this run (database ${m.database})`;
   });
 }
 

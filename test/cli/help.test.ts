@@ -1,4 +1,4 @@
-/** Every command's --help teaches by example (and exits 0). */
+/** Every command's --help teaches by example, ends with its exit codes (a command that runs something), and exits 0. */
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/index.js';
@@ -17,6 +17,9 @@ describe('--help', () => {
       const code = await main([...path, '--help'], { stdout: (s) => void (out += s), stderr: () => {}, isTTY: false, env: {} });
       expect(code).toBe(0);
       expect(out).toMatch(/\nExamples:\n {2}[^\n]*replaygate /);
+      // A command that runs (it has options of its own, beyond --help) says what its exit codes mean.
+      const command = path.reduce<Command | undefined>((c, name) => c?.commands.find((x) => x.name() === name), program);
+      if (path.length === 0 || (command?.options.length ?? 0) > 0) expect(out, out).toMatch(/\nExit codes: 0 [^\n]*\b2 /);
     });
   }
 });

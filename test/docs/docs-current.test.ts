@@ -10,14 +10,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docFiles, firstDifference, generate, generateAll, inProcessRunner, type RunCli } from '../../scripts/docs/generate.mjs';
 import { main } from '../../src/cli/index.js';
+import { SKIP_POSTGRES, TEST_PG_URL } from '../helpers/postgres.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
 const run: RunCli = inProcessRunner(main);
+// The examples' PostgreSQL blocks (pg=ENV) run on the tests' throwaway cluster (test/global-setup.ts).
+const postgres = SKIP_POSTGRES ? null : async (): Promise<string> => TEST_PG_URL as string;
 
 describe('generated docs', () => {
   it('every generated block and number is current (npm run docs leaves git diff empty)', async () => {
-    const changed = await generateAll({ root: ROOT, run, check: true });
+    const changed = await generateAll({ root: ROOT, run, check: true, postgres });
     expect(changed.map((c) => `${c.file}: ${firstDifference(c.before, c.after)}`)).toEqual([]);
   }, 300_000);
 
@@ -89,7 +92,21 @@ describe('generated docs', () => {
   });
 
   it('covers README.md, every docs/*.md and the examples', () => {
-    expect(docFiles(ROOT)).toEqual(expect.arrayContaining(['README.md', 'docs/checks.md', 'docs/action.md', 'examples/chinook/README.md']));
+    expect(docFiles(ROOT)).toEqual(
+      expect.arrayContaining(['README.md', 'docs/checks.md', 'docs/action.md', 'examples/chinook/README.md', 'examples/chinook-duckdb/README.md', 'examples/chinook-postgres/README.md']),
+    );
+  });
+
+  it('shows no hand-typed replaygate output in the examples: every `$ npx replaygate` block is generated', () => {
+    // A block that starts with a `$ npx replaygate …` prompt and has no docs marker above it goes stale silently.
+    const unmarked: string[] = [];
+    for (const file of docFiles(ROOT)) {
+      const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
+      lines.forEach((line, i) => {
+        if (/^`{3,}/.test(line) && /^\$ (npx )?replaygate /.test(lines[i + 1] ?? '') && !(lines[i - 1] ?? '').startsWith('<!-- docs: ')) unmarked.push(`${file}:${i + 2}: ${lines[i + 1]}`);
+      });
+    }
+    expect(unmarked).toEqual([]);
   });
 });
 
@@ -128,6 +145,26 @@ describe('the generator', () => {
     const failing: RunCli = async () => ({ code: 1, stdout: '', stderr: 'not run', both: 'not run' });
     expect(await generate(text, { root: ROOT, file: 'README.md', run: failing, useCache: true, cache })).toBe(once);
     await expect(generate(text, { root: ROOT, file: 'README.md', run: failing, useCache: true, cache: {} })).rejects.toThrow(/not in docs\/generated\/values\.json/);
+  });
+
+  it('runs a pg=ENV block against a fresh database of the cluster it is given, and leaves it as it is without one', async () => {
+    const text = '<!-- docs: replaygate env [pg=DOCS_TEST_URL setup="true"] -->\n```text\nkept\n```\n';
+    const seen: string[] = [];
+    const looking: RunCli = async () => {
+      const url = process.env['DOCS_TEST_URL'] ?? '';
+      seen.push(url);
+      const out = `database ${/\/docs_docs_test_url_\w+$/.test(url) ? 'made' : 'missing'}\n`;
+      return { code: 0, stdout: out, stderr: '', both: out };
+    };
+    expect(await generate(text, { root: ROOT, file: 'README.md', run: looking, postgres: null })).toBe(text);
+    await expect(generate(text, { root: ROOT, file: 'README.md', run: looking })).rejects.toThrow(/needs PostgreSQL \(pg=DOCS_TEST_URL\)/);
+    if (postgres === null) return;
+    expect(await generate(text, { root: ROOT, file: 'README.md', run: looking, postgres })).toBe('<!-- docs: replaygate env [pg=DOCS_TEST_URL setup="true"] -->\n```text\ndatabase made\n```\n');
+    // The variable is put back and the database dropped.
+    expect(process.env['DOCS_TEST_URL']).toBeUndefined();
+    const { adminSql } = await import('../helpers/postgres.js');
+    const [left] = await adminSql(`SELECT count(*)::int AS n FROM pg_database WHERE datname = '${new URL(seen[0] as string).pathname.slice(1)}'`);
+    expect(left?.rows[0]).toEqual({ n: 0 });
   });
 
   it('runs node scripts of the repository only', async () => {

@@ -141,6 +141,9 @@ describe('check --migration catches the unit-price rename on every engine and le
     expect(report.golden.failures.map((f) => f.id)).toEqual(GOLDEN_ON_UNIT_PRICE);
     expect(report.metrics.failingMetrics).toEqual(['revenue']);
     expect(report.replays.failures).toHaveLength(15);
+    // One cause on every engine: the replays' tool errors (JSON in JSON on DuckDB) are read as the missing column too.
+    expect(report.causes.map((c) => c.name.toLowerCase()), out).toEqual(['unitprice']);
+    expect(out).toContain('1 cause:');
     expect(await side.fingerprint()).toBe(before);
     // And the unmigrated warehouse still passes.
     const again = await cli(side.dir, 'check');

@@ -5,6 +5,7 @@ import { unlabelledNote } from '../../confidence/report.js';
 import type { ConfidenceReportJson } from '../../shard/confidence-shards.js';
 import { EXIT, type CliContext } from '../context.js';
 import { writeOutput } from '../output.js';
+import { warn } from '../warnings.js';
 
 /** Prints a confidence report (text, time), writes `--json` / `--markdown` / `--svg`; exit code 0. Used by `confidence` and `merge`. */
 export async function printConfidenceReport(
@@ -19,7 +20,7 @@ export async function printConfidenceReport(
     ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions (the evaluation is the merge's: replaygate merge of every shard's --json report)\n\n`);
   }
   const unlabelled = unlabelledNote(report.unlabelled, report.answers.length);
-  if (unlabelled !== undefined) ctx.stderr(`warning: ${unlabelled}\n`);
+  if (unlabelled !== undefined) warn(ctx, unlabelled);
   const render = opts.maxAnswers !== undefined ? { maxAnswers: opts.maxAnswers } : {};
   ctx.stdout(renderConfidenceText(finalReport, render));
   ctx.stdout(`\ntime: ${Object.entries(timing).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)} s`).join(', ')}\n`);

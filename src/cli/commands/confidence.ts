@@ -16,6 +16,7 @@ import { agreementPolicyText, labelPolicyText } from '../../confidence/policy.js
 import type { ResultMatcher, RuleName } from '../../confidence/types.js';
 import { loadDefinitions } from '../../definitions/load.js';
 import { appliesToMisses, appliesToWarnings, type AppliesToMisses } from '../../definitions/check.js';
+import { warn } from '../warnings.js';
 import type { Definition } from '../../definitions/types.js';
 import type { GoldenQuestion } from '../../golden/types.js';
 import { parseSemanticLayers, semanticLayerFor } from '../../semantic/load.js';
@@ -440,7 +441,7 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, m
   // calibrate fits thresholds; it does not gate with the configured ones.
   const { gate, ruleGates, gateSource } = mode === 'calibrate' ? { gate: DEFAULT_GATE, ruleGates: undefined, gateSource: DESIGN_GATE_SOURCE } : gateOf(opts, settings);
   const thresholdNotes = mode === 'calibrate' ? [] : await thresholdsWarnings(project, opts, settings, sets.length, labelSets[0]?.policy);
-  for (const w of thresholdNotes) ctx.stderr(`warning: ${w}\n`);
+  for (const w of thresholdNotes) warn(ctx, w);
   const rules: RuleOptions = { gate, ...(ruleGates !== undefined ? { ruleGates } : {}), thinEvidence: opts.thinEvidence };
   const match = agreementMatcher(opts.agreementPolicy);
   const definitions = await loadProjectDefinitions(project, opts, ctx, settings);
@@ -456,7 +457,7 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, m
       metrics: [...new Set(q.samples.flatMap((s) => s.metrics ?? []))],
     }));
     appliesTo = appliesToMisses(definitions.list, subjects);
-    if (opts.shard === undefined) for (const w of appliesToWarnings(appliesTo)) ctx.stderr(`warning: ${w}\n`);
+    if (opts.shard === undefined) for (const w of appliesToWarnings(appliesTo)) warn(ctx, w);
   }
   const assessAll = async (withDefinitions: boolean): Promise<AnswerAssessment[]> => {
     const out: AnswerAssessment[] = new Array(aligned.questions.length);
@@ -687,8 +688,9 @@ async function runCalibrate(project: Project, opts: CalibrateOptions, ctx: CliCo
   const perDb = [...new Set(answers.map((a) => a.db))].map((db) => answers.filter((a) => a.db === db).length).sort((x, y) => x - y);
   const smallestFold = perDb.slice(0, Math.floor(perDb.length / 2)).reduce((sum, n) => sum + n, 0);
   if (answers.length < MIN_CALIBRATION_LABELS || smallestFold < MIN_CALIBRATION_LABELS / 2) {
-    ctx.stderr(
-      `warning: only ${answers.length} labelled answers (${right} right), the smallest half of the databases holding ${smallestFold}: below the documented minimum (${MIN_CALIBRATION_LABELS} answers, ${MIN_CALIBRATION_LABELS / 2} per fold), the thresholds and held-out figures are unreliable\n`,
+    warn(
+      ctx,
+      `only ${answers.length} labelled answers (${right} right), the smallest half of the databases holding ${smallestFold}: below the documented minimum (${MIN_CALIBRATION_LABELS} answers, ${MIN_CALIBRATION_LABELS / 2} per fold), the thresholds and held-out figures are unreliable`,
     );
   }
   const termNames = RULE_TERMS[opts.rule] ?? ['agreement'];

@@ -4,6 +4,7 @@ import { genparseImportItems } from '../../importers/genparse.js';
 import { readCandidateFile } from '../../importers/verisql.js';
 import { importRecording } from '../../pipeline/import-recording.js';
 import { openProject } from '../project.js';
+import { listed, warn } from '../warnings.js';
 import type { CliContext } from '../context.js';
 
 interface CandidatesOptions {
@@ -38,7 +39,17 @@ export function registerImportCandidates(program: Command, ctx: CliContext): voi
     .action(async (file: string, opts: CandidatesOptions) => {
       const path = resolve(ctx.cwd, file);
       const { questions, skipped } = await readCandidateFile(path);
-      for (const item of skipped) ctx.stderr(`warning: ${file} (generated item ${item.line}, id ${item.id}, ${item.db}: "${item.question}"): ${item.reason}\n`);
+      // One warning per reason: a file with many items left out for one reason says so once, with the count.
+      const byReason = new Map<string, typeof skipped>();
+      for (const item of skipped) byReason.set(item.reason, [...(byReason.get(item.reason) ?? []), item]);
+      for (const [reason, items] of byReason) {
+        const first = items[0] as (typeof skipped)[number];
+        const named =
+          items.length === 1
+            ? `generated item ${first.line}, id ${first.id}, ${first.db}: "${first.question}"`
+            : `${items.length} generated items: ${listed(items.map((i) => `item ${i.line} (id ${i.id}, ${i.db})`))}`;
+        warn(ctx, `${file} (${named}): ${reason}`);
+      }
       const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
         const { items, unmatched } = genparseImportItems(questions, project.golden, path);

@@ -4,6 +4,7 @@ import { CLI_REPORT_SHAPES, readShardReport } from '../../shard/report-shape.js'
 import { DataError } from '../../util/errors.js';
 import { boundHeapGrowth } from '../../util/heap-growth.js';
 import type { CliContext } from '../context.js';
+import { warn } from '../warnings.js';
 import type { MergeOptions } from './merge.js';
 import type { ConfidenceShardPayload } from '../../shard/confidence-shards.js';
 
@@ -52,12 +53,12 @@ export async function runMerge(ctx: CliContext, files: readonly string[], opts: 
       const merged = mergeConfidenceShards(set);
       // The warnings about the thresholds file the unsharded run prints (they are notes of the report too).
       const payloads = (set.reports as unknown as { shard: { payload: ConfidenceShardPayload } }[]).map((r) => r.shard.payload);
-      for (const w of payloads[0]?.thresholdNotes ?? []) ctx.stderr(`warning: ${w}\n`);
+      for (const w of payloads[0]?.thresholdNotes ?? []) warn(ctx, w);
       // The definitions' applies_to patterns that select no question of the whole run, as the unsharded run warns.
       const misses = payloads.flatMap((p) => (p.appliesTo === undefined ? [] : [p.appliesTo]));
       if (misses.length > 0) {
         const { appliesToWarnings, mergeAppliesToMisses } = await import('../../definitions/check.js');
-        for (const w of appliesToWarnings(mergeAppliesToMisses(misses))) ctx.stderr(`warning: ${w}\n`);
+        for (const w of appliesToWarnings(mergeAppliesToMisses(misses))) warn(ctx, w);
       }
       return printConfidenceReport(ctx, merged, opts);
     }

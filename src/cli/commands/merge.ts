@@ -15,7 +15,7 @@ export function registerMerge(program: Command, ctx: CliContext): void {
     .description(
       'Merge the --json reports of the shards of one run (score, gate, check or confidence with --shard i/n) into the report of the whole run: ' +
         'verdict, scorecards and statistics are computed from the merged runs, as the unsharded run computes them, and printed as that run prints them. ' +
-        'Refuses reports of different commands or configurations, a shard given twice, and missing shards. Exit codes as the merged command.',
+        'Refuses reports of different commands or configurations, a shard given twice, and missing shards.',
     )
     .argument('<reports...>', 'the JSON report of every shard (any order)')
     .option('--json <file>', 'write the merged JSON report here')

@@ -13,6 +13,7 @@ import { EXIT, type CliContext } from '../context.js';
 import { LIMITS } from '../../config/limits.js';
 import { parseLimit, parseSeeds, questionsOption, splitOption } from '../options.js';
 import { progressFor } from '../progress.js';
+import { warn } from '../warnings.js';
 import { shellCommand } from '../../util/shell-quote.js';
 
 interface RecordCliOptions {
@@ -118,7 +119,8 @@ export function registerRecord(program: Command, ctx: CliContext): void {
           allowRerecordTest: opts.allowRerecordTest ?? false,
           concurrency: opts.concurrency,
           signal: controller.signal,
-          logger: new ConsoleLogger({ write: err }),
+          // Its warnings go through warn(): each printed once per command, repeats counted.
+          logger: new ConsoleLogger({ write: (s: string) => (s.startsWith('warning: ') ? warn(ctx, redactor.redact(s.slice('warning: '.length).replace(/\n$/, ''))) : err(s)) }),
           onRun: (done, total, stats, http) => {
             // Started on the first run: only then is the selection known (a held-out test split is left out).
             if (done === 1) progress.start(total, opts.agent);

@@ -1,9 +1,8 @@
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
+import { loadConfig, openProject } from '../project.js';
 import type { ProjectConfig } from '../../config/types.js';
 import { parseJudgeConfig } from '../../judge/config.js';
-import { openProject } from '../../pipeline/project.js';
 import { pruneRecordings, type PruneResult } from '../../pipeline/prune-recordings.js';
 import { recordingDiffs } from '../../pipeline/recording-diffs.js';
 import type { RecordingDiff } from '../../recording/diff.js';
@@ -88,7 +87,7 @@ export function registerRecordings(program: Command, ctx: CliContext): void {
       if (folders.length > 0) {
         dirs = folders.map((f) => resolve(ctx.cwd, f));
       } else {
-        const config = await loadConfig(resolve(ctx.cwd, opts.config));
+        const config = await loadConfig(ctx, resolve(ctx.cwd, opts.config));
         root = config.root;
         dirs = configuredRecordings(config);
       }
@@ -121,7 +120,7 @@ export function registerRecordings(program: Command, ctx: CliContext): void {
     )
     .action(async (opts: { config: string; agent?: string[]; dryRun?: boolean; json?: string; concurrency: number }) => {
       const dryRun = opts.dryRun ?? inCi(ctx.env);
-      const project = await openProject(resolve(ctx.cwd, opts.config));
+      const project = await openProject(ctx, resolve(ctx.cwd, opts.config));
       try {
         const results = await pruneRecordings(project, {
           ...(opts.agent ? { agents: opts.agent } : {}),
@@ -160,9 +159,9 @@ export function registerRecordings(program: Command, ctx: CliContext): void {
     .option('-a, --agent <names...>', 'only these agents (default: every agent)')
     .option('--json <file>', 'write the summary as JSON here')
     .option('--markdown <file>', 'write the summary as Markdown (for a pull-request comment) here')
-    .addHelpText('after', '\nExamples:\n  replaygate recordings diff main\n  replaygate recordings diff origin/main --json recordings-diff.json --markdown recordings-diff.md\n\nExit codes: 0, 2 not a git repository, not a commit, or a corrupt recording.')
+    .addHelpText('after', '\nExamples:\n  replaygate recordings diff main\n  replaygate recordings diff origin/main --json recordings-diff.json --markdown recordings-diff.md\n\nExit codes: 0 the summary is printed, 2 not a git repository, not a commit, or a corrupt recording.')
     .action(async (baseRef: string, opts: { config: string; agent?: string[]; json?: string; markdown?: string }) => {
-      const config = await loadConfig(resolve(ctx.cwd, opts.config));
+      const config = await loadConfig(ctx, resolve(ctx.cwd, opts.config));
       const diffs = await recordingDiffs(config, baseRef, opts.agent);
       ctx.stdout(recordingsDiffText(diffs, baseRef));
       if (opts.json) {
