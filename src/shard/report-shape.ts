@@ -198,10 +198,34 @@ function runLooksRight(v: unknown): boolean {
 }
 export const runShape: Shape = (v) => (runLooksRight(v) ? undefined : runFields(v));
 
-/** Runs with their ranks in the unsharded order, one rank per run. */
-export const rankedRunsShape: Shape = both(obj({ runs: arr(runShape), ranks: arr(count) }), (v) => {
-  const r = v as { runs: unknown[]; ranks: unknown[] };
-  return r.runs.length === r.ranks.length ? undefined : { at: [], what: `expected one rank per run, got ${r.runs.length} runs and ${r.ranks.length} ranks` };
+/**
+ * Runs (already of {@link runShape}) each of one agent, question and seed: a run given twice
+ * would count twice in the merged scorecards and the paired comparison (a wrong verdict).
+ */
+const distinctRuns = (runs: readonly { agent: string; questionId: string; seed: number }[]): Wrong | undefined => {
+  const seen = new Map<string, number>();
+  for (let i = 0; i < runs.length; i++) {
+    const r = runs[i] as { agent: string; questionId: string; seed: number };
+    const key = `${r.agent}\u0000${r.questionId}\u0000${r.seed}`;
+    const first = seen.get(key);
+    if (first !== undefined) return { at: [i], what: `expected one run of each agent, question and seed, got a second run of ${r.agent} on ${r.questionId} seed ${r.seed} (the first is [${first}])` };
+    seen.set(key, i);
+  }
+  return undefined;
+};
+/** Runs of distinct agent, question and seed. */
+const runArray = arr(runShape);
+export const runsShape: Shape = (v) => runArray(v) ?? distinctRuns(v as never);
+const runList = runsShape;
+
+/** Runs with their ranks in the unsharded order, one distinct rank per run. */
+export const rankedRunsShape: Shape = both(obj({ runs: runList, ranks: arr(count) }), (v) => {
+  const r = v as { runs: unknown[]; ranks: number[] };
+  if (r.runs.length !== r.ranks.length) return { at: [], what: `expected one rank per run, got ${r.runs.length} runs and ${r.ranks.length} ranks` };
+  const ranks = new Set(r.ranks);
+  if (ranks.size === r.ranks.length) return undefined;
+  const at = r.ranks.findIndex((x, i) => r.ranks.indexOf(x) !== i);
+  return { at: [at, 'ranks'], what: `expected a distinct rank for each run, got ${r.ranks[at]} a second time` };
 });
 
 const share = num(0, 1);
@@ -306,7 +330,7 @@ const confidencePayloadShape: Shape = obj(
 
 /** The shapes of the CLI's shard reports, by `kind`. */
 export const CLI_REPORT_SHAPES: Readonly<Record<string, Shape>> = {
-  score: envelope(oneOf('score'), undefined, { agents: arr(scoreAgentShape), runs: arr(runShape), ambiguousGolden: arr(ambiguousShape), match: str, seeds: seedsShape }),
+  score: envelope(oneOf('score'), undefined, { agents: arr(scoreAgentShape), runs: runList, ambiguousGolden: arr(ambiguousShape), match: str, seeds: seedsShape }),
   gate: envelope(
     oneOf('gate'),
     obj(
@@ -342,7 +366,7 @@ export const CLI_REPORT_SHAPES: Readonly<Record<string, Shape>> = {
   confidence: envelope(oneOf('confidence'), confidencePayloadShape),
 };
 
-const rankedSide = record(obj({ runs: arr(runShape), ranks: arr(count) }));
+const rankedSide = record(obj({ runs: runList, ranks: arr(count) }));
 const filesShape = obj({ config: str, agents: arr(obj({ name: str, kind: str, promptFile: str, recordingDir: str })), semantic: arr(str) });
 /** The payloads of the Action's shard reports, by `command`. */
 const ACTION_PAYLOADS: Readonly<Record<string, Shape>> = {
