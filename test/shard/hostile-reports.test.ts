@@ -84,6 +84,68 @@ describe('merge refuses a shard report of the wrong shape, naming the file and t
     await refused('confidence', (r) => void (r['shard']['payload']['labelSets'] = {}), 'report.shard.payload.labelSets: expected an array');
   });
 
+  it('faults deep inside confidence assessments and check join failures', async () => {
+    const a = "report.shard.payload.assessments[0]";
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['rules']['scores'][0]['score'] = 2), `${a}.rules.scores[0].score: expected a number from 0 to 1, got number 2`);
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['rules']['scores'][0]['gate'] = 'maybe'), `${a}.rules.scores[0].gate: expected one of "pass", "flag", "abstain"`);
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['rules']['scores'][0]['reasons'] = [{ code: 1 }]), `${a}.rules.scores[0].reasons[0].code: expected a string, got number 1`);
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['rules']['terms']['thin'] = 'no'), `${a}.rules.terms.thin: expected true or false`);
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['checks']['badJoin']['status'] = 'maybe'), `${a}.checks.badJoin.status: expected one of "passed", "fired", "unmeasured"`);
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['checks']['gTab'] = 'NaN'), `${a}.checks.gTab: expected a number from 0 to 1, got the string "NaN"`);
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['agreement'] = { defined: true, value: 7, lowerBound: 0, agreeing: 1, undetermined: 0, k: 3 }), `${a}.agreement.value: expected a number from 0 to 1, got number 7`);
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['agreement'] = { defined: false, k: 3 }), `${a}.agreement.reason: missing`);
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['entropy'] = { designed: '0.5' }), `${a}.entropy.designed: expected a number from 0`);
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['clusters']['strict'] = [1, 'x']), `${a}.clusters.strict[1]: expected an integer`);
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['definitions'] = [{ id: 'x', effect: 'veto', status: 'kept' }]), `${a}.definitions[0].detail: missing`);
+    await refused('confidence', (r) => void (r['shard']['payload']['assessments'][0]['rules']['scores'] = {}), `${a}.rules.scores: expected an array, got an object`);
+    const chinook = join(ROOT, 'examples', 'chinook');
+    await refused('check', (r) => void (r['metrics']['joinFailures'] = [{ join: 1, source: 's', error: 'e' }]), 'report.metrics.joinFailures[0].join: expected a string, got number 1', chinook);
+    await refused('check', (r) => void (r['metrics']['joinFailures'] = [[]]), 'report.metrics.joinFailures[0]: expected an object, got an array', chinook);
+  });
+
+  it('a run or a rank given twice, a question in two shards, huge numbers', async () => {
+    await refused('gate', (r) => {
+      const side = r['shard']['payload']['candidate'];
+      side['runs'].push(side['runs'][0]);
+      side['ranks'].push(Math.max(...side['ranks']) + 1);
+    }, /report\.shard\.payload\.candidate\.runs\[\d+\]: expected one run of each agent, question and seed, got a second run of din-sql-gpt4 on \S+ seed \d+ \(the first is \[0\]\)/);
+    await refused('gate', (r) => void (r['shard']['payload']['base']['ranks'][1] = r['shard']['payload']['base']['ranks'][0]), /report\.shard\.payload\.base\.ranks\[1\]: expected a distinct rank for each run/);
+    await refused('score', (r) => void r['runs'].push(r['runs'][0]), /report\.runs\[\d+\]: expected one run of each agent, question and seed/);
+    await refused('gate', (r) => void (r['shard']['payload']['base']['runs'][0]['seed'] = 2 ** 60), 'report.shard.payload.base.runs[0].seed: expected an integer');
+    await refused('gate', (r) => void (r['shard']['payload']['base']['runs'][0]['calls'] = 1.5), 'report.shard.payload.base.runs[0].calls: expected an integer from 0');
+    await refused('gate', (r) => void (r['shard']['payload']['base']['runs'][0]['preview'] = { columns: ['a'], rows: [1] }), 'report.shard.payload.base.runs[0].preview.rows[0]: expected an array, got number 1');
+    // Shard 2 also claims a question of shard 1 (with its runs): the set check names both files.
+    const one = read((shards['score'] as [string, string])[0]);
+    const q = one['shard']['questions'][0] as Json;
+    await refused('score', (r) => {
+      r['shard']['questions'].push(q);
+      r['runs'].push(...(one['runs'] as Json[]).filter((run) => run['questionId'] === q['id']));
+    }, `shards overlap: question ${q['id']} is in`);
+  });
+
+  it('__proto__ and constructor keys are fields like any other, never the prototype', async () => {
+    const [first, second] = shards['gate'] as [string, string];
+    const text = readFileSync(second, 'utf8');
+    const at = text.indexOf('"agent":', text.indexOf('"payload":'));
+    expect(at).toBeGreaterThan(0);
+    // The first candidate run's agent moved into an own "__proto__" object: missing, not read through it.
+    const edited = `${text.slice(0, at)}"__proto__":{"agent":"din-sql-gpt4"},"constructor":"x","x":${text.slice(at + '"agent":'.length)}`;
+    const file = join(out, 'gate-edited.json');
+    writeFileSync(file, edited);
+    const r = await cli(['merge', first, file]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('gate-edited.json');
+    expect(r.stderr).toMatch(/report\.shard\.payload\.(base|candidate)\.runs\[0\]\.agent: missing/);
+    // Numbers JSON cannot hold as finite doubles (1e400 reads as Infinity) are refused too.
+    const huge = join(out, 'gate-huge.json');
+    const payloadAt = text.indexOf('"payload":');
+    writeFileSync(huge, text.slice(0, payloadAt) + text.slice(payloadAt).replace(/"promptTokens":\s*\d+/, '"promptTokens":1e400'));
+    const h = await cli(['merge', first, huge]);
+    expect(h.code, h.stderr).toBe(2);
+    expect(h.stderr).toMatch(/runs\[0\]\.promptTokens: expected an integer from 0 to \d+, got number Infinity/);
+    await refused('gate', (r) => void (r['shard']['payload']['ambiguity'] = JSON.parse('{"__proto__":{"checked":false,"why":"x"}}')), 'report.shard.payload.ambiguity.checked: missing');
+  });
+
   it('a report of another kind, not an object, not JSON, truncated', async () => {
     await refused('score', (r) => void (r['kind'] = 'gate'), 'report.shard.payload: missing');
     await refused('score', (r) => void (r['kind'] = 'action-gate'), "not a replaygate JSON report of score, gate, gate-base-ref, check, confidence (its 'kind' is \"action-gate\")");
