@@ -333,3 +333,43 @@ describe('one writer per recording (hostile)', () => {
     renameSync(join(f1, '.lock'), join(project.root, 'lock-was-here'));
   });
 });
+
+describe('a stale lock whose pid is alive again (pid reuse after a crash or a reboot)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = join(tmpdir(), `rg-lock-reuse-${process.pid}-${Date.now()}`);
+    mkdirSync(dir, { recursive: true });
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const lockOf = (pid: number, start: string | undefined): void =>
+    writeFileSync(join(dir, '.lock'), `${JSON.stringify({ pid, host: hostname(), command: 'replaygate record --agent sql', started: '2026-01-01T00:00:00Z', nonce: 'old', ...(start === undefined ? {} : { start }) })}\n`);
+
+  it.skipIf(!existsSync('/proc/self/stat'))('the lock records the holder start time; a live pid with another start time is not the holder: broken and taken', async () => {
+    const { processStart } = await import('../../src/recording/lock.js');
+    const lock = RecordingLock.acquire(dir, 'replaygate record');
+    const held = JSON.parse(readFileSync(join(dir, '.lock'), 'utf8')) as { start?: string };
+    expect(held.start).toBe(processStart(process.pid));
+    expect(held.start).toMatch(/^[0-9a-f-]+:\d+$/);
+    lock.release();
+    // The parent (vitest) is alive, but started at another time than the lock says: stale.
+    lockOf(process.ppid, `${processStart(process.ppid)!.split(':')[0]}:1`);
+    RecordingLock.acquire(dir, 'replaygate record').release();
+    // Another boot: stale whatever the ticks.
+    lockOf(process.ppid, `00000000-dead-beef-0000-000000000000:${processStart(process.ppid)!.split(':')[1]}`);
+    RecordingLock.acquire(dir, 'replaygate record').release();
+    // Our own pid in a lock of an earlier process: stale too.
+    lockOf(process.pid, 'other-boot:5');
+    RecordingLock.acquire(dir, 'replaygate record').release();
+    expect(existsSync(join(dir, '.lock'))).toBe(false);
+  });
+
+  it('the live holder with its own start time still holds it (exit 2 naming the lock and the holder)', async () => {
+    const { processStart, RecordingLocked } = await import('../../src/recording/lock.js');
+    lockOf(process.ppid, processStart(process.ppid));
+    expect(() => RecordingLock.acquire(dir, 'replaygate record')).toThrow(RecordingLocked);
+    expect(() => RecordingLock.acquire(dir, 'replaygate record')).toThrow(new RegExp(`being written by process ${process.ppid} \\(replaygate record --agent sql`));
+    // A lock of an older version (no start time) with a live pid: held, as before.
+    lockOf(process.ppid, undefined);
+    expect(() => RecordingLock.acquire(dir, 'replaygate record')).toThrow(RecordingLocked);
+  });
+});
