@@ -282,6 +282,24 @@ describe('one writer per recording (hostile)', () => {
     expect(existsSync(temp)).toBe(false);
   });
 
+  it('an import --force killed half-way: the old manifest is never left over half of the new calls; score refuses the recording by name', async () => {
+    const { RecordingWriter } = await import('../../src/recording/writer.js');
+    const { Recording } = await import('../../src/recording/recording.js');
+    const old = await Recording.open(sql());
+    const call = old.readCall(old.calls()[0]!);
+    old.close();
+    // What import --force does up to its first write, then the process dies (no close, no manifest).
+    const lock = RecordingLock.acquire(sql(), 'replaygate import lines --agent sql --force');
+    const writer = RecordingWriter.open(sql(), 'create', { lock });
+    writer.write({ request: call.request, reply: call.reply, usage: call.usage, question_id: call.question_id, seed: call.seed, call_index: call.call_index });
+    lock.release(); // as a dead holder's lock is broken
+    expect(existsSync(join(sql(), 'manifest.yml'))).toBe(false);
+    const r = await run(project, ['score', '-a', 'sql', '--seeds', '2', '--no-progress']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/agent 'sql' has no recording at recordings\/sql \(no manifest\.yml\): record it/);
+    expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  });
+
   it('"replaced by --force" is said only when --force replaced a reply', async () => {
     const again = await run(project, ['record', '-a', 'sql', '--seeds', '2', '--no-progress'], env());
     expect(again.code).toBe(0);
