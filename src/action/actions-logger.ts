@@ -3,6 +3,21 @@ import type { AnnotationTarget, Logger } from '../util/logger.js';
 import { visibleControls } from '../report/inert-markdown.js';
 
 /**
+ * Text made unable to issue workflow commands when written to the log: the runner reads every
+ * stdout line that starts (after blanks) with `::` as a command (`::add-mask::`, `::stop-commands::`,
+ * `::set-output`, `::error`, …) and, in the old syntax, any line holding `##[`. Messages carry
+ * untrusted text (question texts, SQL and answers written by the model, file names of a pull
+ * request), so such a line gets a visible break: `::` → `: :`, `##[` → `# #[`. Bidi controls
+ * are made visible too ({@link visibleControls}). Lines break at CR, LF, NEL, U+2028 and U+2029.
+ * @example inertCommands('a\n::add-mask::x') // 'a\n: :add-mask::x'
+ */
+export function inertCommands(text: string): string {
+  return visibleControls(text)
+    .replace(/(^|[\r\n\u0085\u2028\u2029])([^\S\r\n\u0085\u2028\u2029]*)::/g, '$1$2: :')
+    .replace(/##\[/g, '# #[');
+}
+
+/**
  * Annotations the runner shows per step and kind. Source: actions/toolkit
  * docs/problem-matchers.md "Limitations": 10 warning, 10 error and 10 notice annotations per
  * step, 50 per job; further workflow commands are dropped by the runner without a trace.
@@ -33,11 +48,11 @@ export class ActionsLogger implements Logger {
   ) {}
 
   debug(message: string): void {
-    core.debug(visibleControls(message));
+    core.debug(inertCommands(message));
   }
 
   info(message: string): void {
-    core.info(visibleControls(message));
+    core.info(inertCommands(message));
   }
 
   warning(message: string, target?: AnnotationTarget): void {
@@ -46,7 +61,7 @@ export class ActionsLogger implements Logger {
       core.warning(visibleControls(message), properties(target));
     } else {
       this.droppedAnnotations += 1;
-      core.info(`warning: ${visibleControls(message)}`);
+      core.info(`warning: ${inertCommands(message)}`);
     }
   }
 
@@ -56,7 +71,7 @@ export class ActionsLogger implements Logger {
       core.error(visibleControls(message), properties(target));
     } else {
       this.droppedAnnotations += 1;
-      core.info(`error: ${visibleControls(message)}`);
+      core.info(`error: ${inertCommands(message)}`);
     }
   }
 
@@ -66,7 +81,7 @@ export class ActionsLogger implements Logger {
   }
 
   group<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    return core.group(name, fn);
+    return core.group(inertCommands(name), fn);
   }
 }
 

@@ -53,14 +53,25 @@ export interface ListedComment {
 }
 
 /**
- * True when `comment` carries `marker` and was written by `identity`. The author check keeps
+ * True when `body`'s first line is `marker`. replaygate writes its marker as the first line of
+ * every comment; a marker anywhere else is text from the report (a question, SQL or a file name
+ * holding another config's or command's marker, in a code span or block) and must not make the
+ * comment look like that other one's — which would then be overwritten.
+ */
+function startsWithMarker(body: string, marker: string): boolean {
+  const first = body.replace(/^\uFEFF/, '').trimStart().split(/\r?\n/, 1)[0] ?? '';
+  return first.trimEnd() === marker;
+}
+
+/**
+ * True when `comment` starts with `marker` (its first line) and was written by `identity`. The author check keeps
  * anyone who pastes the marker into their own comment from having it overwritten.
  * GraphQL names bots without the REST suffix (`github-actions` vs `github-actions[bot]`).
  * @example isOwnComment({ id: 1, body: '<!-- m -->', user: { login: 'github-actions[bot]' } }, '<!-- m -->', { login: 'github-actions', source: 'GraphQL viewer' }) // true
  */
 export function isOwnComment(comment: ListedComment, marker: string, identity: BotIdentity): boolean {
   const login = comment.user?.login;
-  if (login === undefined || !(comment.body ?? '').includes(marker)) return false;
+  if (login === undefined || !startsWithMarker(comment.body ?? '', marker)) return false;
   return login === identity.login || login === `${identity.login}[bot]`;
 }
 

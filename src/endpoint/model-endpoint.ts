@@ -14,6 +14,15 @@ import { keyedBody, routeOf, SERVED_ROUTES, type WireRequest, type WireSite } fr
 
 /** Largest request body the endpoint reads (bytes); a larger one is refused with 413. */
 export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+/** Request bodies all connections together may hold in memory at once (bytes); past it a request is refused with 503. */
+export const MAX_BUFFERED_BYTES = 128 * 1024 * 1024;
+/** How long the rest of an oversized body is read and dropped before the connection is cut. */
+const OVERFLOW_DRAIN_MS = 2_000;
+/** Open connections the endpoint accepts at once (more are refused by the kernel-side accept). */
+export const MAX_CONNECTIONS = 256;
+/** A request's headers must arrive within this (slowloris), and its whole body within {@link REQUEST_TIMEOUT_MS}. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 60_000;
 /** Header the official OpenAI clients (and every Stainless-generated SDK) send with the attempt number: `0` first, `1` on the first retry. */
 export const RETRY_COUNT_HEADER = 'x-stainless-retry-count';
 
@@ -156,6 +165,8 @@ export class ModelEndpoint {
   private readonly runs = new Map<string, EndpointRun>();
   /** Requests received (any path), for tests and benchmarks. */
   requests = 0;
+  /** Bytes of request bodies held right now, over every connection (see {@link MAX_BUFFERED_BYTES}). */
+  private buffered = 0;
 
   private constructor(
     private readonly server: Server,
@@ -177,6 +188,10 @@ export class ModelEndpoint {
       server.listen(0, '127.0.0.1', () => resolve());
     });
     server.unref();
+    // Bounded in time and memory whatever a client does: slow headers or bodies, many connections.
+    server.headersTimeout = HEADERS_TIMEOUT_MS;
+    server.requestTimeout = REQUEST_TIMEOUT_MS;
+    server.maxConnections = MAX_CONNECTIONS;
     endpoint = new ModelEndpoint(server, (server.address() as AddressInfo).port);
     return endpoint;
   }
@@ -199,6 +214,51 @@ export class ModelEndpoint {
     this.runs.clear();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /**
+   * The request body; 'too-large' as soon as it passes {@link MAX_REQUEST_BYTES}, 'busy' as soon
+   * as all bodies being read pass {@link MAX_BUFFERED_BYTES} (what was read is dropped at once).
+   */
+  private readBody(req: IncomingMessage): Promise<Buffer | 'too-large' | 'busy'> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      const finish = (value: Buffer | 'too-large' | 'busy' | Error): void => {
+        if (done) return;
+        done = true;
+        if (overflow) clearTimeout(overflow.timer);
+        this.buffered -= size;
+        chunks.length = 0;
+        req.removeListener('data', onData);
+        if (value instanceof Error) reject(value);
+        else resolve(value);
+      };
+      // Past the limit the rest is read and dropped, so that a client done sending reads the 413 —
+      // but for at most OVERFLOW_DRAIN_MS or another MAX_REQUEST_BYTES: a body without end is cut.
+      let overflow: { bytes: number; timer: NodeJS.Timeout } | undefined;
+      const onData = (chunk: Buffer): void => {
+        if (overflow) {
+          overflow.bytes += chunk.length;
+          if (overflow.bytes > MAX_REQUEST_BYTES) finish('too-large');
+          return;
+        }
+        size += chunk.length;
+        this.buffered += chunk.length;
+        if (size > MAX_REQUEST_BYTES) {
+          this.buffered -= size;
+          size = 0;
+          chunks.length = 0;
+          overflow = { bytes: 0, timer: setTimeout(() => finish('too-large'), OVERFLOW_DRAIN_MS).unref() };
+        } else if (this.buffered > MAX_BUFFERED_BYTES) finish('busy');
+        else chunks.push(chunk);
+      };
+      req.on('data', onData);
+      req.on('end', () => finish(overflow ? 'too-large' : Buffer.concat(chunks)));
+      req.on('error', () => finish(new ClientGone('the connection failed before the whole body was sent')));
+      req.on('close', () => finish(new ClientGone('the client closed the connection before sending the whole body')));
+    });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -259,9 +319,15 @@ export class ModelEndpoint {
     }
     let body: { [key: string]: Json } = {};
     if (method === 'POST') {
-      const read = await readBody(req);
+      const read = await this.readBody(req);
+      if (read === 'busy') {
+        closeAfter(res);
+        refuse(503, `replaygate's model endpoint holds ${MAX_BUFFERED_BYTES / 1024 / 1024} MiB of request bodies already; send fewer requests at once`, 'too_many_bytes',
+          `the agent sent ${endpoint} while its requests in flight already held ${MAX_BUFFERED_BYTES / 1024 / 1024} MiB of bodies`);
+        return;
+      }
       if (read === 'too-large') {
-        res.setHeader('connection', 'close'); // the rest of the body is not read: the connection cannot be reused
+        closeAfter(res); // the rest of the body is not read: the connection cannot be reused
         refuse(413, `the request body is over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`, 'body_too_large', `the agent sent ${endpoint} with a body over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`);
         return;
       }
@@ -324,24 +390,13 @@ function drain(req: IncomingMessage): void {
 }
 
 /**
- * The request body, or 'too-large' past {@link MAX_REQUEST_BYTES}: the rest is read and dropped
- * (so that the client, done sending, reads the 413), never kept.
+ * Ends the connection once the refusal is written: the rest of the body is never read, and a
+ * client that keeps sending (an endless chunked body) is cut off a second later.
  */
-function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
-      else chunks.length = 0;
-    });
-    req.on('end', () => resolve(size > MAX_REQUEST_BYTES ? 'too-large' : Buffer.concat(chunks)));
-    req.on('error', () => reject(new ClientGone('the connection failed before the whole body was sent')));
-    req.on('close', () => reject(new ClientGone('the client closed the connection before sending the whole body')));
-  });
+function closeAfter(res: ServerResponse): void {
+  res.setHeader('connection', 'close');
+  res.once('finish', () => setTimeout(() => res.socket?.destroy(), 1_000).unref());
 }
-
 /**
  * Writes an OpenAI-style error body: `{"error": {"message", "type", "param", "code"}}`.
  * @example sendError(res, 404, 'unknown run token', 'invalid_request_error', 'unknown_run')

@@ -1,9 +1,10 @@
 import type { Json } from '../model/types.js';
+import { MAX_JSON_DEPTH } from '../recording/canonical.js';
 
 /** A request body the endpoint refuses, with the OpenAI-style error `code` it answers (status 400). */
 export interface BodyProblem {
   readonly problem: string;
-  readonly code: 'invalid_utf8' | 'invalid_json' | 'lossy_json';
+  readonly code: 'invalid_utf8' | 'invalid_json' | 'lossy_json' | 'nesting_too_deep';
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -17,7 +18,9 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
  *   more digits than it holds (a 30-digit integer, `0.10000000000000000001`, `1e-400`), which
  *   would be keyed and forwarded as another number;
  * - an object that names a key twice (JSON.parse keeps the last; the agent's server may not);
- * - a key `__proto__` (which JavaScript objects do not keep as data).
+ * - a key `__proto__` (which JavaScript objects do not keep as data);
+ * - arrays/objects nested deeper than {@link MAX_JSON_DEPTH} (checked before JSON.parse, so a
+ *   32 MiB body of `[` costs one scan, never a stack overflow).
  * A number written another way but with the same value (`1.0`, `1e2`) is kept: keys are canonical JSON.
  * @example readJsonBody(Buffer.from('{"temperature": 1e999}')) // { problem: 'the number 1e999 is out of range …', code: 'lossy_json' }
  */
@@ -27,6 +30,10 @@ export function readJsonBody(bytes: Uint8Array): { readonly body: { [key: string
     text = UTF8.decode(bytes);
   } catch {
     return { problem: `the request body is not valid UTF-8 (${invalidUtf8At(bytes)}); send JSON encoded as UTF-8`, code: 'invalid_utf8' };
+  }
+  const depth = nestingBeyond(text, MAX_JSON_DEPTH);
+  if (depth !== undefined) {
+    return { problem: `the request body nests arrays/objects deeper than ${MAX_JSON_DEPTH} levels (at character ${depth + 1}); send a flatter body`, code: 'nesting_too_deep' };
   }
   let parsed: unknown;
   try {
@@ -39,6 +46,23 @@ export function readJsonBody(bytes: Uint8Array): { readonly body: { [key: string
   }
   const problem = losslessProblem(text);
   return problem === undefined ? { body: parsed as { [key: string]: Json } } : { problem, code: 'lossy_json' };
+}
+
+/** Index of the first `[`/`{` (outside strings) that opens level `max + 1`, or undefined. */
+function nestingBeyond(text: string, max: number): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \\ */) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return undefined;
 }
 
 // Tokens of a text JSON.parse accepted: strings, numbers, punctuation (literals and whitespace are skipped).

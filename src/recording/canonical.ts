@@ -9,7 +9,7 @@ import { DataError } from '../util/errors.js';
  * omitted, as `JSON.stringify` does.
  *
  * @throws DataError for values JSON cannot represent exactly: NaN, ±Infinity, bigint,
- *   functions, symbols, or a cycle.
+ *   functions, symbols, or a cycle; and for nesting deeper than {@link MAX_JSON_DEPTH}.
  * @example canonicalJson({ b: 1, a: [2, '1'] }) // '{"a":[2,"1"],"b":1}'
  */
 export function canonicalJson(value: unknown): string {
@@ -59,6 +59,13 @@ export function sortedKeys(keys: string[]): { ascii: true; keys: string[] } | { 
   return { ascii: true, keys: keys.sort() };
 }
 
+/**
+ * Deepest nesting of arrays and objects a canonical value may have. JSON from outside (a request
+ * body, an upstream reply, a hand-edited recording) nested deeper is refused with a DataError
+ * naming the limit, never a stack overflow; real requests (tool schemas included) stay far below.
+ */
+export const MAX_JSON_DEPTH = 512;
+
 /** Depth from which each object is checked against the objects that contain it (a cycle recurses without end, so it gets there). */
 const CYCLE_CHECK_DEPTH = 32;
 
@@ -98,6 +105,7 @@ function write(value: unknown, stack: object[]): string {
       throw new DataError(`cannot canonicalise a value of type ${typeof value}`);
   }
   if (value === null) return 'null';
+  if (stack.length >= MAX_JSON_DEPTH) throw new DataError(`cannot canonicalise a value nested deeper than ${MAX_JSON_DEPTH} arrays/objects`);
   if (stack.length >= CYCLE_CHECK_DEPTH && stack.includes(value)) throw new DataError('cannot canonicalise a cyclic value');
   stack.push(value);
   let out: string;

@@ -15,6 +15,38 @@ export interface LockHolder {
   readonly started: string;
   /** Random, so a lock taken again by the same pid is told apart from the old one. */
   readonly nonce: string;
+  /**
+   * The holder process's identity beyond its pid: `<boot id>:<start time in clock ticks since
+   * boot>` (Linux /proc), so a pid reused by another process after a crash or a reboot is not
+   * taken for the holder. Absent where /proc is not there (or in a lock of an older version).
+   */
+  readonly start?: string;
+}
+
+/** `<boot id>:<start ticks>` of a process (see {@link LockHolder.start}), or undefined without /proc or once it is gone. */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 2 (comm) is in parentheses and may hold spaces or ')': fields are counted after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = fields[19]; // field 22 of stat(5): starttime
+    if (ticks === undefined || !/^\d+$/.test(ticks)) return undefined;
+    return `${bootId()}:${ticks}`;
+  } catch {
+    return undefined;
+  }
+}
+
+let boot: string | undefined;
+function bootId(): string {
+  if (boot === undefined) {
+    try {
+      boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    } catch {
+      boot = '?';
+    }
+  }
+  return boot;
 }
 
 /** A lock file this old whose content cannot be read is taken to be left over (its writer died while creating it). */
@@ -55,8 +87,11 @@ export class RecordingLocked extends DataError {
  * `.lock.break` file, so that two processes breaking one stale lock cannot both win — and
  * taken. The lock is released on {@link release}, and on process exit if still held.
  *
- * Limits: a pid reused by an unrelated process after a crash looks alive (the message says how
- * to delete the lock); holders on other hosts (a shared network folder) are never judged stale.
+ * A holder is the same process only if its pid is alive with the start time the lock recorded
+ * ({@link LockHolder.start}: boot id and start ticks), so a pid reused after a crash or a reboot
+ * does not hold the lock. Limits: without /proc (or in a lock with no start time) a reused pid
+ * looks alive (the message says how to delete the lock); holders on other hosts (a shared
+ * network folder) are never judged stale.
  */
 export class RecordingLock {
   private released = false;
@@ -83,7 +118,8 @@ export class RecordingLock {
     const file = join(dir, LOCK_FILE);
     const shown = relative(root, file) || file;
     const created = makeDirs(dir, shown);
-    const holder: LockHolder = { pid: process.pid, host: hostname(), command, started: new Date().toISOString(), nonce: randomBytes(8).toString('hex') };
+    const start = processStart(process.pid);
+    const holder: LockHolder = { pid: process.pid, host: hostname(), command, started: new Date().toISOString(), nonce: randomBytes(8).toString('hex'), ...(start === undefined ? {} : { start }) };
     for (let attempt = 0; attempt < 5; attempt += 1) {
       if (tryCreate(file, `${JSON.stringify(holder)}\n`, shown)) return new RecordingLock(file, holder, created);
       if (notAFile(file)) throw new DataError(`${LOCK_FILE} is not a lock file (a folder or a link); remove it`, shown);
@@ -204,7 +240,14 @@ function readHolder(file: string): LockHolder | 'unreadable' | 'gone' {
   try {
     const value = JSON.parse(text) as Partial<LockHolder>;
     if (Number.isInteger(value.pid) && typeof value.host === 'string') {
-      return { pid: value.pid!, host: value.host, command: String(value.command ?? '?'), started: String(value.started ?? '?'), nonce: String(value.nonce ?? '') };
+      return {
+        pid: value.pid!,
+        host: value.host,
+        command: String(value.command ?? '?'),
+        started: String(value.started ?? '?'),
+        nonce: String(value.nonce ?? ''),
+        ...(typeof value.start === 'string' ? { start: value.start } : {}),
+      };
     }
   } catch {
     // fall through
@@ -221,8 +264,12 @@ function isStale(file: string, holder: LockHolder | 'unreadable'): boolean {
     }
   }
   if (holder.host !== hostname()) return false;
-  if (holder.pid === process.pid) return false;
-  return !processAlive(holder.pid);
+  if (holder.pid === process.pid) return holder.start !== undefined && holder.start !== processStart(process.pid);
+  if (!processAlive(holder.pid)) return true;
+  // Alive: the holder only if it is the same process (a pid reused after a crash or a reboot is not).
+  if (holder.start === undefined) return false;
+  const now = processStart(holder.pid);
+  return now !== undefined && now !== holder.start;
 }
 
 /** True when a process with this pid exists (signal 0 probes without sending anything). */

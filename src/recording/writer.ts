@@ -2,7 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from './canonical.js';
 import type { Stored } from './compact.js';
-import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, questionFile } from './layout.js';
+import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, MANIFEST_FILE, questionFile } from './layout.js';
 import { RecordingLock } from './lock.js';
 import type { StoredCall } from './question-file.js';
 import { compactCall, prepareLayout, readQuestionFile, removeStaleTemps, sameReply, scanDefinitions, shareBlobs, sharedBlobIds, worthSharing, writeQuestionFile } from './store.js';
@@ -87,6 +87,10 @@ export class RecordingWriter {
     try {
       removeStaleTemps(dir);
       if (mode === 'create') {
+        // The manifest goes first and comes back last (the caller writes it once every call is in):
+        // a writer killed half-way leaves a recording without a manifest, which every command refuses
+        // by name, never the old manifest over half of the new calls.
+        rmSync(join(dir, MANIFEST_FILE), { force: true });
         rmSync(join(dir, CALLS_FILE), { force: true });
         rmSync(join(dir, CALLS_DIR), { recursive: true, force: true });
         rmSync(join(dir, BLOBS_DIR), { recursive: true, force: true });

@@ -9,6 +9,7 @@ import type { Outcome } from '../scoring/types.js';
 import { inlineCodeCell, plainText } from './inert-markdown.js';
 import { perSeedChart, type SeedCount } from './pull-request/charts.js';
 import { REPORT_MARKER } from './score-markdown.js';
+import { naturalIdOrder } from '../util/natural-order.js';
 
 /** One-character symbols of outcomes in the per-seed columns (the legend is printed below the table). */
 export const OUTCOME_SYMBOLS: Readonly<Record<Outcome, string>> = {
@@ -45,9 +46,8 @@ function movedInOrder(questions: readonly QuestionComparison[]): QuestionCompari
   const rank = (q: QuestionComparison): number => (q.stableBreak ? 0 : q.movement === 'broken' ? 1 : 2);
   return questions
     .filter((q) => q.movement !== 'unchanged')
-    .map((q, index) => ({ q, index }))
-    .sort((a, b) => rank(a.q) - rank(b.q) || Math.abs(b.q.difference) - Math.abs(a.q.difference) || a.index - b.index)
-    .map(({ q }) => q);
+    // Ties by id in natural order: the same list whatever order the questions came in (files, shards).
+    .sort((a, b) => rank(a) - rank(b) || Math.abs(b.difference) - Math.abs(a.difference) || naturalIdOrder(a.questionId, b.questionId));
 }
 
 /** Share correct per seed of one side, over the compared questions (null: no run with that seed). */

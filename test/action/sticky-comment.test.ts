@@ -45,6 +45,15 @@ describe('bot identity', () => {
     expect(isOwnComment({ id: 2, body: `quoting ${marker}`, user: { login: 'mallory' } }, marker, identity)).toBe(false);
     expect(isOwnComment({ id: 3, body: 'no marker', user: { login: 'github-actions[bot]' } }, marker, identity)).toBe(false);
   });
+
+  it("a marker inside the body (another config's or command's, quoted from a question or SQL in a code span or block) does not make the comment that one's (hostile)", () => {
+    const identity = { login: 'github-actions', source: 'GraphQL viewer' } as const;
+    const other = '<!-- replaygate-comment command=gate config=other.yml -->';
+    const body = `${marker}\n## gate\n\n| \`${other}\` |\n\n\`\`\`sql\n${other}\nSELECT 1\n\`\`\`\n`;
+    expect(isOwnComment({ id: 1, body, user: { login: 'github-actions[bot]' } }, marker, identity)).toBe(true);
+    expect(isOwnComment({ id: 1, body, user: { login: 'github-actions[bot]' } }, other, identity)).toBe(false);
+    expect(isOwnComment({ id: 2, body: `\r\n${marker}\r\nv`, user: { login: 'github-actions[bot]' } }, marker, identity)).toBe(true);
+  });
 });
 
 describe('sticky comment', () => {

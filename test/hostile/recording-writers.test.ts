@@ -282,6 +282,24 @@ describe('one writer per recording (hostile)', () => {
     expect(existsSync(temp)).toBe(false);
   });
 
+  it('an import --force killed half-way: the old manifest is never left over half of the new calls; score refuses the recording by name', async () => {
+    const { RecordingWriter } = await import('../../src/recording/writer.js');
+    const { Recording } = await import('../../src/recording/recording.js');
+    const old = await Recording.open(sql());
+    const call = old.readCall(old.calls()[0]!);
+    old.close();
+    // What import --force does up to its first write, then the process dies (no close, no manifest).
+    const lock = RecordingLock.acquire(sql(), 'replaygate import lines --agent sql --force');
+    const writer = RecordingWriter.open(sql(), 'create', { lock });
+    writer.write({ request: call.request, reply: call.reply, usage: call.usage, question_id: call.question_id, seed: call.seed, call_index: call.call_index });
+    lock.release(); // as a dead holder's lock is broken
+    expect(existsSync(join(sql(), 'manifest.yml'))).toBe(false);
+    const r = await run(project, ['score', '-a', 'sql', '--seeds', '2', '--no-progress']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/agent 'sql' has no recording at recordings\/sql \(no manifest\.yml\): record it/);
+    expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  });
+
   it('"replaced by --force" is said only when --force replaced a reply', async () => {
     const again = await run(project, ['record', '-a', 'sql', '--seeds', '2', '--no-progress'], env());
     expect(again.code).toBe(0);
@@ -331,5 +349,45 @@ describe('one writer per recording (hostile)', () => {
     staleLock(f1, process.pid);
     await refused(project, () => run(project, ['recordings', 'upgrade', 'recordings/old']), /recordings\/old: the recording is being written by process \d+/);
     renameSync(join(f1, '.lock'), join(project.root, 'lock-was-here'));
+  });
+});
+
+describe('a stale lock whose pid is alive again (pid reuse after a crash or a reboot)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = join(tmpdir(), `rg-lock-reuse-${process.pid}-${Date.now()}`);
+    mkdirSync(dir, { recursive: true });
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const lockOf = (pid: number, start: string | undefined): void =>
+    writeFileSync(join(dir, '.lock'), `${JSON.stringify({ pid, host: hostname(), command: 'replaygate record --agent sql', started: '2026-01-01T00:00:00Z', nonce: 'old', ...(start === undefined ? {} : { start }) })}\n`);
+
+  it.skipIf(!existsSync('/proc/self/stat'))('the lock records the holder start time; a live pid with another start time is not the holder: broken and taken', async () => {
+    const { processStart } = await import('../../src/recording/lock.js');
+    const lock = RecordingLock.acquire(dir, 'replaygate record');
+    const held = JSON.parse(readFileSync(join(dir, '.lock'), 'utf8')) as { start?: string };
+    expect(held.start).toBe(processStart(process.pid));
+    expect(held.start).toMatch(/^[0-9a-f-]+:\d+$/);
+    lock.release();
+    // The parent (vitest) is alive, but started at another time than the lock says: stale.
+    lockOf(process.ppid, `${processStart(process.ppid)!.split(':')[0]}:1`);
+    RecordingLock.acquire(dir, 'replaygate record').release();
+    // Another boot: stale whatever the ticks.
+    lockOf(process.ppid, `00000000-dead-beef-0000-000000000000:${processStart(process.ppid)!.split(':')[1]}`);
+    RecordingLock.acquire(dir, 'replaygate record').release();
+    // Our own pid in a lock of an earlier process: stale too.
+    lockOf(process.pid, 'other-boot:5');
+    RecordingLock.acquire(dir, 'replaygate record').release();
+    expect(existsSync(join(dir, '.lock'))).toBe(false);
+  });
+
+  it('the live holder with its own start time still holds it (exit 2 naming the lock and the holder)', async () => {
+    const { processStart, RecordingLocked } = await import('../../src/recording/lock.js');
+    lockOf(process.ppid, processStart(process.ppid));
+    expect(() => RecordingLock.acquire(dir, 'replaygate record')).toThrow(RecordingLocked);
+    expect(() => RecordingLock.acquire(dir, 'replaygate record')).toThrow(new RegExp(`being written by process ${process.ppid} \\(replaygate record --agent sql`));
+    // A lock of an older version (no start time) with a live pid: held, as before.
+    lockOf(process.ppid, undefined);
+    expect(() => RecordingLock.acquire(dir, 'replaygate record')).toThrow(RecordingLocked);
   });
 });

@@ -1,4 +1,4 @@
-import { copyFile, stat, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, realpath, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isInside, realPathOf } from '../../config/paths.js';
 import { fileURLToPath } from 'node:url';
@@ -128,23 +128,62 @@ export function registerInit(program: Command, ctx: CliContext): void {
       const files = scaffoldFiles({ agent, model, warehouse, example });
       const paths = [...SCAFFOLD_PATHS, ...extra];
       const existing: string[] = [];
-      for (const p of paths) if (await exists(join(target, p))) existing.push(p);
+      // lstat: a link counts as a file there, dangling or not (writing would follow it).
+      for (const p of paths) if (await entryExists(join(target, p))) existing.push(p);
       if (existing.length > 0) {
         throw new ConfigError(
           `${shown(ctx, target)} already has ${existing.join(', ')}: replaygate init never overwrites a file and wrote nothing. ` +
             'Run it in an empty folder (replaygate init <new-folder>), or move those files away first.',
         );
       }
-      await makeOutputFolder(ctx, dir ?? '.'); // a target that cannot be a folder fails here, before any file is written
-      for (const [path, text] of Object.entries(files)) {
-        await makeOutputFolder(ctx, dirname(join(target, path)));
-        // `wx`: fail rather than overwrite a file created since the check above.
-        await writeFile(join(target, path), text, { flag: 'wx' });
+      // Never outside the folder: a folder on the way (.github, golden, warehouse, …) that is a link
+      // leading out of it is refused before anything is written.
+      for (const p of paths) {
+        const out = await linkOutside(target, p);
+        if (out !== undefined) {
+          throw new ConfigError(
+            `${shown(ctx, join(target, out.at))} is a symbolic link to ${out.to}, outside ${shown(ctx, target)}: replaygate init writes only inside the project folder and wrote nothing. Remove the link or run init elsewhere.`,
+          );
+        }
       }
-      if (copyFrom !== undefined) {
-        await makeOutputFolder(ctx, join(target, 'warehouse'));
-        await copyFile(copyFrom, join(target, warehouse), 1 /* COPYFILE_EXCL */);
-        if (copyFrom === EXAMPLE_DATABASE) await writeFile(join(target, EXAMPLE_NOTICE), NOTICE, { flag: 'wx' });
+      await makeOutputFolder(ctx, dir ?? '.'); // a target that cannot be a folder fails here, before any file is written
+      // All or nothing: a write that fails half-way (a read-only subfolder, a full disk) removes what this run created.
+      const createdFiles: string[] = [];
+      const createdDirs: string[] = [];
+      const folder = async (abs: string): Promise<void> => {
+        const missing: string[] = [];
+        for (let d = abs; !(await entryExists(d)) && dirname(d) !== d; d = dirname(d)) missing.push(d);
+        await makeOutputFolder(ctx, abs);
+        createdDirs.push(...missing);
+      };
+      try {
+        for (const [path, text] of Object.entries(files)) {
+          await folder(dirname(join(target, path)));
+          // `wx`: fail rather than overwrite a file created since the check above.
+          await writeFile(join(target, path), text, { flag: 'wx' });
+          createdFiles.push(join(target, path));
+        }
+        if (copyFrom !== undefined) {
+          await folder(join(target, 'warehouse'));
+          await copyFile(copyFrom, join(target, warehouse), 1 /* COPYFILE_EXCL */);
+          createdFiles.push(join(target, warehouse));
+          if (copyFrom === EXAMPLE_DATABASE) {
+            await writeFile(join(target, EXAMPLE_NOTICE), NOTICE, { flag: 'wx' });
+            createdFiles.push(join(target, EXAMPLE_NOTICE));
+          }
+        }
+      } catch (error) {
+        for (const f of createdFiles.reverse()) await unlink(f).catch(() => undefined);
+        for (const d of [...new Set(createdDirs)].sort((a, b) => b.length - a.length)) await rmdir(d).catch(() => undefined);
+        if (isUserError(error)) throw new ConfigError(`${error.message}; replaygate init removed what it had written, nothing is left`);
+        const code = (error as NodeJS.ErrnoException).code;
+        if (typeof code === 'string') {
+          const at = (error as NodeJS.ErrnoException).path;
+          throw new ConfigError(
+            `cannot write ${at === undefined ? `the project in ${shown(ctx, target)}` : shown(ctx, at)} (${code}${code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? ': read-only or immutable' : ''}); replaygate init removed what it had written, nothing is left`,
+          );
+        }
+        throw error;
       }
       const at = shown(ctx, target);
       const steps: [string, string][] = [
@@ -192,6 +231,35 @@ async function exampleQuestion(file: string, given: string, label: string): Prom
   } finally {
     await warehouse.close();
   }
+}
+
+/** True when anything is at `path`, a link too (dangling or not). */
+async function entryExists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The first existing folder on the way to `rel` below `target` (the file itself excluded: an
+ * existing file is refused anyway) that is a link leading outside `target`, dangling links included.
+ */
+async function linkOutside(target: string, rel: string): Promise<{ at: string; to: string } | undefined> {
+  const root = realPathOf(target);
+  const parts = rel.split('/').slice(0, -1);
+  for (let i = 1; i <= parts.length; i++) {
+    const at = parts.slice(0, i).join('/');
+    const abs = join(target, at);
+    const st = await lstat(abs).catch(() => undefined);
+    if (st === undefined) return undefined; // created fresh from here on
+    if (!st.isSymbolicLink()) continue;
+    const to = await realpath(abs).catch(() => undefined);
+    if (to === undefined || !isInside(root, to)) return { at, to: to ?? 'a path that does not exist' };
+  }
+  return undefined;
 }
 
 async function exists(path: string): Promise<boolean> {

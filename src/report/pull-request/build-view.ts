@@ -7,6 +7,7 @@ import type { QuestionComparison } from '../../gate/types.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { wilsonInterval } from '../../stats/index.js';
 import type { SqlDialect } from '../../warehouse/types.js';
+import { naturalIdOrder } from '../../util/natural-order.js';
 import {
   MAX_BREAKS_IN_VIEW,
   MAX_MOVED_IN_VIEW,
@@ -160,9 +161,8 @@ export function movedInOrder(questions: readonly QuestionComparison[]): Question
   const rank = (q: QuestionComparison): number => (q.stableBreak ? 0 : q.movement === 'broken' ? 1 : 2);
   return questions
     .filter((q) => q.movement !== 'unchanged')
-    .map((q, index) => ({ q, index }))
-    .sort((a, b) => rank(a.q) - rank(b.q) || Math.abs(b.q.difference) - Math.abs(a.q.difference) || a.index - b.index)
-    .map(({ q }) => q);
+    // Ties by id in natural order: the same list whatever order the questions came in (files, shards).
+    .sort((a, b) => rank(a) - rank(b) || Math.abs(b.difference) - Math.abs(a.difference) || naturalIdOrder(a.questionId, b.questionId));
 }
 
 /**

@@ -14,6 +14,7 @@ import { OUTCOME_SYMBOLS } from '../gate-markdown.js';
 import { escapeHtml, fencedBlock, htmlCode, htmlText, inlineCode, inlineCodeCell, plainText } from '../inert-markdown.js';
 import { divergingBar, perSeedChart } from './charts.js';
 import { sqlDiff } from './sql-diff.js';
+import { naturalIdOrder } from '../../util/natural-order.js';
 import {
   MAX_MOVED_IN_VIEW,
   type AgentGateView,
@@ -511,7 +512,7 @@ function movedSection(a: AgentGateView, h: string, full: boolean): string[] {
   const { label, key } = groupKey(a.moved);
   const groups = new Map<string, MovedQuestionView[]>();
   for (const q of a.moved) groups.set(key(q), [...(groups.get(key(q)) ?? []), q]);
-  const ordered = [...groups.entries()].sort((x, y) => y[1].length - x[1].length || x[0].localeCompare(y[0]));
+  const ordered = [...groups.entries()].sort((x, y) => y[1].length - x[1].length || naturalIdOrder(x[0], y[0])); // not localeCompare: the runner's locale must not reorder it;
   const count = (qs: readonly MovedQuestionView[], m: 'fixed' | 'broken'): number => qs.filter((q) => q.movement === m).length;
   const max = Math.max(...ordered.map(([, qs]) => Math.max(count(qs, 'fixed'), count(qs, 'broken'))));
   const out = [
