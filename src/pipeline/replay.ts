@@ -15,6 +15,7 @@ import type { ModelClient } from '../model/types.js';
 import type { Cell, QueryResult } from '../warehouse/types.js';
 import type { MatchMode } from '../config/types.js';
 import { GoldenResults } from './golden-results.js';
+import { REPLAY_CONCURRENCY } from '../config/limits.js';
 import type { Project } from './project.js';
 import { inShard, type Shard } from '../shard/shard.js';
 import { shellCommand } from '../util/shell-quote.js';
@@ -30,7 +31,7 @@ export interface ReplayOptions {
   readonly split?: Split;
   /** Only the questions of this shard (`--shard i/n`), after `questions` and `split`. */
   readonly shard?: Shard;
-  /** Runs in flight at once (default 8); results keep question order whatever it is. */
+  /** Runs in flight at once (default {@link REPLAY_CONCURRENCY}); results keep question order whatever it is. */
   readonly concurrency?: number;
   /** Golden results shared across agents (created when absent). */
   readonly goldenResults?: GoldenResults;
@@ -169,7 +170,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
       if (question.kind === 'answer') golden.get(question, project.engineFor(question)).catch(() => {});
     }
   };
-  const concurrency = Math.max(1, Math.min(options.concurrency ?? 8, total));
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? REPLAY_CONCURRENCY, total));
   askGolden(GOLDEN_AHEAD + concurrency);
   const worker = async (): Promise<void> => {
     while (next < total) {

@@ -3,7 +3,7 @@ import type { FailureCause, SchemaCheckReport } from '../../checks/index.js';
 import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
 import { parseLimit, shardOption } from '../options.js';
-import { LIMITS } from '../../config/limits.js';
+import { LIMITS, REPLAY_CONCURRENCY } from '../../config/limits.js';
 import { startSpareHosts } from '../../warehouse/sqlite/spare-hosts.js';
 
 /** Options of `replaygate check`. */
@@ -53,7 +53,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
     .addOption(shardOption())
     .option('--json <file>', 'write the check report as JSON here (every failure, and the causes they are grouped by)')
     .option('--details', 'also list every failure, one line each, after the causes')
-    .option('--concurrency <n>', 'replayed runs in flight at once', parseLimit(LIMITS.concurrency), 8)
+    .option('--concurrency <n>', 'replayed runs in flight at once', parseLimit(LIMITS.concurrency), REPLAY_CONCURRENCY)
     .option('--no-progress', 'no progress bars (on a terminal, stderr shows one bar per phase: migration, golden SQL, metrics, replays)')
     .addHelpText(
       'after',

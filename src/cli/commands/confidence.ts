@@ -1,3 +1,4 @@
+import { REPLAY_CONCURRENCY } from '../../config/limits.js';
 import { readdir, readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -138,7 +139,7 @@ function sampleOptions(command: Command): Command {
     )
     .option('--pass-at <score>', `gate: pass at or above this score (default: the config's confidence.thresholds, else ${DEFAULT_GATE.passAt})`, parseShare)
     .option('--flag-at <score>', `gate: flag at or above this score, abstain below (default: confidence.thresholds, else ${DEFAULT_GATE.flagAt})`, parseShare)
-    .option('--concurrency <n>', 'runs in flight at once', parseWhole(1, 64), 8)
+    .option('--concurrency <n>', 'runs in flight at once', parseWhole(1, 64), REPLAY_CONCURRENCY)
     .option('--no-progress', 'no progress bar');
 }
 

@@ -1,3 +1,4 @@
+import { REPLAY_CONCURRENCY } from '../../config/limits.js';
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig, openProject } from '../project.js';
@@ -113,7 +114,7 @@ export function registerRecordings(program: Command, ctx: CliContext): void {
     .option('--dry-run', 'say what would be removed, write nothing (the default when the CI environment variable is set)')
     .option('--no-dry-run', 'prune even when CI is set')
     .option('--json <file>', 'write what was removed as JSON here')
-    .option('--concurrency <n>', 'replayed runs in flight at once', parseWhole(1, 64), 8)
+    .option('--concurrency <n>', 'replayed runs in flight at once', parseWhole(1, 64), REPLAY_CONCURRENCY)
     .addHelpText(
       'after',
       '\nExamples:\n  replaygate recordings prune --dry-run\n  replaygate recordings prune -a tools-agent\n  CI=true replaygate recordings prune --no-dry-run\n\nExit codes: 0 pruned (or nothing to prune), 2 a recording is corrupt or being written by another process (nothing written to it).',

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
 import { parseLimit, parseSeeds, questionsOption, shardOption, splitOption } from '../options.js';
-import { LIMITS } from '../../config/limits.js';
+import { LIMITS, REPLAY_CONCURRENCY } from '../../config/limits.js';
 import { startSpareHosts } from '../../warehouse/sqlite/spare-hosts.js';
 
 /** Options of `replaygate score`. */
@@ -37,7 +37,7 @@ export function registerScore(program: Command, ctx: CliContext): void {
     .addOption(new Option('--match <mode>', 'results match mode (default: the config\'s match)').choices(['exact', 'relaxed', 'spider']))
     .option('--json <file>', 'write the JSON report (with schemaVersion) here')
     .option('--markdown <file>', 'write the Markdown scorecard here')
-    .option('--concurrency <n>', 'runs in flight at once', parseLimit(LIMITS.concurrency), 8)
+    .option('--concurrency <n>', 'runs in flight at once', parseLimit(LIMITS.concurrency), REPLAY_CONCURRENCY)
     .option('--no-progress', 'no progress bar')
     .addHelpText(
       'after',
