@@ -3,7 +3,7 @@
  * (or killed) as soon as it is read. Light on purpose: a command imports this before its own code
  * (the config loader and `spare-hosts.ts`, nothing of the pipeline).
  */
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DataError } from '../util/errors.js';
 import { loadConfig } from '../config/load.js';
@@ -22,7 +22,15 @@ export function readConfig(ctx: CliContext, file: string): Promise<ProjectConfig
   let config = byPath.get(path);
   if (config === undefined) {
     // The first mistake of a newcomer: a command run outside the project folder.
-    const missing = !existsSync(path)
+    // Only "no such file" (ENOENT, or a file where a folder should be): a name too long, a
+    // folder without permission or a link loop is reported by the loader as what it is.
+    let absent = false;
+    try {
+      absent = statSync(path, { throwIfNoEntry: false }) === undefined;
+    } catch {
+      // the loader reads it again and says why it cannot
+    }
+    const missing = absent
       ? new DataError("no such project config: run the command in the project's folder (the one holding replaygate.yml), give -c FILE, or create a project with replaygate init", path)
       : undefined;
     byPath.set(path, (config = missing !== undefined ? Promise.reject(missing) : loadConfig(path)));
