@@ -1,0 +1,117 @@
+/**
+ * The real CLI (bin/replaygate.js) run in a GitHub Actions `run:` step (GITHUB_ACTIONS=true):
+ * no line it writes to stdout or stderr may be read by the runner as a workflow command, whatever
+ * a golden question's text or a model's recorded SQL holds. The project: Spider's concert_singer
+ * (CC BY-SA 4.0) with 8 golden questions whose texts, and 8 recorded answers whose SQL, each end
+ * in one injection form (after LF, CR, CRLF, NEL, U+2028, U+2029, after leading blanks, `##[`).
+ * The SQL reaches the output in SQLite's error message (`near "'x…'": syntax error`), the
+ * question texts in `import predictions`'s question-mismatch error.
+ */
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inertCommands } from '../../src/report/inert-commands.js';
+import { CLI, REPO, fixtureOnce, runProcess, type RunResult } from '../hostile/harness.js';
+
+/** Each form, as the text after which a command starts (the command names what it would do). */
+const FORMS = [
+  ['LF', '\n::add-mask::lf-secret'],
+  ['CR', '\r::stop-commands::cr-token'],
+  ['CRLF', '\r\n::set-env name=X::crlf'],
+  ['NEL', '\u0085::error file=a.yml::nel'],
+  ['U+2028', '\u2028::warning::ls'],
+  ['U+2029', '\u2029::group::ps'],
+  ['blanks', '\n   \t::add-mask::blanks'],
+  ['##[', ' ##[group]old-syntax'],
+] as const;
+
+const GOLDEN_SQL = ['SELECT count(*) FROM singer', 'SELECT name FROM singer', 'SELECT age FROM singer', 'SELECT country FROM singer', 'SELECT count(*) FROM concert', 'SELECT count(*) FROM stadium', 'SELECT song_name FROM singer', 'SELECT year FROM concert'];
+
+const CONFIG = `warehouse:
+  databases:
+    concert_singer: warehouse/concert_singer.sqlite
+  timeout_ms: 5000
+  isolation: inline
+golden: golden
+match: relaxed
+seeds: [0]
+agents:
+  candidate:
+    kind: sql
+    model: gpt-4
+    prompt: prompts/sql.md
+    recording: recordings/candidate
+`;
+
+const project = fixtureOnce(async (dir) => {
+  for (const sub of ['warehouse', 'golden', 'prompts']) mkdirSync(join(dir, sub), { recursive: true });
+  copyFileSync(join(REPO, 'warehouse/spider/concert_singer.sqlite'), join(dir, 'warehouse/concert_singer.sqlite'));
+  copyFileSync(join(REPO, 'prompts/spider-sql.md'), join(dir, 'prompts/sql.md'));
+  const golden = FORMS.map(([, form], i) => `  - id: q${i + 1}\n    question: ${JSON.stringify(`Question ${i + 1}?${form}`)}\n    golden_sql: ${GOLDEN_SQL[i]}\n`);
+  writeFileSync(join(dir, 'golden/concert_singer.yml'), `questions:\n${golden.join('')}`);
+  writeFileSync(join(dir, 'replaygate.yml'), CONFIG);
+  // `SELECT 1 AS a '…'`: SQLite quotes the string literal it stopped at in its error message.
+  writeFileSync(join(dir, 'answers.json'), JSON.stringify(FORMS.map(([, form]) => ({ db_id: 'concert_singer', result: `SELECT 1 AS a 'x${form}'` }))));
+  // A prediction for q1..q8 whose question differs from the golden one: the error quotes both.
+  for (const [i, [, form]] of FORMS.entries()) {
+    const items = Array.from({ length: i + 1 }, (_, j) => ({ db_id: 'concert_singer', result: 'SELECT 1', ...(j === i ? { question: `Another${form}` } : {}) }));
+    writeFileSync(join(dir, `mismatch-${i + 1}.json`), JSON.stringify(items));
+  }
+  const r = await cli(dir, ['import', 'predictions', 'answers.json', '-f', 'chatgpt-json', '-a', 'candidate', '--ids', 'q{n}', '--no-check-questions']);
+  if (r.code !== 0) throw new Error(`fixture: import exited ${r.code}\n${r.output}`);
+});
+
+function cli(dir: string, args: readonly string[], env: Record<string, string> = {}): Promise<RunResult> {
+  return runProcess(process.execPath, [CLI, ...args], { cwd: dir, env });
+}
+
+const BREAK = /\r\n|[\r\n\u0085\u2028\u2029]/;
+/** The lines of `text` the runner would take for a workflow command. */
+const commandLines = (text: string): string[] => text.split(BREAK).filter((line) => /^[^\S\r\n\u0085\u2028\u2029]*::/.test(line) || line.includes('##['));
+
+/** The commands whose output shows form `i` (1-based question): its SQL's error, its golden text. */
+const commandsFor = (n: number): readonly (readonly string[])[] => [
+  ['score', '-q', `q${n}`, '--no-progress'],
+  ['import', 'predictions', `mismatch-${n}.json`, '-f', 'chatgpt-json', '-a', 'candidate', '--ids', 'q{n}', '--force'],
+];
+
+describe('the CLI inside a GitHub Actions step (GITHUB_ACTIONS=true): no output line is a workflow command', () => {
+  for (const [n, [name, form]] of FORMS.map((f, i) => [i + 1, f] as const)) {
+    it(`golden question text and recorded SQL ending in ${name}`, async () => {
+      for (const args of commandsFor(n)) {
+        const [plain, inert] = [await cli(project(), args), await cli(project(), args, { GITHUB_ACTIONS: 'true' })];
+        expect(inert.code, inert.output).toBe(plain.code);
+        expect(inert.code).not.toBe(3);
+        // Outside Actions the hostile text reaches the output as it is (this is what makes the check real)…
+        const tail = form.replace(/^[\s\u0085]+/, '').slice(0, 14);
+        expect(plain.output, `${args.join(' ')}: the attack does not reach the output`).toContain(tail);
+        expect(commandLines(plain.stdout + plain.stderr).length, args.join(' ')).toBeGreaterThan(0);
+        // …inside Actions, no line is a command, the text stays readable, and the filter is all that changed.
+        expect(commandLines(inert.stdout), args.join(' ')).toEqual([]);
+        expect(commandLines(inert.stderr), args.join(' ')).toEqual([]);
+        expect(inert.output).toContain(tail.startsWith('##[') ? `# #[${tail.slice(3)}` : `: :${tail.slice(2)}`);
+        expect(inert.stdout).toBe(inertCommands(plain.stdout));
+        expect(inert.stderr).toBe(inertCommands(plain.stderr));
+      }
+    }, 60_000);
+  }
+
+  it('output with nothing to break is byte-identical with and without GITHUB_ACTIONS; --json files are data, never filtered', async () => {
+    const dir = project();
+    const args = ['score', '--no-progress', '--json', 'out/score.json'];
+    const plain = await cli(dir, args);
+    const plainJson = readFileSync(join(dir, 'out/score.json'), 'utf8');
+    const inert = await cli(dir, args, { GITHUB_ACTIONS: 'true' });
+    const inertJson = readFileSync(join(dir, 'out/score.json'), 'utf8');
+    const stamp = /"createdAt": "[^"]*"/;
+    expect(inertJson.replace(stamp, '')).toBe(plainJson.replace(stamp, ''));
+    expect(inertJson).toContain(JSON.stringify(`x${FORMS[0][1]}`).slice(1, -1)); // the SQL as recorded
+    for (const benign of [['score', '--help'], ['check', '--no-progress'], ['--version']]) {
+      const [a, b] = [await cli(dir, benign), await cli(dir, benign, { GITHUB_ACTIONS: 'true' })];
+      expect(b.stdout, benign.join(' ')).toBe(a.stdout);
+      expect(b.stderr, benign.join(' ')).toBe(a.stderr);
+      expect(b.code).toBe(a.code);
+    }
+    expect(inert.code).toBe(plain.code);
+  }, 60_000);
+});
