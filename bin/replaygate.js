@@ -19,6 +19,6 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   // A bug, not a user mistake: keep the stack, and never exit 1 (that means "gate failed").
-  printInternalError(error);
+  await printInternalError(error);
   process.exitCode = 3;
 }

@@ -6,7 +6,6 @@ import { buildProgram } from './program.js';
 import { flushWarnings } from './warnings.js';
 import { createInterface } from 'node:readline';
 import { format } from 'node:util';
-import { InertCommandFilter, inGitHubActions, inertStream, processFilters } from '../report/inert-commands.js';
 
 /**
  * Runs the CLI. Never calls process.exit: returns the exit code (0 pass, 1 gate failed,
@@ -24,7 +23,8 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
     exitCode: EXIT.pass,
     ...overrides,
   };
-  const ctx = inGitHubActions(given.env) ? inertContext(given, overrides) : given;
+  // Loaded only inside a GitHub Actions step, so that `--version` elsewhere loads nothing more.
+  const ctx = inGitHubActions(given.env) ? inertContext(await import('../report/inert-commands.js'), given, overrides) : given;
   try {
     return await run(ctx, argv);
   } finally {
@@ -40,7 +40,8 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
  * become a workflow command. Report files named by `--json`, `--markdown`, `--svg` and `--out`
  * are data and are written as they are. Streams `overrides` give get filters of their own.
  */
-function inertContext(ctx: CliContext, overrides: Partial<CliContext>): CliContext {
+function inertContext(inert: typeof import('../report/inert-commands.js'), ctx: CliContext, overrides: Partial<CliContext>): CliContext {
+  const { InertCommandFilter, inertStream, processFilters } = inert;
   const out = overrides.stdout === undefined ? processFilters.stdout : new InertCommandFilter();
   const err = overrides.stderr === undefined ? processFilters.stderr : new InertCommandFilter();
   const { stdout, stderr } = ctx;
@@ -58,13 +59,19 @@ function inertContext(ctx: CliContext, overrides: Partial<CliContext>): CliConte
  * Prints a bug's message and stack on stderr (bin/replaygate.js, exit 3): as `console.error`
  * does, through the filter inside a GitHub Actions step (an error message may quote input).
  */
-export function printInternalError(error: unknown, env: Readonly<Record<string, string | undefined>> = process.env): void {
+export async function printInternalError(error: unknown, env: Readonly<Record<string, string | undefined>> = process.env): Promise<void> {
   const head = 'replaygate: internal error; please report it with this trace:\n';
   if (!inGitHubActions(env)) {
     console.error(head, error);
     return;
   }
+  const { processFilters } = await import('../report/inert-commands.js');
   process.stderr.write(processFilters.stderr.filter(`${format(head, error)}\n`));
+}
+
+/** Whether the CLI runs as a GitHub Actions step (as `inGitHubActions` of src/report/inert-commands.ts, without loading it). */
+function inGitHubActions(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.GITHUB_ACTIONS === 'true';
 }
 
 async function run(ctx: CliContext, argv: readonly string[]): Promise<number> {
