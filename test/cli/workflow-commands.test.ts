@@ -115,3 +115,57 @@ describe('the CLI inside a GitHub Actions step (GITHUB_ACTIONS=true): no output 
     expect(inert.code).toBe(plain.code);
   }, 60_000);
 });
+
+describe('in-process: every stream main() is given is filtered inside Actions, and only there', () => {
+  it('a usage error quoting argv (ctx.stderr), help (ctx.stdout) and a bug\'s trace', async () => {
+    const { main, printInternalError } = await import('../../src/cli/index.js');
+    const { vi } = await import('vitest');
+    for (const env of [{ GITHUB_ACTIONS: 'true' }, {}]) {
+      const out: string[] = [];
+      const err: string[] = [];
+      // commander's usage error quotes the argument (ctx.stderr); --help is written through ctx.stdout.
+      const code = await main(['score', '--x\n::add-mask::from-argv'], { env, cwd: project(), stdout: (s) => out.push(s), stderr: (s) => err.push(s), isTTY: false });
+      expect(code).toBe(2);
+      await main(['--help'], { env, cwd: project(), stdout: (s) => out.push(s), stderr: (s) => err.push(s), isTTY: false });
+      expect(out.join('')).toContain('Usage: replaygate');
+      expect(err.join('')).toContain('add-mask::from-argv');
+      expect(commandLines(err.join('')).length > 0).toBe(env.GITHUB_ACTIONS !== 'true');
+      const inert = env.GITHUB_ACTIONS === 'true';
+      // The trace of a bug quotes its message: `replaygate: internal error …` on stderr.
+      const written: string[] = [];
+      const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        written.push(String(chunk));
+        return true;
+      });
+      const consoleSpy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+        written.push(`${args.map(String).join(' ')}\n`);
+      });
+      try {
+        await printInternalError(new Error('boom\n::add-mask::from-a-bug'), env);
+      } finally {
+        spy.mockRestore();
+        consoleSpy.mockRestore();
+      }
+      expect(commandLines(written.join('')).length > 0).toBe(!inert);
+      expect(written.join('')).toContain(inert ? ': :add-mask::from-a-bug' : '::add-mask::from-a-bug');
+    }
+  });
+});
+
+describe('warehouse hosts (isolation: process): their inherited output is passed on through the same filter', () => {
+  it('score in a GitHub Actions step with host processes ends, exits as outside, and prints no command', async () => {
+    const dir = project();
+    const { readFileSync: read, writeFileSync: write } = await import('node:fs');
+    const config = read(join(dir, 'replaygate.yml'), 'utf8');
+    write(join(dir, 'replaygate.yml'), config.replace('isolation: inline', 'isolation: process'));
+    try {
+      const args = ['score', '-q', 'q1', '--no-progress'];
+      const [plain, inert] = [await cli(dir, args), await cli(dir, args, { GITHUB_ACTIONS: 'true' })];
+      expect(inert.code).toBe(plain.code);
+      expect(commandLines(inert.output)).toEqual([]);
+      expect(inert.stdout).toBe(inertCommands(plain.stdout));
+    } finally {
+      write(join(dir, 'replaygate.yml'), config);
+    }
+  }, 60_000);
+});

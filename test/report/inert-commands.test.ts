@@ -80,3 +80,20 @@ describe('inGitHubActions', () => {
     expect(inGitHubActions({ GITHUB_ACTIONS: 'false' })).toBe(false);
   });
 });
+
+describe('a progress bar drawn through inertStream (as main() gives it inside Actions)', () => {
+  it('draws on a terminal-like stream and draws no command', async () => {
+    const { progressFor } = await import('../../src/cli/progress.js');
+    const sink = Object.assign(new PassThrough(), { isTTY: true, columns: 100 });
+    const drawn: string[] = [];
+    sink.on('data', (c: Buffer) => drawn.push(c.toString()));
+    const progress = await progressFor({ cwd: '.', env: {}, isTTY: true, progressStream: inertStream(sink, new InertCommandFilter()), stdout: () => {}, stderr: () => {}, protectedPaths: new Set(), exitCode: 0 }, true);
+    progress.start(2, '\n::add-mask::label');
+    progress.tick(1, '\n::stop-commands::extra ##[group]x');
+    progress.stop();
+    await new Promise((done) => setImmediate(done));
+    const text = drawn.join('');
+    expect(text).toContain('add-mask::label');
+    expect(commandLines(text)).toEqual([]);
+  });
+});
