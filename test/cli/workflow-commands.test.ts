@@ -57,6 +57,13 @@ const project = fixtureOnce(async (dir) => {
     const items = Array.from({ length: i + 1 }, (_, j) => ({ db_id: 'concert_singer', result: 'SELECT 1', ...(j === i ? { question: `Another${form}` } : {}) }));
     writeFileSync(join(dir, `mismatch-${i + 1}.json`), JSON.stringify(items));
   }
+  // A command agent that makes no model call and fails, its stderr ending in every form; its
+  // recording (no calls) is made by `record` with an upstream nobody listens on.
+  mkdirSync(join(dir, 'agents'));
+  writeFileSync(join(dir, 'agents/fails.js'), `process.stderr.write(${JSON.stringify(`agent failed${FORMS.map(([, form]) => form).join('')}\n`)});\nprocess.exit(1);\n`);
+  writeFileSync(join(dir, 'command.yml'), `${CONFIG.replace(/agents:[\s\S]*/, '')}agents:\n  fails:\n    kind: command\n    command: [node, agents/fails.js]\n    recording: recordings/fails\n`);
+  const recorded = await runProcess(process.execPath, [CLI, 'record', '-c', 'command.yml', '--agent', 'fails', '-q', 'q1', '--no-progress'], { cwd: dir, env: { OPENAI_API_KEY: 'unused', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
+  if (!recorded.output.includes('created recordings/fails')) throw new Error(`fixture: record exited ${recorded.code}\n${recorded.output}`);
   const r = await cli(dir, ['import', 'predictions', 'answers.json', '-f', 'chatgpt-json', '-a', 'candidate', '--ids', 'q{n}', '--no-check-questions']);
   if (r.code !== 0) throw new Error(`fixture: import exited ${r.code}\n${r.output}`);
 });
@@ -95,6 +102,18 @@ describe('the CLI inside a GitHub Actions step (GITHUB_ACTIONS=true): no output 
       }
     }, 60_000);
   }
+
+  it("a command agent's stderr, quoted in the errored-runs list, holding every form", async () => {
+    const args = ['score', '-c', 'command.yml', '-q', 'q1', '--no-progress'];
+    const [plain, inert] = [await cli(project(), args), await cli(project(), args, { GITHUB_ACTIONS: 'true' })];
+    expect(plain.output).toContain('agent failed');
+    for (const [, form] of FORMS) expect(plain.output).toContain(form.replace(/^[\s\u0085]+/, '').slice(0, 14));
+    expect(commandLines(plain.output).length).toBeGreaterThanOrEqual(FORMS.length - 1); // `##[` shares the line of the U+2029 form
+    expect(commandLines(inert.output)).toEqual([]);
+    expect(inert.code).toBe(plain.code);
+    expect(inert.stdout).toBe(inertCommands(plain.stdout));
+    expect(inert.stderr).toBe(inertCommands(plain.stderr));
+  }, 60_000);
 
   it('output with nothing to break is byte-identical with and without GITHUB_ACTIONS; --json files are data, never filtered', async () => {
     const dir = project();
