@@ -1,21 +1,7 @@
 import * as core from '@actions/core';
 import type { AnnotationTarget, Logger } from '../util/logger.js';
+import { inertCommands } from '../report/inert-commands.js';
 import { visibleControls } from '../report/inert-markdown.js';
-
-/**
- * Text made unable to issue workflow commands when written to the log: the runner reads every
- * stdout line that starts (after blanks) with `::` as a command (`::add-mask::`, `::stop-commands::`,
- * `::set-output`, `::error`, …) and, in the old syntax, any line holding `##[`. Messages carry
- * untrusted text (question texts, SQL and answers written by the model, file names of a pull
- * request), so such a line gets a visible break: `::` → `: :`, `##[` → `# #[`. Bidi controls
- * are made visible too ({@link visibleControls}). Lines break at CR, LF, NEL, U+2028 and U+2029.
- * @example inertCommands('a\n::add-mask::x') // 'a\n: :add-mask::x'
- */
-export function inertCommands(text: string): string {
-  return visibleControls(text)
-    .replace(/(^|[\r\n\u0085\u2028\u2029])([^\S\r\n\u0085\u2028\u2029]*)::/g, '$1$2: :')
-    .replace(/##\[/g, '# #[');
-}
 
 /**
  * Annotations the runner shows per step and kind. Source: actions/toolkit

@@ -5,13 +5,14 @@ import { EXIT, PromptCancelled, type CliContext } from './context.js';
 import { buildProgram } from './program.js';
 import { flushWarnings } from './warnings.js';
 import { createInterface } from 'node:readline';
+import { format } from 'node:util';
 
 /**
  * Runs the CLI. Never calls process.exit: returns the exit code (0 pass, 1 gate failed,
  * 2 usage or input error). User errors print their message without a stack; bugs keep it.
  */
 export async function main(argv: readonly string[], overrides: Partial<CliContext> = {}): Promise<number> {
-  const ctx: CliContext = {
+  const given: CliContext = {
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),
     isTTY: Boolean(process.stderr.isTTY),
@@ -22,12 +23,55 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
     exitCode: EXIT.pass,
     ...overrides,
   };
+  // Loaded only inside a GitHub Actions step, so that `--version` elsewhere loads nothing more.
+  const ctx = inGitHubActions(given.env) ? inertContext(await import('../report/inert-commands.js'), given, overrides) : given;
   try {
     return await run(ctx, argv);
   } finally {
     // Each warning was printed once; how often a repeated one was given is said at the end.
     flushWarnings(ctx);
   }
+}
+
+/**
+ * `ctx` inside a GitHub Actions step: everything it writes to the terminal — reports, tables,
+ * Markdown printed to stdout, warnings, errors, help, progress, questions — passes one filter
+ * ({@link InertCommandFilter}), so no text a model, a golden file or a pull request wrote can
+ * become a workflow command. Report files named by `--json`, `--markdown`, `--svg` and `--out`
+ * are data and are written as they are. Streams `overrides` give get filters of their own.
+ */
+function inertContext(inert: typeof import('../report/inert-commands.js'), ctx: CliContext, overrides: Partial<CliContext>): CliContext {
+  const { InertCommandFilter, inertStream, processFilters } = inert;
+  const out = overrides.stdout === undefined ? processFilters.stdout : new InertCommandFilter();
+  const err = overrides.stderr === undefined ? processFilters.stderr : new InertCommandFilter();
+  const { stdout, stderr } = ctx;
+  const ask = overrides.ask ?? (ctx.ask === undefined ? undefined : (question: string) => askOnTerminal(question, process.stdin, inertStream(process.stdout, processFilters.stdout)));
+  return {
+    ...ctx,
+    stdout: (s) => stdout(out.filter(s)),
+    stderr: (s) => stderr(err.filter(s)),
+    progressStream: overrides.progressStream === undefined ? inertStream(process.stderr, processFilters.stderr) : inertStream(overrides.progressStream, new InertCommandFilter()),
+    ...(ask === undefined ? {} : { ask }),
+  };
+}
+
+/**
+ * Prints a bug's message and stack on stderr (bin/replaygate.js, exit 3): as `console.error`
+ * does, through the filter inside a GitHub Actions step (an error message may quote input).
+ */
+export async function printInternalError(error: unknown, env: Readonly<Record<string, string | undefined>> = process.env): Promise<void> {
+  const head = 'replaygate: internal error; please report it with this trace:\n';
+  if (!inGitHubActions(env)) {
+    console.error(head, error);
+    return;
+  }
+  const { processFilters } = await import('../report/inert-commands.js');
+  process.stderr.write(processFilters.stderr.filter(`${format(head, error)}\n`));
+}
+
+/** Whether the CLI runs as a GitHub Actions step (as `inGitHubActions` of src/report/inert-commands.ts, without loading it). */
+function inGitHubActions(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.GITHUB_ACTIONS === 'true';
 }
 
 async function run(ctx: CliContext, argv: readonly string[]): Promise<number> {

@@ -9,7 +9,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { inGitHubActions, processFilters } from '../report/inert-commands.js';
 
 const found = new Map<string, string>();
 
@@ -24,15 +26,26 @@ export const killLiveHosts = (): void => liveHosts.forEach((child) => child.kill
 /**
  * Forks host script `name` (found by {@link hostScriptPath} for `moduleUrl`) with `args`: JSON
  * over IPC (several times cheaper than 'advanced'; wire.ts carries the cells JSON cannot), the
- * {@link hostEnvironment}, this process's stdout/stderr; killed when this process exits.
+ * {@link hostEnvironment}, this process's stdout/stderr; killed when this process exits. Inside
+ * a GitHub Actions step the host's output (a crash's message may quote SQL) is passed on through
+ * this process's workflow-command filters ({@link processFilters}) instead of written directly.
  */
 export function forkHostProcess(moduleUrl: string, name: string, args: readonly string[]): ChildProcess {
+  const inert = inGitHubActions(process.env);
   const child = fork(hostScriptPath(moduleUrl, name), args, {
     serialization: 'json',
     execArgv: [],
     env: hostEnvironment(),
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: inert ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  if (inert) {
+    for (const [from, to, filter] of [[child.stdout, process.stdout, processFilters.stdout], [child.stderr, process.stderr, processFilters.stderr]] as const) {
+      if (from === null) continue;
+      from.setEncoding('utf8');
+      from.on('data', (text: string) => to.write(filter.filter(text)));
+      (from as Socket).unref?.(); // as with 'inherit': the host's output keeps nothing alive
+    }
+  }
   if (liveHosts.size === 0) process.once('exit', killLiveHosts);
   liveHosts.add(child);
   child.once('exit', () => {

@@ -41,7 +41,9 @@ describe('lazy command loading', () => {
     const root = join(import.meta.dirname, '..', '..');
     // A resolve hook that names every module of build/ the process loads.
     const hook = 'data:text/javascript,export async function resolve(s,c,n){const r=await n(s,c);if(r.url.includes("/build/"))console.error("LOADED "+r.url.split("/build/")[1]);return r}';
-    const run = spawnSync(process.execPath, ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(hook)})`, join(root, 'bin', 'replaygate.js'), '--version'], { encoding: 'utf8' });
+    // Inside a GitHub Actions step (this suite on CI) the CLI also loads its workflow-command filter (src/report/inert-commands.ts).
+    const outsideActions = { ...process.env, GITHUB_ACTIONS: undefined };
+    const run = spawnSync(process.execPath, ['--import', `data:text/javascript,import{register}from"node:module";register(${JSON.stringify(hook)})`, join(root, 'bin', 'replaygate.js'), '--version'], { encoding: 'utf8', env: outsideActions });
     expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const loaded = [...new Set(run.stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice(7)))].sort();
     if (loaded.every((file) => file.startsWith('bundle/'))) {
