@@ -54,14 +54,11 @@ var ConfigError = class extends ReplaygateError {
 };
 
 // src/warehouse/sql-text.ts
-var WORD_CHAR = /[\p{L}\p{N}_$]/u;
-function isSpace(code, char) {
-  if (code < 128) return code === 32 || code >= 9 && code <= 13;
-  return /\s/.test(char);
+function isSpace(code) {
+  return code === 32 || code >= 9 && code <= 13;
 }
-function isWordChar(code, char) {
-  if (code < 128) return code >= 97 && code <= 122 || code >= 65 && code <= 90 || code >= 48 && code <= 57 || code === 95 || code === 36;
-  return WORD_CHAR.test(char);
+function isWordChar(code) {
+  return code >= 97 && code <= 122 || code >= 65 && code <= 90 || code >= 48 && code <= 57 || code === 95 || code === 36 || code >= 128;
 }
 var DOLLAR_TAG = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/u;
 function tokenize(sql, dialect = "sqlite") {
@@ -100,11 +97,11 @@ function tokenize(sql, dialect = "sqlite") {
     }
     return sql.length;
   };
-  let i = 0;
+  let i = sql.charCodeAt(0) === 65279 ? 1 : 0;
   while (i < sql.length) {
     const code = sql.charCodeAt(i);
     const c = sql[i];
-    if (isSpace(code, c)) {
+    if (isSpace(code)) {
       i++;
       continue;
     }
@@ -120,7 +117,7 @@ function tokenize(sql, dialect = "sqlite") {
     let end;
     let kind;
     const previous = sql[i - 1];
-    const afterWord = previous !== void 0 && isWordChar(previous.charCodeAt(0), previous);
+    const afterWord = previous !== void 0 && isWordChar(previous.charCodeAt(0));
     if (c === "'") [kind, end] = ["string", closingQuote(i, "'")];
     else if (c === '"') [kind, end] = ["double-quoted", closingQuote(i, '"')];
     else if (pg && (c === "E" || c === "e") && sql[i + 1] === "'" && !afterWord) [kind, end] = ["string", closingQuote(i + 1, "'", true)];
@@ -134,9 +131,9 @@ function tokenize(sql, dialect = "sqlite") {
     } else if (!pg && c === "`") [kind, end] = ["identifier", closingQuote(i, "`")];
     else if (!pg && c === "[") [kind, end] = ["identifier", closingQuote(i, "]")];
     else if (c === ";") [kind, end] = ["semicolon", i + 1];
-    else if (isWordChar(code, c)) {
+    else if (isWordChar(code)) {
       end = i + 1;
-      while (end < sql.length && isWordChar(sql.charCodeAt(end), sql[end])) end++;
+      while (end < sql.length && isWordChar(sql.charCodeAt(end))) end++;
       kind = "word";
     } else [kind, end] = ["punct", i + 1];
     if (kind === "punct" && c === ")") depth = Math.max(0, depth - 1);
@@ -256,6 +253,23 @@ var POSTGRES_REFUSED_FUNCTIONS = /* @__PURE__ */ new Set([
   "txid_current",
   "pg_current_xact_id",
   "lowrite",
+  // large objects by exact name too (the lo_ prefix applies to calls only, see refusedFunction)
+  "lo_open",
+  "lo_close",
+  "lo_creat",
+  "lo_create",
+  "lo_unlink",
+  "lo_import",
+  "lo_export",
+  "lo_lseek",
+  "lo_lseek64",
+  "lo_tell",
+  "lo_tell64",
+  "lo_truncate",
+  "lo_truncate64",
+  "lo_from_bytea",
+  "lo_put",
+  "lo_get",
   // SQL given as a string
   "query_to_xml",
   "query_to_xmlschema",
@@ -281,10 +295,11 @@ var POSTGRES_REFUSED_PREFIXES = [
   "pg_copy_"
 ];
 var SQLITE_REFUSED_FUNCTIONS = /* @__PURE__ */ new Set(["load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "zipfile", "sqlar_compress", "sqlar_uncompress"]);
-function refusedFunction(name, dialect) {
+function refusedFunction(name, dialect, attribute = false) {
   if (dialect === "postgres") {
     if (name === "u&") return 'a function named by a U&"…" escaped identifier';
-    if (POSTGRES_REFUSED_FUNCTIONS.has(name) || POSTGRES_REFUSED_PREFIXES.some((p) => name.startsWith(p))) return `the function ${name}()`;
+    const prefixed = POSTGRES_REFUSED_PREFIXES.some((p) => name.startsWith(p) && !(attribute && p === "lo_"));
+    if (POSTGRES_REFUSED_FUNCTIONS.has(name) || prefixed) return attribute ? `the function ${name}() (called as .${name}, attribute notation)` : `the function ${name}()`;
   }
   if (dialect === "sqlite" && SQLITE_REFUSED_FUNCTIONS.has(name)) return `the function ${name}()`;
   return void 0;
@@ -326,12 +341,24 @@ function checkPostgresFamilyRead(sql, tokens, dialect) {
       if (lock !== void 0) throw new SqlRefusedError(`FOR ${lock} takes row locks; only plain reads may run`, sql);
     }
   }
-  for (const name of functionCalls(sql, dialect, tokens)) {
-    const refused = refusedFunction(name, dialect);
+  for (const [name, attribute] of calledNames(sql, dialect, tokens)) {
+    const refused = refusedFunction(name, dialect, attribute);
     if (refused !== void 0) {
       throw new SqlRefusedError(`${refused} is refused: it reads or writes outside the query's tables, takes locks, changes settings or reaches other sessions`, sql);
     }
   }
+}
+function calledNames(sql, dialect, tokens = tokenize(sql, dialect)) {
+  const names = functionCalls(sql, dialect, tokens).map((name) => [name, false]);
+  if (dialect !== "postgres") return names;
+  for (let k = 1; k < tokens.length; k++) {
+    const t = tokens[k];
+    const dot = tokens[k - 1];
+    if (dot.kind !== "punct" || sql[dot.start] !== ".") continue;
+    if (t.kind === "word") names.push([sql.slice(t.start, t.end).toLowerCase(), true]);
+    else if (t.kind === "double-quoted") names.push([sql.slice(t.start + 1, t.end - 1).replaceAll('""', '"').toLowerCase(), true]);
+  }
+  return names;
 }
 
 // src/warehouse/sqlite/drivers.ts
