@@ -41,7 +41,8 @@ export function pathOf(root: string, wrong: Wrong): string {
   let path = root;
   for (let i = wrong.at.length - 1; i >= 0; i--) {
     const key = wrong.at[i] as string | number;
-    path += typeof key === 'number' ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    // Names as agents are written (`sql-agent`) stay dotted; others are quoted: `["an agent"]`.
+    path += typeof key === 'number' ? `[${key}]` : /^[A-Za-z_$][\w$-]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
   }
   return path;
 }
