@@ -129,7 +129,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
       const paths = [...SCAFFOLD_PATHS, ...extra];
       const existing: string[] = [];
       // lstat: a link counts as a file there, dangling or not (writing would follow it).
-      for (const p of paths) if (await entryExists(join(target, p))) existing.push(p);
+      for (const p of paths) if (await exists(join(target, p), false)) existing.push(p);
       if (existing.length > 0) {
         throw new ConfigError(
           `${shown(ctx, target)} already has ${existing.join(', ')}: replaygate init never overwrites a file and wrote nothing. ` +
@@ -152,7 +152,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
       const createdDirs: string[] = [];
       const folder = async (abs: string): Promise<void> => {
         const missing: string[] = [];
-        for (let d = abs; !(await entryExists(d)) && dirname(d) !== d; d = dirname(d)) missing.push(d);
+        for (let d = abs; !(await exists(d, false)) && dirname(d) !== d; d = dirname(d)) missing.push(d);
         await makeOutputFolder(ctx, abs);
         createdDirs.push(...missing);
       };
@@ -233,16 +233,6 @@ async function exampleQuestion(file: string, given: string, label: string): Prom
   }
 }
 
-/** True when anything is at `path`, a link too (dangling or not). */
-async function entryExists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The first existing folder on the way to `rel` below `target` (the file itself excluded: an
  * existing file is refused anyway) that is a link leading outside `target`, dangling links included.
@@ -262,13 +252,15 @@ async function linkOutside(target: string, rel: string): Promise<{ at: string; t
   return undefined;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * True when something is at `path`. Links are followed (a dangling one is nothing) unless
+ * `follow` is false: then a link is there itself, dangling or not (writing would follow it).
+ */
+function exists(path: string, follow = true): Promise<boolean> {
+  return (follow ? stat : lstat)(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 function shown(ctx: CliContext, target: string): string {
