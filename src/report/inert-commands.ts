@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { visibleControls } from './inert-markdown.js';
 
 /**
@@ -36,9 +37,41 @@ export class InertCommandFilter {
   private lead: 'blank' | 'colon' | 'other' = 'blank';
   /** How many `#` end what was passed on (at most 2). */
   private hashes = 0;
+  /** Decodes byte pieces ({@link filterBytes}): holds the first bytes of a character split across two writes. */
+  private decoder: StringDecoder | undefined;
 
-  /** `piece` made inert, given everything passed on before it. */
+  /**
+   * `bytes` (UTF-8) made inert, given everything passed on before: the bytes of a character split
+   * across two writes are held back until its last byte comes (at most 3 bytes), so the character
+   * is neither mangled nor able to hide a line break or a control from the rule.
+   */
+  filterBytes(bytes: Uint8Array): string {
+    this.decoder ??= new StringDecoder('utf8');
+    return this.rule(this.decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
+  }
+
+  /**
+   * `piece` made inert, given everything passed on before it. Bytes of a character left
+   * incomplete by {@link filterBytes} come first, as U+FFFD (the writer mixed bytes and text
+   * inside one character).
+   */
   filter(piece: string): string {
+    return this.rule(this.flush() + piece);
+  }
+
+  /** What {@link filterBytes} still holds (an incomplete character, as U+FFFD), made inert; '' when nothing. */
+  end(): string {
+    return this.rule(this.flush());
+  }
+
+  private flush(): string {
+    if (this.decoder === undefined) return '';
+    const rest = this.decoder.end();
+    this.decoder = undefined;
+    return rest;
+  }
+
+  private rule(piece: string): string {
     if (piece === '') return '';
     // The rule on the piece behind what it continues: a line start (`\n`), a line start and a
     // `:` (`\n:`), a `#` (`x#`) or a line already begun (`x`); what it adds to that is cut off.
@@ -86,11 +119,40 @@ export const processFilters = { stdout: new InertCommandFilter(), stderr: new In
  * is the stream's own), for writers that take a stream: a progress bar, readline.
  */
 export function inertStream<S extends NodeJS.WritableStream>(stream: S, filter: InertCommandFilter): S {
+  // A chunk's text: bytes through the filter's decoder (a character split across writes stays
+  // whole), a string in another encoding (`write('3a3a', 'hex')`) as the bytes it stands for.
+  const text = (chunk: unknown, encoding: unknown): string | undefined => {
+    if (typeof chunk === 'string') {
+      return typeof encoding === 'string' && Buffer.isEncoding(encoding) && !/^utf-?8$/i.test(encoding) ? filter.filterBytes(Buffer.from(chunk, encoding)) : filter.filter(chunk);
+    }
+    return chunk instanceof Uint8Array ? filter.filterBytes(chunk) : undefined;
+  };
+  const withText = (chunk: unknown, rest: unknown[]): unknown[] => {
+    const t = text(chunk, rest[0]);
+    if (t === undefined) return [chunk, ...rest];
+    // The encoding argument, if any, described the chunk; the filtered text is UTF-8.
+    return typeof rest[0] === 'string' ? [t, 'utf8', ...rest.slice(1)] : [t, ...rest];
+  };
   return new Proxy(stream, {
     get(target, key, receiver) {
       if (key === 'write') {
-        return (chunk: unknown, ...rest: unknown[]) =>
-          (target.write as (...args: unknown[]) => boolean).call(target, typeof chunk === 'string' ? filter.filter(chunk) : chunk instanceof Uint8Array ? filter.filter(Buffer.from(chunk).toString('utf8')) : chunk, ...rest);
+        return (chunk: unknown, ...rest: unknown[]) => (target.write as (...args: unknown[]) => boolean).call(target, ...withText(chunk, rest));
+      }
+      if (key === 'end') {
+        // `end(chunk)` is a last write: filtered too, with what the decoder still holds.
+        return (...args: unknown[]) => {
+          const [chunk, ...rest] = args;
+          let last: unknown[];
+          if (chunk === undefined || typeof chunk === 'function') {
+            const held = filter.end();
+            const tail = chunk === undefined ? rest : args;
+            last = held === '' ? tail : [held, ...tail];
+          } else {
+            last = withText(chunk, rest);
+            if (typeof last[0] === 'string') last[0] = `${last[0]}${filter.end()}`;
+          }
+          return (target.end as (...a: unknown[]) => unknown).call(target, ...last);
+        };
       }
       const value: unknown = Reflect.get(target, key, receiver);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;

@@ -97,3 +97,60 @@ describe('a progress bar drawn through inertStream (as main() gives it inside Ac
     expect(commandLines(text)).toEqual([]);
   });
 });
+
+describe('inertStream over bytes split anywhere (hostile)', () => {
+  // Multi-byte characters next to the commands: é (2 bytes), U+2028 (a line break, 3 bytes), 😀 (4 bytes), U+202E (a bidi control, 3 bytes).
+  const TEXTS = [
+    'é\n::add-mask::sécret\n',
+    'x\u2028::set-output name=a::b\n',
+    '😀 ok\n  ::error file=a.ts::😀\r\n##[warning]x\n',
+    '\u202e::stop-commands::t\nend é',
+  ];
+  const drain = async (writes: (s: NodeJS.WritableStream) => void): Promise<Buffer> => {
+    const sink = new PassThrough();
+    const chunks: Buffer[] = [];
+    sink.on('data', (c: Buffer) => chunks.push(Buffer.from(c)));
+    const stream = inertStream(sink, new InertCommandFilter());
+    const finished = new Promise<void>((done) => sink.on('finish', done));
+    writes(stream);
+    if (!sink.writableEnded) stream.end();
+    await finished;
+    return Buffer.concat(chunks);
+  };
+
+  it('two byte chunks, every split point: the characters arrive whole and no command survives', async () => {
+    for (const text of TEXTS) {
+      const bytes = Buffer.from(text, 'utf8');
+      const whole = Buffer.from(inertCommands(text), 'utf8');
+      for (let i = 0; i <= bytes.length; i += 1) {
+        const out = await drain((s) => {
+          s.write(bytes.subarray(0, i));
+          s.write(bytes.subarray(i));
+        });
+        const shown = out.toString('utf8');
+        expect(shown, `${JSON.stringify(text)} split at byte ${i}`).not.toContain('\ufffd');
+        expect(commandLines(shown), `${JSON.stringify(text)} split at byte ${i}`).toEqual([]);
+        if (!/##$/.test(bytes.subarray(0, i).toString('latin1'))) expect(out.equals(whole), `${JSON.stringify(text)} split at byte ${i}`).toBe(true);
+      }
+    }
+  });
+
+  it('one byte per write', async () => {
+    for (const text of TEXTS) {
+      const out = await drain((s) => {
+        for (const b of Buffer.from(text, 'utf8')) s.write(Buffer.from([b]));
+      });
+      expect(commandLines(out.toString('utf8'))).toEqual([]);
+      expect(out.toString('utf8')).not.toContain('\ufffd');
+    }
+  });
+
+  it('end(chunk) and a string in another encoding are filtered too; an incomplete character at the end shows as U+FFFD', async () => {
+    const ended = await drain((s) => s.end(Buffer.from('x\n::add-mask::y\n')));
+    expect(ended.toString()).toBe('x\n: :add-mask::y\n');
+    const hex = await drain((s) => s.write(Buffer.from('::add-mask::z\n').toString('hex'), 'hex'));
+    expect(hex.toString()).toBe(': :add-mask::z\n');
+    const torn = await drain((s) => s.write(Buffer.from('é', 'utf8').subarray(0, 1)));
+    expect(torn.toString()).toBe('\ufffd');
+  });
+});
