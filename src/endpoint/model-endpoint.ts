@@ -23,6 +23,22 @@ export const MAX_CONNECTIONS = 256;
 /** A request's headers must arrive within this (slowloris), and its whole body within {@link REQUEST_TIMEOUT_MS}. */
 export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * How often the server looks for connections past those limits. Node's default (30 s) would let a
+ * slow client hold a connection up to 40 s past a 10 s headers limit; once a second costs one
+ * unref'd timer.
+ */
+export const TIMEOUT_CHECK_MS = 1_000;
+
+/** The endpoint's time limits, injectable so that a test can show them at work in milliseconds (production: the constants). */
+export interface EndpointTimeouts {
+  /** {@link HEADERS_TIMEOUT_MS} */
+  readonly headersMs?: number;
+  /** {@link REQUEST_TIMEOUT_MS} */
+  readonly requestMs?: number;
+  /** {@link TIMEOUT_CHECK_MS} */
+  readonly checkMs?: number;
+}
 /** Header the official OpenAI clients (and every Stainless-generated SDK) send with the attempt number: `0` first, `1` on the first retry. */
 export const RETRY_COUNT_HEADER = 'x-stainless-retry-count';
 
@@ -174,10 +190,21 @@ export class ModelEndpoint {
     readonly port: number,
   ) {}
 
-  /** Starts the endpoint on 127.0.0.1 at an ephemeral port. It does not keep the process alive. */
-  static async start(): Promise<ModelEndpoint> {
+  /**
+   * Starts the endpoint on 127.0.0.1 at an ephemeral port. It does not keep the process alive.
+   * A connection whose request headers are not all in within {@link HEADERS_TIMEOUT_MS}, or whose
+   * whole request is not in within {@link REQUEST_TIMEOUT_MS}, gets 408 and is closed (slowloris).
+   * @param timeouts - for tests only: other limits than the constants.
+   */
+  static async start(timeouts: EndpointTimeouts = {}): Promise<ModelEndpoint> {
     let endpoint: ModelEndpoint | undefined;
-    const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+    // Bounded in time and memory whatever a client does: slow headers or bodies, many connections.
+    const limits = {
+      headersTimeout: timeouts.headersMs ?? HEADERS_TIMEOUT_MS,
+      requestTimeout: timeouts.requestMs ?? REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: timeouts.checkMs ?? TIMEOUT_CHECK_MS,
+    };
+    const server = createServer({ keepAliveTimeout: 5_000, ...limits }, (req, res) => {
       // A client that goes away mid-request (reset, timeout) must not take replaygate down.
       req.on('error', () => {});
       res.on('error', () => {});
@@ -188,9 +215,6 @@ export class ModelEndpoint {
       server.listen(0, '127.0.0.1', () => resolve());
     });
     server.unref();
-    // Bounded in time and memory whatever a client does: slow headers or bodies, many connections.
-    server.headersTimeout = HEADERS_TIMEOUT_MS;
-    server.requestTimeout = REQUEST_TIMEOUT_MS;
     server.maxConnections = MAX_CONNECTIONS;
     endpoint = new ModelEndpoint(server, (server.address() as AddressInfo).port);
     return endpoint;

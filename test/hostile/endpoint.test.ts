@@ -10,7 +10,7 @@
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ModelClient } from '../../src/model/types.js';
-import { MAX_CONNECTIONS, MAX_REQUEST_BYTES, ModelEndpoint, type EndpointRun } from '../../src/endpoint/model-endpoint.js';
+import { HEADERS_TIMEOUT_MS, MAX_CONNECTIONS, MAX_REQUEST_BYTES, ModelEndpoint, REQUEST_TIMEOUT_MS, TIMEOUT_CHECK_MS, type EndpointRun } from '../../src/endpoint/model-endpoint.js';
 import { MAX_JSON_DEPTH } from '../../src/recording/canonical.js';
 
 /** A model client that counts what reaches it (nothing refused may). */
@@ -177,5 +177,62 @@ describe('model endpoint under attack (hostile)', () => {
 
   it('listens on 127.0.0.1 only', () => {
     expect(run.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/run\/[0-9a-f]{32}\/v1$/);
+  });
+});
+
+describe('slow clients (slowloris), with the limits shrunk to milliseconds', () => {
+  let endpoint: ModelEndpoint;
+  let model: ModelClient & { calls: number };
+  let path: string;
+  const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+  beforeEach(async () => {
+    endpoint = await ModelEndpoint.start({ headersMs: 300, requestMs: 800, checkMs: 50 });
+    model = countingModel();
+    path = new URL(endpoint.open({ model, questionId: 'singers', seed: 0, ignoredFields: [] }).baseUrl).pathname;
+  });
+  afterEach(async () => {
+    await endpoint.close();
+  });
+
+  it('the production limits are 10 s for headers, 60 s for the whole request, checked every second', () => {
+    expect([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, TIMEOUT_CHECK_MS]).toEqual([10_000, 60_000, 1_000]);
+  });
+
+  it('headers sent a byte at a time, never finished: 408 and the connection closed once the headers limit passes', async () => {
+    const r = await raw(
+      endpoint.port,
+      async (send) => {
+        send(`POST ${path}/chat/completions HTTP/1.1\r\nHost: x\r\n`);
+        for (let i = 0; i < 200 && send('X'); i += 1) await sleep(20);
+      },
+      5_000,
+    );
+    expect(r.closed).toBe(true);
+    expect(r.text).toMatch(/^HTTP\/1\.1 408/);
+    expect(r.elapsed).toBeGreaterThanOrEqual(250);
+    expect(r.elapsed).toBeLessThan(2_000);
+    expect(model.calls).toBe(0);
+  });
+
+  it('headers in time, then a body trickled slower than the request limit: closed once the request limit passes', async () => {
+    const r = await raw(
+      endpoint.port,
+      async (send) => {
+        send(`POST ${path}/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+        for (let i = 0; i < 200 && send(' '); i += 1) await sleep(20);
+      },
+      5_000,
+    );
+    expect(r.closed).toBe(true);
+    expect(r.elapsed).toBeGreaterThanOrEqual(700);
+    expect(r.elapsed).toBeLessThan(3_000);
+    expect(model.calls).toBe(0);
+  });
+
+  it('a client that sends its request in time is answered as usual', async () => {
+    const run = endpoint.open({ model, questionId: 'singers', seed: 0, ignoredFields: [] });
+    const r = await fetch(`${run.baseUrl}/models`);
+    expect(r.status).toBe(200);
   });
 });
