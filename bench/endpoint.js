@@ -19,7 +19,6 @@ import { join } from 'node:path';
 import { CommandAgent } from '../build/agent/command-agent.js';
 import { ModelEndpoint } from '../build/endpoint/model-endpoint.js';
 import { DEFAULT_IGNORED_FIELDS } from '../build/endpoint/wire-request.js';
-import { writeManifest } from '../build/recording/manifest.js';
 import { Recording } from '../build/recording/recording.js';
 import { ReplayClient } from '../build/recording/replay-client.js';
 import { RecordingWriter } from '../build/recording/writer.js';
@@ -55,8 +54,7 @@ bodies.forEach((body, i) => {
     question_id: 'q', seed: 0, call_index: i,
   });
 });
-writer.close();
-await writeManifest(recordingDir, {
+writer.commit({
   name: 'bench', agent: 'bench', model: '', sampling: { temperature: 0, top_p: 1, max_tokens: 0 }, seeds: [0], prompt_files: {},
   recorder: 'bench', created: '', updated: '', recorded_splits: {}, constructed: true, extra: {},
 });

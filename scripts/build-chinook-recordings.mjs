@@ -23,7 +23,6 @@ import { ToolsAgent } from '../build/agent/tools-agent.js';
 import { loadConfig } from '../build/config/load.js';
 import { loadGoldenQuestions } from '../build/golden/load.js';
 import { canonicalJson } from '../build/recording/canonical.js';
-import { writeManifest } from '../build/recording/manifest.js';
 import { RecordingWriter } from '../build/recording/writer.js';
 import { parseSemanticFiles } from '../build/semantic/load.js';
 import { openSqliteEngine } from '../build/warehouse/index.js';
@@ -82,32 +81,33 @@ const dir = agentConfig.recording;
 rmSync(join(dir, 'calls.jsonl'), { force: true });
 const writer = RecordingWriter.open(dir, 'create');
 const outcomes = {};
+const promptFile = relative(root, agentConfig.prompt);
 try {
   for (const question of golden) {
     const model = new ScriptedRecorder(writer, question.id);
     const run = await agent.run({ question, seed: SEED, model, engine, maxRows: config.warehouse.maxRows, timeoutMs: config.warehouse.timeoutMs });
     outcomes[run.end.status] = (outcomes[run.end.status] ?? 0) + 1;
   }
+  // The manifest last: the new recording then takes the old one's place whole.
+  writer.commit({
+    name: AGENT,
+    agent: AGENT,
+    model: agentConfig.model,
+    sampling: { temperature: agentConfig.temperature, top_p: agentConfig.topP, max_tokens: agentConfig.maxTokens },
+    seeds: [SEED],
+    prompt_files: { [promptFile]: `sha256:${createHash('sha256').update(readFileSync(agentConfig.prompt)).digest('hex')}` },
+    recorder: 'scripts/build-chinook-recordings.mjs (scripted model, tools agent of this repository)',
+    created: CREATED,
+    updated: CREATED,
+    recorded_splits: { dev: 1, test: 1 },
+    constructed: true,
+    source:
+      'CONSTRUCTED: replies written by hand in scripts/build-chinook-recordings.mjs and played through the real tools agent; ' +
+      'no live model produced them. Token usage is estimated as characters / 4.',
+    extra: {},
+  });
 } finally {
   writer.close();
   await engine.close();
 }
-const promptFile = relative(root, agentConfig.prompt);
-await writeManifest(dir, {
-  name: AGENT,
-  agent: AGENT,
-  model: agentConfig.model,
-  sampling: { temperature: agentConfig.temperature, top_p: agentConfig.topP, max_tokens: agentConfig.maxTokens },
-  seeds: [SEED],
-  prompt_files: { [promptFile]: `sha256:${createHash('sha256').update(readFileSync(agentConfig.prompt)).digest('hex')}` },
-  recorder: 'scripts/build-chinook-recordings.mjs (scripted model, tools agent of this repository)',
-  created: CREATED,
-  updated: CREATED,
-  recorded_splits: { dev: 1, test: 1 },
-  constructed: true,
-  source:
-    'CONSTRUCTED: replies written by hand in scripts/build-chinook-recordings.mjs and played through the real tools agent; ' +
-    'no live model produced them. Token usage is estimated as characters / 4.',
-  extra: {},
-});
 console.log(`wrote ${relative(process.cwd(), dir)}: ${golden.length} runs`, outcomes);

@@ -1,6 +1,6 @@
 // The recording index's heap for N calls and 10 N calls (synthetic copies of the real calls of
 // a recording): prints one line. Run with --expose-gc:  node --expose-gc bench/lib/recording-memory.mjs RECORDING_DIR OUT_DIR
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Recording } from '../../build/recording/recording.js';
 import { RecordingWriter } from '../../build/recording/writer.js';
@@ -17,8 +17,7 @@ async function heapForCalls(copies) {
     source.close();
     const w = RecordingWriter.open(dir, 'create');
     for (let c = 0; c < copies; c++) for (const l of lines) w.write({ ...l, seed: c });
-    w.close();
-    copyFileSync(join(recording, 'manifest.yml'), join(dir, 'manifest.yml'));
+    w.commit(source.manifest);
   }
   global.gc?.();
   const before = process.memoryUsage().heapUsed;

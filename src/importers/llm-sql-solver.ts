@@ -1,4 +1,4 @@
-import { hasManifest, writeManifest } from '../recording/manifest.js';
+import { hasManifest } from '../recording/manifest.js';
 import type { RecordedCall } from '../recording/types.js';
 import { RecordingWriter } from '../recording/writer.js';
 import { RecordingLock } from '../recording/lock.js';
@@ -143,26 +143,27 @@ export async function importLlmSqlSolver(file: string, dir: string, options: Llm
         writer.write(llmSqlSolverCall(item, `${idOf(item.index)} ${options.agent}`, settings));
         written += 1;
       }
+      const now = new Date().toISOString();
+      const s = settings;
+      // The manifest last: the new recording then takes the old one's place whole (--force).
+      writer.commit({
+        name: options.name ?? dir.split(/[\\/]/).filter(Boolean).pop() ?? 'judge',
+        agent: 'judge',
+        model: s.model,
+        sampling: { temperature: s.temperature, top_p: s.top_p, max_tokens: s.max_tokens },
+        seeds: [s.seed],
+        prompt_files: {},
+        recorder: `${TOOL_NAME} import llm-sql-solver`,
+        created: now,
+        updated: now,
+        recorded_splits: { dev: 1 },
+        constructed: false,
+        source: options.source,
+        extra: { judged_agent: options.agent, verdict_format: 'equivalence', sampling_published: false },
+      });
     } finally {
       writer.close();
     }
-    const now = new Date().toISOString();
-    const s = settings;
-    await writeManifest(dir, {
-      name: options.name ?? dir.split(/[\\/]/).filter(Boolean).pop() ?? 'judge',
-      agent: 'judge',
-      model: s.model,
-      sampling: { temperature: s.temperature, top_p: s.top_p, max_tokens: s.max_tokens },
-      seeds: [s.seed],
-      prompt_files: {},
-      recorder: `${TOOL_NAME} import llm-sql-solver`,
-      created: now,
-      updated: now,
-      recorded_splits: { dev: 1 },
-      constructed: false,
-      source: options.source,
-      extra: { judged_agent: options.agent, verdict_format: 'equivalence', sampling_published: false },
-    });
     return { written, skipped };
   } finally {
     lock.release();

@@ -14,7 +14,6 @@
  * seed 0 (the toolkit sends no seed). {@link parseToolkitFile} is pure; {@link writeToolkitRecording} writes.
  */
 import type { ChatMessage, ChatRequest, Usage } from '../model/types.js';
-import { writeManifest } from '../recording/manifest.js';
 import { RecordingWriter } from '../recording/writer.js';
 import { RecordingLock } from '../recording/lock.js';
 import { DataError } from '../util/errors.js';
@@ -231,6 +230,8 @@ export async function writeToolkitRecording(
 ): Promise<ToolkitRecordingSummary> {
   const lock = RecordingLock.acquire(dir, options.recorder);
   try {
+    const inferred = pipeline.runs.filter((r) => r.calls.some((c) => c.inferred)).map((r) => r.questionId);
+    const empty = pipeline.runs.filter((r) => r.calls.length === 0).map((r) => r.questionId);
     const writer = RecordingWriter.open(dir, 'create', { lock });
     let calls = 0;
     try {
@@ -240,39 +241,38 @@ export async function writeToolkitRecording(
           calls += 1;
         });
       }
+      // The manifest last: the new recording then takes the old one's place whole (--force).
+      writer.commit({
+        name: options.agent,
+        agent: options.agent,
+        model: pipeline.model,
+        sampling: pipeline.sampling,
+        seeds: [0],
+        prompt_files: options.promptFiles,
+        recorder: options.recorder,
+        created: options.created,
+        updated: options.created,
+        recorded_splits: { dev: 1 },
+        constructed: false,
+        source: options.source,
+        extra: {
+          pipeline: pipeline.key,
+          loop: pipeline.loop,
+          ...(inferred.length > 0
+            ? {
+                inferred_calls: {
+                  questions: inferred,
+                  reason:
+                    "the original run crashed on the model's first reply (\"'NoneType' object has no attribute 'strip'\": no content), leaving an empty trace; " +
+                    'the one call recorded for these questions is inferred: the first request (built from another question of the same database) with a null reply',
+                },
+              }
+            : {}),
+        },
+      });
     } finally {
       writer.close();
     }
-    const inferred = pipeline.runs.filter((r) => r.calls.some((c) => c.inferred)).map((r) => r.questionId);
-    const empty = pipeline.runs.filter((r) => r.calls.length === 0).map((r) => r.questionId);
-    await writeManifest(dir, {
-      name: options.agent,
-      agent: options.agent,
-      model: pipeline.model,
-      sampling: pipeline.sampling,
-      seeds: [0],
-      prompt_files: options.promptFiles,
-      recorder: options.recorder,
-      created: options.created,
-      updated: options.created,
-      recorded_splits: { dev: 1 },
-      constructed: false,
-      source: options.source,
-      extra: {
-        pipeline: pipeline.key,
-        loop: pipeline.loop,
-        ...(inferred.length > 0
-          ? {
-              inferred_calls: {
-                questions: inferred,
-                reason:
-                  "the original run crashed on the model's first reply (\"'NoneType' object has no attribute 'strip'\": no content), leaving an empty trace; " +
-                  'the one call recorded for these questions is inferred: the first request (built from another question of the same database) with a null reply',
-              },
-            }
-          : {}),
-      },
-    });
     return { dir, calls, runs: pipeline.runs.length, inferred, empty };
   } finally {
     lock.release();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { hasManifest, readManifest, writeManifest } from '../recording/manifest.js';
+import { hasManifest, readManifest } from '../recording/manifest.js';
 import { RecordingWriter } from '../recording/writer.js';
 import { RecordingLock } from '../recording/lock.js';
 import type { Agent } from '../agent/types.js';
@@ -50,6 +50,8 @@ export interface ImportSummary {
   /** Golden questions with no imported item in this import: they replay as MissingRecording unless recorded before. */
   readonly uncovered: readonly string[];
   readonly seeds: readonly number[];
+  /** What taking the lock finished or undid of a replacement killed mid-way (one sentence each), for warnings. */
+  readonly recovered: readonly string[];
 }
 
 /**
@@ -153,6 +155,7 @@ async function importLocked(
       options.file,
     );
   }
+  const seeds = [...new Set([...(previous?.seeds ?? []), ...checked.map((c) => c.item.seed)])].sort((a, b) => a - b);
   const writer = RecordingWriter.open(config.recording, options.append ? 'append' : 'create', { lock, root: project.config.root });
   const covered = new Set<string>();
   try {
@@ -167,34 +170,35 @@ async function importLocked(
       });
       covered.add(item.questionId);
     }
+    const now = new Date().toISOString();
+    // The manifest last: with --force the new recording then takes the old one's place whole.
+    writer.commit({
+      name: agentName,
+      agent: agentName,
+      model: config.model,
+      sampling: { temperature: config.temperature, top_p: config.topP, max_tokens: config.maxTokens },
+      seeds,
+      prompt_files: { [promptRel]: promptHash },
+      recorder: `${TOOL_NAME} import ${options.format}`,
+      created: previous?.created ?? now,
+      updated: now,
+      recorded_splits: {
+        ...previous?.recorded_splits,
+        ...Object.fromEntries([...new Set(checked.map((c) => byId.get(c.item.questionId)?.split ?? 'dev'))].map((s) => [s, previous?.recorded_splits[s] ?? 1])),
+      },
+      constructed: false,
+      source: sourceOf(previous?.source, options, [...new Set(checked.map((c) => c.item.seed))].sort((a, b) => a - b)),
+      extra: previous?.extra ?? {},
+    });
   } finally {
     writer.close();
   }
-  const seeds = [...new Set([...(previous?.seeds ?? []), ...checked.map((c) => c.item.seed)])].sort((a, b) => a - b);
-  const now = new Date().toISOString();
-  await writeManifest(config.recording, {
-    name: agentName,
-    agent: agentName,
-    model: config.model,
-    sampling: { temperature: config.temperature, top_p: config.topP, max_tokens: config.maxTokens },
-    seeds,
-    prompt_files: { [promptRel]: promptHash },
-    recorder: `${TOOL_NAME} import ${options.format}`,
-    created: previous?.created ?? now,
-    updated: now,
-    recorded_splits: {
-      ...previous?.recorded_splits,
-      ...Object.fromEntries([...new Set(checked.map((c) => byId.get(c.item.questionId)?.split ?? 'dev'))].map((s) => [s, previous?.recorded_splits[s] ?? 1])),
-    },
-    constructed: false,
-    source: sourceOf(previous?.source, options, [...new Set(checked.map((c) => c.item.seed))].sort((a, b) => a - b)),
-    extra: previous?.extra ?? {},
-  });
   return {
     recording: relative(project.config.root, config.recording),
     written: checked.length,
     skipped,
     uncovered: answered.filter((q) => !covered.has(q.id)).map((q) => q.id),
     seeds,
+    recovered: lock.recovered,
   };
 }

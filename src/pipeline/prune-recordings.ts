@@ -1,12 +1,12 @@
-import { rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { CALLS_FILE, CURRENT_FORMAT } from '../recording/layout.js';
+import { relative } from 'node:path';
+import { CURRENT_FORMAT } from '../recording/layout.js';
 import { RecordingLock } from '../recording/lock.js';
 import { hasManifestSync, manifestText, writeManifestSync } from '../recording/manifest.js';
 import { Recording, type CallRef } from '../recording/recording.js';
 import { ReplayClient } from '../recording/replay-client.js';
 import { recordingBytes } from '../recording/size.js';
-import { planWholeRecording, writePlan } from '../recording/store.js';
+import { discardStaging, makeStaging, swapIn } from '../recording/replace.js';
+import { planWholeRecording, removeStaleTemps, writePlan } from '../recording/store.js';
 import type { RecordedCall } from '../recording/types.js';
 import { ConfigError } from '../util/errors.js';
 import { TOOL_NAME } from '../version.js';
@@ -35,6 +35,8 @@ export interface PruneResult {
   readonly unresolved: readonly CallRef[];
   /** Nothing to remove: the recording was left as it is. */
   readonly unchanged: boolean;
+  /** What taking the lock finished or undid of a replacement killed mid-way (see RecordingLock.recovered). */
+  readonly recovered?: readonly string[];
 }
 
 export interface PruneOptions {
@@ -54,7 +56,9 @@ export interface PruneOptions {
  * splits) and every seed — the config's and every seed recorded — answering from the recording
  * opened once; the calls any lookup read (the {@link Recording} tracks reads, whatever client
  * reads through it) are kept, the rest removed, and the recording is rewritten in the current
- * format (a format-1 recording is upgraded on the way). Replaying needs the warehouse, since tool
+ * format (a format-1 recording is upgraded on the way): written whole beside the old one and put
+ * in its place by two renames (recording/replace.ts), so a prune killed at any point leaves the
+ * old recording or the pruned one. Replaying needs the warehouse, since tool
  * results are part of later requests.
  *
  * Every recording's lock is taken before anything is read and held to the last write: a recording
@@ -82,21 +86,21 @@ export async function pruneRecordings(project: Project, options: PruneOptions): 
   const root = project.config.root;
   const dirs = [...byDir].filter(([dir]) => hasManifestSync(dir));
   // Every lock first: a recording being written refuses the whole command before anything changes.
-  const locks: RecordingLock[] = [];
+  const locks = new Map<string, RecordingLock>();
   try {
     for (const [dir] of dirs) {
       if (options.dryRun) RecordingLock.assertFree(dir, root);
-      else locks.push(RecordingLock.acquire(dir, `${TOOL_NAME} recordings prune`, root));
+      else locks.set(dir, RecordingLock.acquire(dir, `${TOOL_NAME} recordings prune`, root));
     }
     const results: PruneResult[] = [];
-    for (const [dir, agents] of dirs) results.push(await pruneOne(project, dir, agents, options));
+    for (const [dir, agents] of dirs) results.push(await pruneOne(project, dir, agents, options, locks.get(dir)));
     return results;
   } finally {
-    for (const lock of locks) lock.release();
+    for (const lock of locks.values()) lock.release();
   }
 }
 
-async function pruneOne(project: Project, dir: string, agents: readonly string[], options: PruneOptions): Promise<PruneResult> {
+async function pruneOne(project: Project, dir: string, agents: readonly string[], options: PruneOptions, lock: RecordingLock | undefined): Promise<PruneResult> {
   const root = project.config.root;
   const shown = relative(root, dir) || dir;
   {
@@ -132,9 +136,18 @@ async function pruneOne(project: Project, dir: string, agents: readonly string[]
     const unchanged = removed.length === 0 && recording.unresolved.length === 0 && recording.format === CURRENT_FORMAT;
     const plan = planWholeRecording(kept);
     if (!options.dryRun && !unchanged) {
-      writePlan(dir, plan);
-      writeManifestSync(dir, recording.manifest, CURRENT_FORMAT);
-      rmSync(join(dir, CALLS_FILE), { force: true });
+      if (lock === undefined) throw new Error('prune writes under the lock');
+      removeStaleTemps(dir);
+      const staging = makeStaging(dir, lock.text());
+      try {
+        writePlan(staging, plan);
+        writeManifestSync(staging, recording.manifest, CURRENT_FORMAT);
+      } catch (error) {
+        discardStaging(staging);
+        throw error;
+      }
+      // A failed rename leaves both folders for the next writer to sort out (recoverReplacement).
+      swapIn(dir, staging);
     }
     const bytesAfter = unchanged ? bytesBefore : options.dryRun ? plan.bytes + Buffer.byteLength(manifestText(recording.manifest, CURRENT_FORMAT)) : recordingBytes(dir);
     return {
@@ -151,6 +164,7 @@ async function pruneOne(project: Project, dir: string, agents: readonly string[]
       removed,
       unresolved: recording.unresolved,
       unchanged,
+      ...(lock !== undefined && lock.recovered.length > 0 ? { recovered: lock.recovered } : {}),
     };
   }
 }

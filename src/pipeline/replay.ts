@@ -4,6 +4,7 @@ import type { GoldenQuestion, Split } from '../golden/types.js';
 import { matchResults, matchWithTies, resultDigest, spiderExecutableSql, type MatchOutcome } from '../matching/index.js';
 import { MissingRecording } from '../recording/missing-recording.js';
 import { Recording } from '../recording/recording.js';
+import { interruptedReplacementHint } from '../recording/replace.js';
 import { hasManifest } from '../recording/manifest.js';
 import { relative } from 'node:path';
 import { ReplayClient } from '../recording/replay-client.js';
@@ -84,6 +85,8 @@ type RunBase = Pick<RunRecord, 'agent' | 'recording' | 'questionId' | 'split' | 
  */
 export async function openRecording(dir: string, root: string, agent: string, hint = "or fix its 'recording:' path"): Promise<Recording> {
   if (!(await hasManifest(dir))) {
+    const interrupted = interruptedReplacementHint(dir);
+    if (interrupted !== '') throw new DataError(`agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml)${interrupted}`);
     throw new DataError(
       `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`${shellCommand(['replaygate', 'record', '--agent', agent])}\` or import one with \`replaygate import\`, ${hint}`,
     );

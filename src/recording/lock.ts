@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
 import { LOCK_FILE } from './layout.js';
+import { recoverReplacement } from './replace.js';
 
 /** Who holds a recording's lock (the content of its `.lock` file). */
 export interface LockHolder {
@@ -95,6 +96,11 @@ export class RecordingLocked extends DataError {
  */
 export class RecordingLock {
   private released = false;
+  /**
+   * What taking the lock finished or undid of a replacement killed mid-way (one sentence each,
+   * see {@link recoverReplacement}); commands show them as warnings.
+   */
+  recovered: readonly string[] = [];
   private readonly onExit = (): void => this.release();
 
   private constructor(
@@ -121,7 +127,16 @@ export class RecordingLock {
     const start = processStart(process.pid);
     const holder: LockHolder = { pid: process.pid, host: hostname(), command, started: new Date().toISOString(), nonce: randomBytes(8).toString('hex'), ...(start === undefined ? {} : { start }) };
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      if (tryCreate(file, `${JSON.stringify(holder)}\n`, shown)) return new RecordingLock(file, holder, created);
+      if (tryCreate(file, `${JSON.stringify(holder)}\n`, shown)) {
+        const lock = new RecordingLock(file, holder, created);
+        try {
+          lock.recovered = recoverReplacement(dir, (folder) => RecordingLock.holderOf(folder) !== undefined, root);
+        } catch (error) {
+          lock.release();
+          throw error;
+        }
+        return lock;
+      }
       if (notAFile(file)) throw new DataError(`${LOCK_FILE} is not a lock file (a folder or a link); remove it`, shown);
       const current = readHolder(file);
       if (current === 'gone') continue;
@@ -151,6 +166,11 @@ export class RecordingLock {
     if (holder === undefined) return;
     const file = join(dir, LOCK_FILE);
     throw new RecordingLocked(file, holder === 'unknown' ? undefined : holder, relative(root, file) || file);
+  }
+
+  /** The lock file's text, for a copy in a folder that will take the recording's place (replace.ts, makeStaging). */
+  text(): string {
+    return `${JSON.stringify(this.holder)}\n`;
   }
 
   /** Releases the lock (idempotent); removes the folders it created if they stayed empty. */

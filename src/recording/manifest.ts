@@ -6,6 +6,7 @@ import { LIMITS, limitProblem } from '../config/limits.js';
 import { DataError } from '../util/errors.js';
 import { rejectUnknownKeys } from '../util/known-keys.js';
 import { CALLS_DIR, CALLS_FILE, CURRENT_FORMAT, formatOnDisk, MANIFEST_FILE, type RecordingFormat } from './layout.js';
+import { interruptedReplacementHint } from './replace.js';
 import { writeFileAtomic } from './store.js';
 import type { RecordingManifest } from './types.js';
 
@@ -120,7 +121,7 @@ export function readManifestSync(dir: string): RecordingManifest {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DataError(`cannot read file (${code === 'EISDIR' ? 'it is a folder' : (code ?? String(error))})`, file);
+    throw new DataError(`cannot read file (${code === 'EISDIR' ? 'it is a folder' : (code ?? String(error))})${code === 'ENOENT' ? interruptedReplacementHint(dir) : ''}`, file);
   }
   return parseManifest(text, file, dir);
 }

@@ -8,7 +8,8 @@ import { RecordingLock } from './lock.js';
 import { readManifestSync, writeManifestSync } from './manifest.js';
 import { lines } from './question-file.js';
 import { recordingBytes } from './size.js';
-import { writeWholeRecording } from './store.js';
+import { discardStaging, makeStaging, swapIn } from './replace.js';
+import { removeStaleTemps, writeWholeRecording } from './store.js';
 import type { RecordedCall } from './types.js';
 
 /** What {@link upgradeRecording} did. */
@@ -26,6 +27,8 @@ export interface UpgradeSummary {
   /** Bytes of the recording's files before and after. */
   readonly bytesBefore: number;
   readonly bytesAfter: number;
+  /** What taking the lock finished or undid of a replacement killed mid-way (see RecordingLock.recovered). */
+  readonly recovered?: readonly string[];
 }
 
 export interface UpgradeOptions {
@@ -41,8 +44,9 @@ export interface UpgradeOptions {
  * key, request, reply, usage, question, seed and call index, and calls of one place keep their
  * order; every manifest field is kept except `updated` (format 2 has none). Identical duplicate
  * lines are dropped; a torn last line (an interrupted writer, no final newline) is dropped as
- * `record` always did. The new files are written first, then the manifest says `format: 2`,
- * then `calls.jsonl` is removed: a crash at any point leaves a recording that loads.
+ * `record` always did. The new recording is written whole in a folder beside the old one and put
+ * in its place by two renames (replace.ts): a crash at any point leaves the old recording or the
+ * new one.
  * @throws DataError naming `calls.jsonl:<line>` for a corrupt line, or both lines of one request
  *   recorded twice at one place with different replies (nothing is written then).
  */
@@ -53,10 +57,11 @@ export function upgradeRecording(dir: string, options: UpgradeOptions = {}): Upg
     const file = join(dir, CALLS_FILE);
     const shown = relative(options.root ?? process.cwd(), file) || file;
     const bytesBefore = recordingBytes(dir);
+    const recovered = options.lock === undefined && lock !== undefined && lock.recovered.length > 0 ? { recovered: lock.recovered } : {};
     if (manifest.format === CURRENT_FORMAT) {
-      // A leftover of an upgrade interrupted after its manifest was written.
+      // A leftover of an upgrade (by a version that upgraded in place) interrupted after its manifest was written.
       if (!options.dryRun) rmSync(file, { force: true });
-      return { current: true, calls: 0, duplicates: 0, questionFiles: 0, sharedBlobs: 0, bytesBefore, bytesAfter: bytesBefore };
+      return { current: true, calls: 0, duplicates: 0, questionFiles: 0, sharedBlobs: 0, bytesBefore, bytesAfter: bytesBefore, ...recovered };
     }
     let data: Buffer;
     try {
@@ -100,10 +105,21 @@ export function upgradeRecording(dir: string, options: UpgradeOptions = {}): Upg
     if (options.dryRun) {
       return { current: false, calls: calls.length, duplicates, ...(tornLine ? { tornLine } : {}), questionFiles: new Set(calls.map((c) => c.question_id)).size, sharedBlobs: 0, bytesBefore, bytesAfter: 0 };
     }
-    const written = writeWholeRecording(dir, calls);
-    writeManifestSync(dir, manifest, CURRENT_FORMAT);
-    rmSync(file, { force: true });
+    if (lock === undefined) throw new Error('a lock is held when writing');
+    removeStaleTemps(dir);
+    const staging = makeStaging(dir, lock.text());
+    let written: { files: number; sharedBlobs: number };
+    try {
+      written = writeWholeRecording(staging, calls);
+      writeManifestSync(staging, manifest, CURRENT_FORMAT);
+    } catch (error) {
+      discardStaging(staging);
+      throw error;
+    }
+    // A failed rename leaves both folders for the next writer to sort out (recoverReplacement).
+    swapIn(dir, staging);
     return {
+      ...recovered,
       current: false,
       calls: calls.length,
       duplicates,

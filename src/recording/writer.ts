@@ -1,13 +1,15 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from './canonical.js';
 import type { Stored } from './compact.js';
-import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, MANIFEST_FILE, questionFile } from './layout.js';
+import { CALLS_FILE, CURRENT_FORMAT, questionFile } from './layout.js';
 import { RecordingLock } from './lock.js';
+import { writeManifestSync } from './manifest.js';
+import { discardStaging, makeStaging, swapIn } from './replace.js';
 import type { StoredCall } from './question-file.js';
 import { compactCall, prepareLayout, readQuestionFile, removeStaleTemps, sameReply, scanDefinitions, shareBlobs, sharedBlobIds, worthSharing, writeQuestionFile } from './store.js';
 import { neededBlobs } from './question-file.js';
-import type { RecordedCall } from './types.js';
+import type { RecordedCall, RecordingManifest } from './types.js';
 import { upgradeRecording, type UpgradeSummary } from './upgrade.js';
 
 /** What {@link RecordingWriter.write} did with one call. */
@@ -30,7 +32,10 @@ export interface WriterOptions {
 
 /**
  * Writes calls into a format-2 recording (docs/recordings.md), one at a time, as `record`,
- * `import` and `judge --record` do. Each write replaces the question's file in `calls/`
+ * `import` and `judge --record` do, and ends with {@link commit} (the manifest). A new recording
+ * (`create`, e.g. `import --force`) is written in a folder beside the old one and put in its
+ * place by {@link commit} (replace.ts): a writer killed at any point leaves the old recording or
+ * the new one, never part of each. Appending, each write replaces the question's file in `calls/`
  * atomically (a uniquely named temporary file, then a rename), so a killed writer leaves whole
  * files only and a reader never sees half a call. A call whose request is already recorded at the
  * same question/seed/call index replaces that call: there is never more than one reply for one
@@ -46,6 +51,8 @@ export interface WriterOptions {
 export class RecordingWriter {
   private readonly touched = new Set<string>();
   private closed = false;
+  private committed = false;
+  private shareDone = false;
   /** Blob id → question files (relative) that define it locally; scanned on the first write. */
   private definedIn: Map<string, Set<string>> | undefined;
   /** Question file → the blobs it defines (the reverse of `definedIn`, filled as files are met). */
@@ -53,7 +60,7 @@ export class RecordingWriter {
 
   private definitions(): Map<string, Set<string>> {
     if (this.definedIn === undefined) {
-      this.definedIn = scanDefinitions(this.dir);
+      this.definedIn = scanDefinitions(this.into);
       for (const [id, files] of this.definedIn) {
         for (const f of files) {
           const set = this.byFile.get(f);
@@ -65,9 +72,16 @@ export class RecordingWriter {
     return this.definedIn;
   }
 
+  /** Where the files go: the recording folder, or (`create`) the folder beside it that will take its place. */
+  private get into(): string {
+    return this.staging ?? this.dir;
+  }
+
   private constructor(
     /** Absolute recording folder. */
     readonly dir: string,
+    /** `create`: the folder the new recording is written in until {@link commit} puts it in place. */
+    private readonly staging: string | undefined,
     private readonly lock: RecordingLock,
     private readonly ownsLock: boolean,
     private readonly shared: Set<string>,
@@ -76,33 +90,31 @@ export class RecordingWriter {
   ) {}
 
   /**
-   * Opens the recording in `dir` for writing (`create`: an empty recording replaces whatever was
-   * there; `append`: add to it), creating the folder when needed.
+   * Opens the recording in `dir` for writing (`create`: a new recording that replaces whatever was
+   * there at {@link commit}, the old one untouched until then; `append`: add to it), creating the
+   * folder when needed.
    * @throws RecordingLocked when another process writes it; DataError when the folder cannot be
    *   written or a format-1 recording to append to is corrupt.
    */
   static open(dir: string, mode: 'append' | 'create', options: WriterOptions = {}): RecordingWriter {
     const lock = options.lock ?? RecordingLock.acquire(dir, options.command ?? 'replaygate', options.root);
     let upgraded: UpgradeSummary | undefined;
+    let staging: string | undefined;
     try {
       removeStaleTemps(dir);
       if (mode === 'create') {
-        // The manifest goes first and comes back last (the caller writes it once every call is in):
-        // a writer killed half-way leaves a recording without a manifest, which every command refuses
-        // by name, never the old manifest over half of the new calls.
-        rmSync(join(dir, MANIFEST_FILE), { force: true });
-        rmSync(join(dir, CALLS_FILE), { force: true });
-        rmSync(join(dir, CALLS_DIR), { recursive: true, force: true });
-        rmSync(join(dir, BLOBS_DIR), { recursive: true, force: true });
-      } else if (existsSync(join(dir, CALLS_FILE))) {
-        upgraded = upgradeRecording(dir, { lock, root: options.root });
+        staging = makeStaging(dir, lock.text());
+        prepareLayout(staging);
+      } else {
+        if (existsSync(join(dir, CALLS_FILE))) upgraded = upgradeRecording(dir, { lock, root: options.root });
+        prepareLayout(dir);
       }
-      prepareLayout(dir);
     } catch (error) {
+      if (staging !== undefined) discardStaging(staging);
       if (options.lock === undefined) lock.release();
       throw error;
     }
-    return new RecordingWriter(dir, lock, options.lock === undefined, sharedBlobIds(dir), upgraded);
+    return new RecordingWriter(dir, staging, lock, options.lock === undefined, staging === undefined ? sharedBlobIds(dir) : new Set(), upgraded);
   }
 
   /**
@@ -113,7 +125,7 @@ export class RecordingWriter {
     if (this.closed) throw new Error('RecordingWriter is closed');
     const compacted = compactCall(call);
     const rel = questionFile(call.question_id);
-    const file = join(this.dir, rel);
+    const file = join(this.into, rel);
     const existing = readQuestionFile(file, rel);
     let previous: WrittenCall['previous'] = 'none';
     const kept: StoredCall[] = [];
@@ -142,7 +154,7 @@ export class RecordingWriter {
       const files = (others?.size ?? 0) + (others?.has(rel) ? 0 : 1);
       if (worthSharing(files, Buffer.byteLength(canonicalJson(local.get(id) ?? null)))) promote.add(id);
     }
-    if (promote.size > 0) shareBlobs(this.dir, promote, local, this.shared);
+    if (promote.size > 0) shareBlobs(this.into, promote, local, this.shared);
     writeQuestionFile(file, kept, local, this.shared);
     for (const id of this.byFile.get(rel) ?? []) definedIn.get(id)?.delete(rel);
     const mine = new Set<string>();
@@ -160,25 +172,58 @@ export class RecordingWriter {
   }
 
   /**
+   * Ends the session with the recording's manifest: {@link close}, then the manifest is written,
+   * last; for a `create` writer, the new recording then takes the old one's place (two renames,
+   * see replace.ts). Releases the lock if the writer took it.
+   * @throws DataError when the new recording cannot be put in place (naming both folders).
+   */
+  commit(manifest: RecordingManifest): void {
+    if (this.closed) throw new Error('RecordingWriter is closed');
+    try {
+      this.shareAtClose();
+      if (this.staging !== undefined) {
+        writeManifestSync(this.staging, manifest, CURRENT_FORMAT);
+        // Complete from here: a failed rename leaves it for the next writer to put in place (recoverReplacement).
+        this.committed = true;
+        swapIn(this.dir, this.staging);
+      } else {
+        writeManifestSync(this.dir, manifest);
+        this.committed = true;
+      }
+    } finally {
+      this.close();
+    }
+  }
+
+  /**
    * Moves blobs that several question files define into `blobs/` and drops their copies from the
    * files this writer wrote (other files keep theirs until `recordings prune`), then releases the
-   * lock if the writer took it. Idempotent.
+   * lock if the writer took it. Idempotent. A `create` writer closed without {@link commit}
+   * (the import failed) removes what it wrote: the old recording stays as it was.
    */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     try {
-      // Files written by this session drop their copies of blobs that went to blobs/ after them.
-      const rewrite = new Set<string>();
-      for (const [id, files] of this.definedIn ?? []) if (this.shared.has(id)) for (const f of files) if (this.touched.has(f)) rewrite.add(f);
-      for (const rel of rewrite) {
-        const state = readQuestionFile(join(this.dir, rel), rel);
-        writeQuestionFile(join(this.dir, rel), state.calls, state.blobs, this.shared);
+      if (this.staging !== undefined) {
+        if (!this.committed) discardStaging(this.staging);
+      } else {
+        this.shareAtClose();
       }
     } finally {
       if (this.ownsLock) this.lock.release();
     }
   }
+
+  private shareAtClose(): void {
+    if (this.shareDone) return;
+    this.shareDone = true;
+    // Files written by this session drop their copies of blobs that went to blobs/ after them.
+    const rewrite = new Set<string>();
+    for (const [id, files] of this.definedIn ?? []) if (this.shared.has(id)) for (const f of files) if (this.touched.has(f)) rewrite.add(f);
+    for (const rel of rewrite) {
+      const state = readQuestionFile(join(this.into, rel), rel);
+      writeQuestionFile(join(this.into, rel), state.calls, state.blobs, this.shared);
+    }
+  }
 }
-
-

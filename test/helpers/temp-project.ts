@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openProject, type Project } from '../../src/pipeline/project.js';
 import { RecordingWriter } from '../../src/recording/writer.js';
-import { writeManifest } from '../../src/recording/manifest.js';
 
 /** Spider's concert_singer database from the shared data set (tests may read ../shared). */
 export const CONCERT_SINGER = join(import.meta.dirname, '../../../shared/data/spider/database/concert_singer/concert_singer.sqlite');
@@ -54,9 +53,8 @@ export function tempProject(golden: string, extraConfig = ''): TempProject {
             writer.write({ request, reply: { content: reply }, usage: { prompt_tokens: 100, completion_tokens: 10 }, question_id: q.id, seed, call_index: 0 });
           }
         }
-        writer.close();
         const now = new Date().toISOString();
-        await writeManifest(cfg.recording, {
+        writer.commit({
           name: agent, agent, model: 'm', sampling: { temperature: 0, top_p: 1, max_tokens: 1024 }, seeds: [...seeds], prompt_files: {},
           recorder: 'test', created: now, updated: now, recorded_splits: { dev: 1 }, constructed: true, extra: {},
         });

@@ -16,7 +16,6 @@ import { pairsFromRuns } from '../../src/judge/pairwise.js';
 import { DEFAULT_GRADING_PROMPT, DEFAULT_PAIRWISE_PROMPT, type JudgePrompt } from '../../src/judge/prompt-template.js';
 import { gradingRequest, pairwiseRequest, type JudgeSettings } from '../../src/judge/requests.js';
 import { openProject } from '../../src/pipeline/project.js';
-import { writeManifest } from '../../src/recording/manifest.js';
 import { RecordingWriter } from '../../src/recording/writer.js';
 import type { RunRecord } from '../../src/scoring/types.js';
 import { cli } from './cli-harness.js';
@@ -94,8 +93,7 @@ describe.skipIf(!present)('the judge on the Chinook example (constructed judge r
       writer.write({ request: pairwiseRequest(PAIR, SETTINGS, p.question, p.base.text, p.candidate.text), reply: { content: `{"verdict": "${baseFirst}", "reason": "more specific"}` }, usage: { prompt_tokens: 0, completion_tokens: 0 }, question_id: p.questionId, seed: 0, call_index: 0 });
       writer.write({ request: pairwiseRequest(PAIR, SETTINGS, p.question, p.candidate.text, p.base.text), reply: { content: `{"verdict": "${candidateFirst}", "reason": "more specific"}` }, usage: { prompt_tokens: 0, completion_tokens: 0 }, question_id: p.questionId, seed: 0, call_index: 1 });
     });
-    writer.close();
-    await writeManifest(join(dir, 'recordings/judge'), manifest('judge'));
+    writer.commit(manifest('judge'));
   }, 120_000);
 
   it('calibrate replays the constructed judge recording and counts each error direction and the unparsed reply', async () => {

@@ -8,7 +8,7 @@ import { gradingRequest, pairwiseRequest, type JudgeSettings } from '../../src/j
 import { gradeAnswers, judgePairs } from '../../src/judge/run-judge.js';
 import { calibrate } from '../../src/judge/calibration.js';
 import type { GradingCase, JudgePair } from '../../src/judge/types.js';
-import { MissingRecording, Recording, RecordingWriter, ReplayClient, writeManifest } from '../../src/recording/index.js';
+import { MissingRecording, Recording, RecordingWriter, ReplayClient } from '../../src/recording/index.js';
 
 const SETTINGS: JudgeSettings = { model: 'judge-model', temperature: 0, top_p: 1, max_tokens: 200, seed: 0 };
 const PAIR: JudgePrompt = { task: 'pairwise', file: 'prompts/judge-pair.md', text: DEFAULT_PAIRWISE_PROMPT };
@@ -37,8 +37,7 @@ beforeAll(async () => {
   writer.write({ request: pairwiseRequest(PAIR, SETTINGS, 'Refund reasons?', 'Refund reasons are not stored; ask for refunds by month.', 'Cannot.'), reply: reply('B is worse. {"Verdict": "a", "reason": "offers an alternative"}'), usage, ...site('d2', 1) });
   writer.write({ request: gradingRequest(GRADE, SETTINGS, answers[0]!), reply: reply('{"verdict": "correct", "reason": "counts rows"}'), usage, ...site('q1 b', 0) });
   writer.write({ request: gradingRequest(GRADE, SETTINGS, answers[1]!), reply: reply('The answer looks right to me.'), usage, ...site('q2 b', 0) });
-  writer.close();
-  await writeManifest(dir, {
+  writer.commit({
     name: 'judge', agent: 'judge', model: 'judge-model', sampling: { temperature: 0, top_p: 1, max_tokens: 200 }, seeds: [0],
     prompt_files: {}, recorder: 'test', created: '2025-01-01T00:00:00Z', updated: '2025-01-01T00:00:00Z', recorded_splits: {}, constructed: true, extra: {},
   });

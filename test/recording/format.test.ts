@@ -212,8 +212,7 @@ describe('the writer', () => {
     expect(writer.write(chatCall('q1', 0, 'SELECT 1')).previous).toBe('none');
     expect(writer.write(chatCall('q1', 0, 'SELECT 1')).previous).toBe('identical');
     expect(writer.write(chatCall('q1', 0, 'SELECT 2')).previous).toBe('replaced');
-    writer.close();
-    writeManifestSync(dir, manifest('r'));
+    writer.commit(manifest('r'));
     const calls = await allCalls(dir);
     expect(calls.map((c) => c.reply)).toEqual([{ content: 'SELECT 2' }]);
   });

@@ -88,10 +88,10 @@ export function writeRecording(dir: string, calls: readonly Omit<RecordedCall, '
   const writer = RecordingWriter.open(dir, 'create');
   try {
     for (const c of calls) writer.write(c);
+    writer.commit(manifest(name));
   } finally {
     writer.close();
   }
-  writeManifestSync(dir, manifest(name));
   return dir;
 }
 

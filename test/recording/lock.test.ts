@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecordingLock, RecordingLocked } from '../../src/recording/lock.js';
 import { RecordingWriter } from '../../src/recording/writer.js';
-import { chatCall } from './helpers.js';
+import { chatCall, manifest } from './helpers.js';
 
 let dirs: string[] = [];
 const temp = (): string => {
@@ -76,7 +76,7 @@ describe('the recording lock', () => {
     const writer = RecordingWriter.open(dir, 'create');
     writer.write(chatCall('q1', 0, 'SELECT 1'));
     expect(existsSync(join(dir, '.lock'))).toBe(true);
-    writer.close();
+    writer.commit(manifest('r'));
     expect(existsSync(join(dir, '.lock'))).toBe(false);
     const lock = RecordingLock.acquire(dir, 'caller');
     const inner = RecordingWriter.open(dir, 'append', { lock });

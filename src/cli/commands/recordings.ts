@@ -8,6 +8,7 @@ import { pruneRecordings, type PruneResult } from '../../pipeline/prune-recordin
 import { recordingDiffs } from '../../pipeline/recording-diffs.js';
 import type { RecordingDiff } from '../../recording/diff.js';
 import { hasManifestSync } from '../../recording/manifest.js';
+import { interruptedReplacementHint } from '../../recording/replace.js';
 import { upgradeRecording, type UpgradeSummary } from '../../recording/upgrade.js';
 import { recordingsDiffMarkdown, recordingsDiffText, seedRanges } from '../../report/recordings-diff.js';
 import { ConfigError } from '../../util/errors.js';
@@ -15,6 +16,7 @@ import { TOOL_NAME } from '../../version.js';
 import type { CliContext } from '../context.js';
 import { writeOutput } from '../output.js';
 import { parseWhole } from '../options.js';
+import { warn } from '../warnings.js';
 
 /** Version of the `replaygate recordings … --json` reports; bumped on any incompatible change. */
 export const RECORDINGS_SCHEMA_VERSION = 1;
@@ -94,12 +96,13 @@ export function registerRecordings(program: Command, ctx: CliContext): void {
       }
       for (const dir of dirs) {
         const shown = relative(ctx.cwd, dir) || dir;
-        if (!hasManifestSync(dir)) {
+        if (!hasManifestSync(dir) && interruptedReplacementHint(dir) === '') {
           if (folders.length > 0) throw new ConfigError(`${shown} is not a recording (no manifest.yml)`);
           ctx.stdout(`${shown}: no recording yet, skipped\n`);
           continue;
         }
         const summary = upgradeRecording(dir, { root, dryRun: opts.dryRun ?? false });
+        for (const note of summary.recovered ?? []) warn(ctx, note);
         ctx.stdout(`${shown}: ${upgradeLine(summary, opts.dryRun ?? false)}\n`);
       }
     });
@@ -129,6 +132,7 @@ export function registerRecordings(program: Command, ctx: CliContext): void {
           concurrency: opts.concurrency,
           onRecording: (recording, agents) => ctx.stderr(`replaying ${agents.join(', ')} over ${recording} …\n`),
         });
+        for (const r of results) for (const note of r.recovered ?? []) warn(ctx, note);
         for (const r of results) ctx.stdout(pruneText(r));
         if (results.length === 0) ctx.stdout('no recordings to prune\n');
         if (dryRun && results.some((r) => !r.unchanged)) {

@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { DataError } from '../util/errors.js';
+import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, isTempName, LOCK_FILE, MANIFEST_FILE } from './layout.js';
+
+/**
+ * Replacing a whole recording (`import --force`, `recordings upgrade`, `recordings prune`) so that
+ * at every instant the old or the new recording is complete on disk: the new one is written in a
+ * folder beside the recording, `.<name>.replaygate-new-<pid>-<hex>` (its manifest last), then the
+ * recording is renamed to `.<name>.replaygate-old-<pid>-<hex>`, the new folder renamed to the
+ * recording's name, and the old folder removed. A process killed while writing leaves the old
+ * recording in place and an unfinished `-new-` folder beside it; killed between the two renames,
+ * both complete folders beside an empty place; killed while removing, an `-old-` folder. The
+ * next command that takes the recording's lock finishes or undoes what was left
+ * ({@link recoverReplacement}) and says what it did; a reading command names the folders
+ * ({@link interruptedReplacementHint}).
+ */
+
+/** Kinds of folder beside a recording. */
+type SiblingKind = 'new' | 'old';
+
+interface Sibling {
+  readonly path: string;
+  readonly name: string;
+  readonly kind: SiblingKind;
+  readonly pid: number;
+}
+
+const SIBLING = /^\.(.+)\.replaygate-(new|old)-(\d+)-[0-9a-f]+$/;
+
+/** Entries of a recording folder that a replacement writes itself (everything else is carried over). */
+function managed(name: string): boolean {
+  return (
+    name === MANIFEST_FILE || name === CALLS_FILE || name === CALLS_DIR || name === BLOBS_DIR || name === '.gitattributes' || name === '.gitignore' ||
+    name === LOCK_FILE || name.startsWith(`${LOCK_FILE}.`) || isTempName(name)
+  );
+}
+
+/** The real folder of a recording (a recording folder that is a symbolic link is replaced where it leads, keeping the link). */
+function realFolder(dir: string): string {
+  try {
+    return lstatSync(dir).isSymbolicLink() ? realpathSync(dir) : dir;
+  } catch {
+    return dir;
+  }
+}
+
+function siblingName(dir: string, kind: SiblingKind): string {
+  return join(dirname(dir), `.${basename(dir)}.replaygate-${kind}-${process.pid}-${randomBytes(4).toString('hex')}`);
+}
+
+/** Folders left beside the recording in `dir` by replacements (any process, finished or not). */
+function siblings(dir: string): Sibling[] {
+  const real = realFolder(dir);
+  let names: string[];
+  try {
+    names = readdirSync(dirname(real));
+  } catch {
+    return [];
+  }
+  const out: Sibling[] = [];
+  for (const name of names) {
+    const m = SIBLING.exec(name);
+    if (!m || m[1] !== basename(real)) continue;
+    out.push({ path: join(dirname(real), name), name, kind: m[2] as SiblingKind, pid: Number(m[3]) });
+  }
+  return out;
+}
+
+/** The command that left a folder (from the copy of its writer's lock inside), for messages. */
+function leftBy(s: Sibling): string {
+  try {
+    const holder = JSON.parse(readFileSync(join(s.path, LOCK_FILE), 'utf8')) as { command?: unknown };
+    if (typeof holder.command === 'string') return `\`${holder.command}\` (process ${s.pid})`;
+  } catch {
+    // no lock copy: an older folder, or one killed before it was written
+  }
+  return `process ${s.pid}`;
+}
+
+function holdsRecording(dir: string): boolean {
+  return existsSync(join(dir, MANIFEST_FILE)) || existsSync(join(dir, CALLS_DIR)) || existsSync(join(dir, CALLS_FILE));
+}
+
+/**
+ * A new, empty folder beside the recording in `dir`, to write its replacement into; it holds a
+ * copy of the writer's lock (`lockText`), so that once renamed into place the writer still holds
+ * the recording's lock, and a later command can tell whose it was.
+ * @throws DataError when the folder cannot be made (naming it).
+ */
+export function makeStaging(dir: string, lockText: string): string {
+  const staging = siblingName(realFolder(dir), 'new');
+  try {
+    mkdirSync(staging);
+    writeText(join(staging, LOCK_FILE), lockText);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw new DataError(`cannot make a folder beside the recording to write its replacement in (${(error as NodeJS.ErrnoException).code ?? String(error)})`, staging);
+  }
+  return staging;
+}
+
+/** Writes a lock copy (`wx`: the folder is this process's own until it is renamed into place). */
+function writeText(file: string, text: string): void {
+  writeFileSync(file, text, { flag: 'wx' });
+}
+
+/**
+ * For tests of a killed replacement: with `REPLAYGATE_CRASH_AT=<point>` in the environment the
+ * process kills itself (SIGKILL, no clean-up) when it reaches that point of {@link swapIn}:
+ * `staged` (the new folder complete, nothing renamed), `swapping` (the recording renamed away, the
+ * new folder not yet in place), `swapped` (the new one in place, the old one not yet removed).
+ */
+function crashPoint(point: 'staged' | 'swapping' | 'swapped'): void {
+  if (process.env['REPLAYGATE_CRASH_AT'] === point) process.kill(process.pid, 'SIGKILL');
+}
+
+/**
+ * Puts the complete recording written in `staging` (by {@link makeStaging}; its manifest written
+ * last) in the place of the recording in `dir`: files of the old folder that are not part of a
+ * recording (a README) are copied over first, then two renames, then the old folder is removed.
+ * @throws DataError when a rename fails (naming both folders; the old recording is put back when it can be).
+ */
+export function swapIn(dir: string, staging: string): void {
+  const real = realFolder(dir);
+  const present = existsSync(real);
+  if (present) {
+    for (const name of readdirSync(real)) {
+      if (!managed(name)) cpSync(join(real, name), join(staging, name), { recursive: true, verbatimSymlinks: true, errorOnExist: false, force: true });
+    }
+  }
+  crashPoint('staged');
+  const old = siblingName(real, 'old');
+  if (present) renameSync(real, old);
+  crashPoint('swapping');
+  try {
+    renameSync(staging, real);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    let back = false;
+    if (present) {
+      try {
+        renameSync(old, real);
+        back = true;
+      } catch {
+        // something else took the place meanwhile
+      }
+    }
+    throw new DataError(
+      `cannot put the new recording in place (${code}); ${back ? 'the old recording is back in place' : `the old recording is in ${old}`} and the new one in ${staging}`,
+      real,
+    );
+  }
+  crashPoint('swapped');
+  if (present) rmSync(old, { recursive: true, force: true });
+}
+
+/** Removes a staging folder that will not be put in place (the write failed). */
+export function discardStaging(staging: string): void {
+  rmSync(staging, { recursive: true, force: true });
+}
+
+/**
+ * Finishes or undoes what replacements killed mid-way left beside the recording in `dir`. Called
+ * by {@link RecordingLock.acquire} with the lock held, so no live writer of this recording made
+ * them — except one between its two renames, whose folders `inUse` tells apart (their lock copy
+ * names a live process); those are left alone.
+ * - the recording's place is empty (killed between the two renames): the complete new recording
+ *   is put in place (else the old one is put back);
+ * - an unfinished new folder (no manifest), or a complete one while the old recording is still in
+ *   place (killed just before the renames): removed, the recording stays the old one;
+ * - an old folder while a recording is in place (killed while removing it): removed.
+ * @returns one sentence per folder handled, for the command to show as a warning.
+ */
+export function recoverReplacement(dir: string, inUse: (folder: string) => boolean, root: string = process.cwd()): string[] {
+  const found = siblings(dir).filter((s) => !inUse(s.path));
+  if (found.length === 0) return [];
+  const real = realFolder(dir);
+  const shown = (p: string): string => relative(root, p) || p;
+  const notes: string[] = [];
+  const newest = (kind: SiblingKind): Sibling | undefined => found.filter((s) => s.kind === kind && existsSync(join(s.path, MANIFEST_FILE))).at(-1);
+  let used: Sibling | undefined;
+  if (!holdsRecording(real)) {
+    used = newest('new') ?? newest('old');
+    if (used) {
+      const by = leftBy(used);
+      // The place holds at most the lock just taken (made by acquire): the folder takes its place, and the lock is carried over.
+      const lock = join(real, LOCK_FILE);
+      let lockText: string | undefined;
+      try {
+        lockText = readFileSync(lock, 'utf8');
+      } catch {
+        lockText = undefined;
+      }
+      rmSync(join(used.path, LOCK_FILE), { force: true });
+      if (lockText !== undefined) writeText(join(used.path, LOCK_FILE), lockText);
+      swapIn(real, used.path);
+      notes.push(
+        used.kind === 'new'
+          ? `${by} was killed while putting its new recording in place (between two renames); the new recording, complete, is now in place (from ${shown(used.path)})`
+          : `${by} was killed while replacing the recording, before its new one was complete; the old recording is back in place (from ${shown(used.path)})`,
+      );
+    }
+  }
+  for (const s of found) {
+    if (s === used || !existsSync(s.path)) continue;
+    const by = leftBy(s);
+    rmSync(s.path, { recursive: true, force: true });
+    notes.push(
+      s.kind === 'new'
+        ? `removed ${shown(s.path)}: the unfinished replacement of the recording left by ${by}, killed before it replaced it; the recording is the one from before that command, so run it again`
+        : `removed ${shown(s.path)}: the replaced recording left by ${by}, killed after it put the new one in place`,
+    );
+  }
+  return notes;
+}
+
+/**
+ * For a command that reads the recording in `dir` and finds no manifest: a sentence naming the
+ * folders an interrupted replacement left beside it, and how to finish it; '' when there are none.
+ */
+export function interruptedReplacementHint(dir: string): string {
+  const found = siblings(dir).filter((s) => existsSync(join(s.path, MANIFEST_FILE)));
+  if (found.length === 0) return '';
+  const names = found.map((s) => `${s.name} (${s.kind === 'new' ? 'the new recording' : 'the old recording'}, left by ${leftBy(s)})`).join(', ');
+  return `; a replacement of this recording was interrupted and left ${names} beside it: any command that writes the recording (e.g. replaygate recordings upgrade) puts it back in place`;
+}
