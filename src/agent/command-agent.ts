@@ -10,7 +10,7 @@ import { ConfigError } from '../util/errors.js';
 import { SqlError, type QueryResult } from '../warehouse/types.js';
 import { parseCommandAnswer } from './command-answer.js';
 import { databaseEnvironment } from './command-database.js';
-import { failureCause } from './command-failure.js';
+import { failureCause, missingModuleHint } from './command-failure.js';
 import { MAX_STDOUT_BYTES, runProcess, type ProcessResult } from './command-process.js';
 import { COMMAND_AGENT_DEFAULTS } from '../config/command-agent.js';
 import type { Agent, AgentContext, AgentEnd, AgentRunResult, TraceStep } from './types.js';
@@ -147,7 +147,12 @@ export class CommandAgent implements Agent {
     }
     if (proc.timedOut) return fail(`timed out after ${this.timeoutMs} ms; its process group was killed (raise the agent's timeout_ms if it needs longer)`);
     if (proc.stdoutOverflow) return fail(`printed more than ${MAX_STDOUT_BYTES / 1024 / 1024} MiB on standard output; its process group was killed (print only the answer on the last line)`);
-    if (proc.code !== 0) return fail(proc.code === null ? `was killed by ${proc.signal ?? 'a signal'}` : `exited with code ${proc.code}`, true);
+    if (proc.code !== 0) {
+      // A dependency the program imports is not there: say which and what to do (the first clause, the run's failure cause, stays the exit status).
+      const hint = proc.code === null ? undefined : missingModuleHint(proc.stderr);
+      const at = hint === undefined ? '' : ` (${hint}; agent '${this.name}', 'command:'${this.commandAt !== undefined ? ` at ${this.commandAt}` : ''} runs ${JSON.stringify(this.command[0])} in ${this.cwd})`;
+      return fail(proc.code === null ? `was killed by ${proc.signal ?? 'a signal'}` : `exited with code ${proc.code}${at}`, true);
+    }
     const answer = parseCommandAnswer(proc.stdout);
     if (typeof answer === 'string') return fail(answer);
     const text = answer.text !== undefined ? { text: answer.text } : {};

@@ -24,6 +24,42 @@ export function failureCause(error: string, stderr: string, question: GoldenQues
   return cause.length > MAX_CAUSE_CHARS ? `${cause.slice(0, MAX_CAUSE_CHARS)}…` : cause;
 }
 
+/**
+ * What to do when a `command` agent's program died because a module it imports is not there, from
+ * its standard error: Node's `ERR_MODULE_NOT_FOUND` / `Cannot find module` and Python's
+ * `ModuleNotFoundError`. The module, where it was looked for and what to do, in one sentence
+ * (no trailing period); undefined when the standard error shows no such error.
+ * @example missingModuleHint("Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'openai' imported from /a/agent.mjs") // "it could not load package 'openai' (Node looks in node_modules/ from /a upwards): install the program's dependencies there (npm install openai), or fix the import"
+ */
+export function missingModuleHint(stderr: string): string | undefined {
+  const esm = /Cannot find (package|module) '([^']+)' imported from (\S+)/.exec(stderr);
+  if (esm) {
+    const [, kind, name, from] = esm;
+    const dir = from!.replace(/^file:\/\//, '').replace(/[\\/][^\\/]*$/, '') || '/';
+    return kind === 'package'
+      ? `it could not load package '${name}' (Node looks in node_modules/ from ${dir} upwards): install the program's dependencies there (npm install ${packageOf(name!)}), or fix the import`
+      : `it imports ${name}, which is not there (imported from ${from}): fix the import's path`;
+  }
+  const cjs = /Error: Cannot find module '([^']+)'/.exec(stderr);
+  if (cjs) {
+    const name = cjs[1]!;
+    return /^[./]|^[A-Za-z]:[\\/]/.test(name)
+      ? `it loads ${name}, which is not there: check the path in 'command:' or in the program's require`
+      : `it could not load package '${name}': install the program's dependencies (npm install ${packageOf(name)} in its folder), or fix the require`;
+  }
+  const py = /ModuleNotFoundError: No module named '([^']+)'/.exec(stderr);
+  if (py) {
+    return `it could not import Python module '${py[1]}': install the package that provides it into the Python the command runs (pip install …, or activate the virtual environment in 'command:'), or fix the import`;
+  }
+  return undefined;
+}
+
+/** The package of a bare specifier: `openai/resources` → `openai`, `@scope/x/y` → `@scope/x`. */
+function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
 /** The sentence up to its first `; `, ` (`, `: ` or line break: what failed, without the particulars. */
 function firstClause(text: string): string {
   const cut = text.search(/; | \(|: |\n/);

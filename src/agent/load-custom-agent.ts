@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AgentConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
 import type { Agent, AgentContext, AgentDeps, AgentFactory, AgentRunResult } from './types.js';
@@ -16,7 +17,8 @@ const STATUSES = new Set(['answered', 'declined', 'asked_back', 'error', 'step_l
  * Contract and an example module: docs/custom-agents.md.
  *
  * @throws ConfigError naming the module when `module:` is missing, the file does not exist or
- *   cannot be imported, the default export is not a function, or it returns no valid agent.
+ *   cannot be imported (a package or file it imports is not found: which, and what to do; it
+ *   threw: its error, said to be the module's bug — {@link importProblem}), the default export is not a function, or it returns no valid agent.
  * @example const agent = await loadCustomAgent(config, await agentDeps(files)); agent.kind // 'text2sql-react'
  */
 export async function loadCustomAgent(config: AgentConfig, deps: AgentDeps): Promise<Agent> {
@@ -27,7 +29,7 @@ export async function loadCustomAgent(config: AgentConfig, deps: AgentDeps): Pro
   try {
     mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
   } catch (error) {
-    throw new ConfigError(`agent '${config.name}': cannot import the module: ${(error as Error).message}`, file);
+    throw importProblem(config, file, error);
   }
   if (typeof mod.default !== 'function') {
     throw new ConfigError(`agent '${config.name}': the module's default export must be a function (config, deps) => agent, got ${typeof mod.default}`, file);
@@ -52,6 +54,46 @@ export async function loadCustomAgent(config: AgentConfig, deps: AgentDeps): Pro
       return result;
     },
   };
+}
+
+/**
+ * Why a custom agent's module could not be imported, as a ConfigError (exit 2) naming the
+ * config line of `module:`: a package or file it imports that Node cannot find (the specifier,
+ * where Node looked from, what to do), or an error the module threw while being imported (its
+ * own bug: the error and where in which file).
+ */
+export function importProblem(config: AgentConfig, file: string, error: unknown): ConfigError {
+  const e = error as NodeJS.ErrnoException;
+  const where = config.moduleAt ?? file;
+  const agent = `agent '${config.name}' (module: ${file})`;
+  if (e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND' || e?.code === 'ERR_UNSUPPORTED_DIR_IMPORT') {
+    const m = /Cannot find (package|module) '([^']+)'(?: imported from (\S+))?/.exec(e.message);
+    const kind = m?.[1];
+    const missing = m?.[2] ?? '?';
+    const from = m?.[3] ?? file;
+    const fromDir = dirname(from.startsWith('file:') ? fileURLToPath(from) : from);
+    const todo =
+      kind === 'package'
+        ? `Node looks for it in node_modules/ from ${fromDir} upwards: install it there (\`npm install ${packageName(missing)}\` in the folder of the agent's package.json), or fix the import`
+        : `No such file (relative imports resolve against ${fromDir}, and ES modules need the file extension): fix the import's path`;
+    return new ConfigError(`${agent} cannot be loaded: it imports ${kind ?? 'module'} '${missing}'${from !== file ? ` (from ${from})` : ''}, which Node cannot find. ${todo}`, where);
+  }
+  const name = e instanceof Error ? e.name : 'a value';
+  const message = e instanceof Error ? e.message : String(error);
+  // The first place of the stack in the agent's code (not in a package, not in Node or a test runner).
+  const frames = e instanceof Error ? [...(e.stack ?? '').matchAll(/(?:file:\/\/)?(\/[^\s():]+):(\d+)(?::(\d+))?/g)] : [];
+  const frame = frames.find((f) => !f[1]!.includes('/node_modules/') && existsSync(decodeURIComponent(f[1]!)));
+  const located = frame === undefined ? '' : ` at ${decodeURIComponent(frame[1]!)}:${frame[2]}${frame[3] !== undefined ? `:${frame[3]}` : ''}`;
+  return new ConfigError(
+    `${agent} threw ${name === 'a value' ? 'a value' : name} while being imported${located}: ${message.split('\n')[0]!.replace(/\.+$/, '')}. This is a bug in the agent module, not in replaygate: fix the module (running \`node ${file}\` shows the same error)`,
+    where,
+  );
+}
+
+/** The package of a bare specifier: `openai/resources` → `openai`, `@scope/x/y` → `@scope/x`. */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
 
 function checkRunResult(result: unknown, agent: string, file: string): void {

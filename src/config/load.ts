@@ -328,7 +328,7 @@ function parseAgent(name: string, value: unknown, root: string, at: (...k: Path)
     topP: read.number(a['top_p'], LIMITS.topP, key('top_p'), AGENT_DEFAULTS.topP, ...where('top_p')),
     maxTokens: read.number(a['max_tokens'], LIMITS.maxTokens, key('max_tokens'), AGENT_DEFAULTS.maxTokens, ...where('max_tokens')),
     maxCalls: read.number(a['max_calls'], LIMITS.maxCalls, key('max_calls'), AGENT_DEFAULTS.maxCalls, ...where('max_calls')),
-    ...(module !== undefined ? { module } : {}),
+    ...(module !== undefined ? { module, moduleAt: at('module') } : {}),
     ...(command ? command.settings : {}),
     options,
   };

@@ -95,6 +95,8 @@ export interface AgentConfig {
   readonly maxCalls: number;
   /** Absolute module path for `kind: module`. */
   readonly module?: string;
+  /** `file:line` of `module:` in the config, for messages about the module. */
+  readonly moduleAt?: string;
   /**
    * The golden files this agent answers (absolute, a subset of the project's `golden:`), when
    * its YAML block sets `golden:`; undefined: every golden question. For recordings that cover

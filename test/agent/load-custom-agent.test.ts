@@ -59,8 +59,26 @@ describe('loadCustomAgent', () => {
   it('names the module in every loading mistake', async () => {
     expect(await loadError('missing.mjs')).toMatch(/fixtures\/missing\.mjs: agent 'custom': module file not found$/);
     expect(await loadError('not-a-function.mjs')).toMatch(/not-a-function\.mjs: agent 'custom': the module's default export must be a function \(config, deps\) => agent, got object$/);
-    expect(await loadError('syntax-error.mjs')).toMatch(/syntax-error\.mjs: agent 'custom': cannot import the module: /);
     await expect(loadCustomAgent({ ...config('x'), module: undefined } as unknown as AgentConfig, deps)).rejects.toThrow(/has kind 'module' but no 'module:' path/);
+  });
+
+  it('a package or file the module imports that is not there: exit 2 naming the config line, the import, where Node looked and what to do', async () => {
+    const at = { ...config('imports-missing-package.mjs'), moduleAt: 'replaygate.yml:7' };
+    const pkg = await loadCustomAgent(at, deps).catch((e: unknown) => e as ConfigError);
+    expect(pkg).toBeInstanceOf(ConfigError);
+    expect((pkg as Error).message).toMatch(
+      /^replaygate\.yml:7: agent 'custom' \(module: .*fixtures\/imports-missing-package\.mjs\) cannot be loaded: it imports package 'openai-not-installed-here', which Node cannot find\. Node looks for it in node_modules\/ from .*test\/agent\/fixtures upwards: install it there \(`npm install openai-not-installed-here` in the folder of the agent's package\.json\), or fix the import$/,
+    );
+    expect(await loadError('imports-missing-file.mjs')).toMatch(
+      /imports-missing-file\.mjs: agent 'custom' \(module: .*\) cannot be loaded: it imports module '(\.|.*fixtures)\/helper-gone\.mjs', which Node cannot find\. No such file \(relative imports resolve against .*fixtures, and ES modules need the file extension\): fix the import's path$/,
+    );
+  });
+
+  it('a module that throws while being imported: exit 2 saying it is the agent module\'s bug, with the error and its file and line', async () => {
+    expect(await loadError('throws-at-import.mjs')).toMatch(
+      /agent 'custom' \(module: .*throws-at-import\.mjs\) threw TypeError while being imported at .*fixtures\/throws-at-import\.mjs:2(:\d+)?: Cannot read properties of undefined \(reading 'columns'\)\. This is a bug in the agent module, not in replaygate: fix the module/,
+    );
+    expect(await loadError('syntax-error.mjs')).toMatch(/agent 'custom' \(module: .*syntax-error\.mjs\) threw \w*Error while being imported.*This is a bug in the agent module/);
   });
 
   it('checks what a run returns, and lets MissingRecording through unchanged', async () => {

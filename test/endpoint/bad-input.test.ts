@@ -120,7 +120,9 @@ describe('a command agent that misbehaves gets an error outcome that says which'
   it('a crash: the run is an error whose detail has the exit status and the end of standard error, and whose failure names the cause in one line', async () => {
     const { run } = await scoreOne('crash');
     expect(run.outcome).toBe('error');
-    expect(run.detail).toMatch(/^exited with code 1; standard error ends:\nTraceback \(most recent call last\):\n.*\nModuleNotFoundError: No module named 'helper'$/s);
+    expect(run.detail).toMatch(
+      /^exited with code 1 \(it could not import Python module 'helper': install the package that provides it into the Python the command runs \(pip install …, or activate the virtual environment in 'command:'\), or fix the import; agent 'crash', 'command:' at \S*replaygate\.yml:\d+ runs "python3" in \/\S+\); standard error ends:\nTraceback \(most recent call last\):\n.*\nModuleNotFoundError: No module named 'helper'$/s,
+    );
     expect(run.failure).toBe("exited with code 1: ModuleNotFoundError: No module named 'helper'");
   });
 
@@ -331,7 +333,7 @@ describe('record', () => {
   it('prints why the first runs errored (exit status, the end of standard error), bounded', async () => {
     const recorded = await cli(['record', '-a', 'crash', '--no-progress'], project.root, { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test-crash-0000' });
     expect(recorded.code, recorded.stderr).toBe(0);
-    expect(recorded.stdout).toMatch(/outcomes: error 5\nrecorded splits: [^\n]*\n(the agent made no model call[^\n]*\n)?errored runs \(3 of 5, one per cause first\):\n  chq-003 seed 0: exited with code 1; standard error ends:\n    Traceback/);
+    expect(recorded.stdout).toMatch(/outcomes: error 5\nrecorded splits: [^\n]*\n(the agent made no model call[^\n]*\n)?errored runs \(3 of 5, one per cause first\):\n  chq-003 seed 0: exited with code 1 \(it could not import Python module 'helper': [^\n]*\); standard error ends:\n    Traceback/);
     expect(recorded.stdout).toMatch(/    ModuleNotFoundError: No module named 'helper'\n  chq-004 seed 0: /);
     expect(recorded.stdout.match(/^  chq-\d+ seed 0: /gm)).toHaveLength(3);
   });
