@@ -71,8 +71,8 @@ function siblings(dir: string): Sibling[] {
 /** The command that left a folder (from the copy of its writer's lock inside), for messages. */
 function leftBy(s: Sibling): string {
   try {
-    const holder = JSON.parse(readFileSync(join(s.path, LOCK_FILE), 'utf8')) as { command?: unknown };
-    if (typeof holder.command === 'string') return `\`${holder.command}\` (process ${s.pid})`;
+    const holder = JSON.parse(readFileSync(join(s.path, LOCK_FILE), 'utf8')) as { command?: unknown; pid?: unknown };
+    if (typeof holder.command === 'string') return `\`${holder.command}\` (process ${Number.isInteger(holder.pid) ? String(holder.pid) : s.pid})`;
   } catch {
     // no lock copy: an older folder, or one killed before it was written
   }

@@ -282,22 +282,32 @@ describe('one writer per recording (hostile)', () => {
     expect(existsSync(temp)).toBe(false);
   });
 
-  it('an import --force killed half-way: the old manifest is never left over half of the new calls; score refuses the recording by name', async () => {
+  it('an import --force killed half-way: the old recording stays whole (the new one is written beside it); the next writer removes what was left and says so', async () => {
     const { RecordingWriter } = await import('../../src/recording/writer.js');
     const { Recording } = await import('../../src/recording/recording.js');
+    const before = sha256Tree(sql());
     const old = await Recording.open(sql());
     const call = old.readCall(old.calls()[0]!);
     old.close();
-    // What import --force does up to its first write, then the process dies (no close, no manifest).
+    // What import --force does up to its first write, then the process dies (no commit, no manifest).
     const lock = RecordingLock.acquire(sql(), 'replaygate import lines --agent sql --force');
     const writer = RecordingWriter.open(sql(), 'create', { lock });
     writer.write({ request: call.request, reply: call.reply, usage: call.usage, question_id: call.question_id, seed: call.seed, call_index: call.call_index });
     lock.release(); // as a dead holder's lock is broken
-    expect(existsSync(join(sql(), 'manifest.yml'))).toBe(false);
+    const left = readdirSync(project.path('recordings')).filter((n) => n.startsWith('.sql.replaygate-new-'));
+    expect(left).toHaveLength(1);
+    // The dead writer's copy of its lock in the folder beside (this test's process cannot die: a pid that is gone).
+    const dead = deadPid();
+    writeFileSync(join(project.path('recordings'), left[0]!, '.lock'), `${JSON.stringify({ pid: dead, host: hostname(), command: 'replaygate import lines --agent sql --force', started: 'x', nonce: 'n' })}\n`);
+    expect(sha256Tree(sql())).toBe(before);
     const r = await run(project, ['score', '-a', 'sql', '--seeds', '2', '--no-progress']);
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/agent 'sql' has no recording at recordings\/sql \(no manifest\.yml\): record it/);
-    expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    expect(r.code, r.stderr).toBe(0);
+    const next = await run(project, ['recordings', 'upgrade']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toMatch(/warning: removed recordings\/\.sql\.replaygate-new-\d+-[0-9a-f]+: the unfinished replacement of the recording left by `replaygate import lines --agent sql --force` \(process \d+\), killed before it replaced it; the recording is the one from before that command/);
+    expect(next.stderr).toContain(`(process ${dead})`);
+    expect(readdirSync(project.path('recordings')).filter((n) => n.startsWith('.sql.replaygate-'))).toEqual([]);
+    expect(sha256Tree(sql())).toBe(before);
   });
 
   it('"replaced by --force" is said only when --force replaced a reply', async () => {

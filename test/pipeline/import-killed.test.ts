@@ -6,13 +6,15 @@
  * a large import.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Recording } from '../../src/recording/recording.js';
 import { hasManifestSync } from '../../src/recording/manifest.js';
 import { tempProject } from '../helpers/temp-project.js';
+import { allCalls, writeFormat1 } from '../recording/helpers.js';
+import { readManifestSync } from '../../src/recording/manifest.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const N = 400;
@@ -127,4 +129,22 @@ describe('import --force killed mid-way (SIGKILL)', () => {
     // The kills reach into the writing of the new recording (else the test proves nothing).
     expect(seen.filter((s) => s === 'killed while writing (old)').length).toBeGreaterThanOrEqual(3);
   }, 120_000);
+
+  it('recordings upgrade killed between its renames: the next upgrade puts the format-2 recording in place (prune replaces the same way)', async () => {
+    await fresh();
+    const calls = await allCalls(rec);
+    const manifest = readManifestSync(rec);
+    rmSync(rec, { recursive: true });
+    writeFormat1(rec, calls, manifest);
+    const killed = run([join(REPO, 'bin/replaygate.js'), 'recordings', 'upgrade'], { REPLAYGATE_CRASH_AT: 'swapping' });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(existsSync(rec)).toBe(false);
+    const again = run([join(REPO, 'bin/replaygate.js'), 'recordings', 'upgrade']);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/warning: `replaygate recordings upgrade` \(process \d+\) was killed while putting its new recording in place/);
+    expect(again.stdout).toMatch(/recordings\/a: already format 2/);
+    expect(existsSync(join(rec, 'calls.jsonl'))).toBe(false);
+    expect(await state(rec)).toBe('old');
+    expect(beside()).toEqual([]);
+  });
 });
