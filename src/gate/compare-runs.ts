@@ -14,6 +14,12 @@ import { seedOutcome } from './seed-outcome.js';
 export interface CompareOptions {
   /** Seeds to compare; runs with other seeds are ignored. Default: every seed each side holds. */
   readonly seeds?: readonly number[];
+  /**
+   * A shard's comparison (`--shard i/n`): sides that share no question of the shard compare none
+   * (n = 0) instead of failing, since a shard may hold no question, or only questions one side
+   * covers, and `replaygate merge` compares the whole run (and fails as the unsharded run does).
+   */
+  readonly shard?: boolean;
 }
 
 /** Tolerance for comparing shares such as 4/5 with thresholds such as 0.8 written in YAML. */
@@ -138,7 +144,7 @@ function examples(ids: Iterable<string>): string {
  * @param candidate - scored runs of the candidate configuration, one per question and seed
  * @param rules - gate rules (thresholds, confidence); default {@link DEFAULT_GATE_RULES}
  * @param options - `seeds` to restrict both sides to
- * @throws DataError when the sides share no question, a side holds two runs of one question
+ * @throws DataError when the sides share no question (but for a shard: `options.shard`), a side holds two runs of one question
  *   with the same seed, or a shared question has a different kind or database in the two sides
  *   (the sides were scored on different golden sets)
  * @example compareRuns(chapterBase, chapterCandidate).interval // { kind: 'interval', mean: 0.0167, low: -0.228, high: 0.262, … }
@@ -153,7 +159,7 @@ export function compareRuns(
   const c = indexSide('candidate', candidate, options.seeds);
   // Natural id order (q-2 before q-10): the lists the gate prints (stable breaks, fixed, broken) read in id order.
   const pairedIds = b.questions.ids.filter((id) => c.questions.has(id)).sort(naturalIdOrder);
-  if (pairedIds.length === 0) {
+  if (pairedIds.length === 0 && options.shard !== true) {
     const seedNote = options.seeds === undefined ? '' : ` with seeds ${options.seeds.join(', ')}`;
     throw new DataError(
       `base and candidate have no question in common${seedNote}: base covers ${b.questions.size} (${examples(b.questions.ids)}), ` +
@@ -201,7 +207,10 @@ export function compareRuns(
           mean: 0,
           n: 0,
           confidence: rules.confidence,
-          reason: `no question has a recording on both sides (${excluded.length} excluded for missing recordings): nothing to compare`,
+          reason:
+            pairedIds.length === 0
+              ? 'no question of this shard is covered by both sides: nothing to compare in it (replaygate merge compares every shard\'s questions)'
+              : `no question has a recording on both sides (${excluded.length} excluded for missing recordings): nothing to compare`,
           method: 'student-t',
         } as const)
       : studentTInterval(differences, rules.confidence);

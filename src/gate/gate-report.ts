@@ -35,7 +35,24 @@ export interface GateReportInput {
   readonly rerecord?: RerecordContext;
   readonly tool: string;
   readonly createdAt: string;
+  /** A shard's report: sides that share none of its questions give n = 0 (`compareRuns`' `shard` option). */
+  readonly shard?: boolean;
 }
+
+/** The repeats of a shard's side that holds no run. */
+const NO_REPEATS: RepeatsReport = {
+  label: '',
+  seeds: [],
+  questions: 0,
+  runs: 0,
+  perSeed: [],
+  perQuestion: [],
+  flipping: [],
+  alwaysCorrect: 0,
+  neverCorrect: 0,
+  spread: { min: 0, max: 0 },
+  missingSeeds: [],
+};
 
 function summariseRepeats(r: RepeatsReport): RepeatsSummary {
   return {
@@ -55,9 +72,11 @@ function summariseRepeats(r: RepeatsReport): RepeatsSummary {
  * @throws DataError as `compareRuns`
  */
 export function gateReport(input: GateReportInput): { report: GateReportJson; repeats: { base: RepeatsReport; candidate: RepeatsReport } } {
-  const comparison = compareRuns(input.base, input.candidate, input.rules, input.seeds ? { seeds: input.seeds } : {});
+  const comparison = compareRuns(input.base, input.candidate, input.rules, { ...(input.seeds ? { seeds: input.seeds } : {}), ...(input.shard === true ? { shard: true } : {}) });
   const result = gateResult(comparison, input.rules, input.ambiguity(new Set(comparison.questions.map((q) => q.questionId))), input.rerecord ?? {});
-  const repeats = { base: repeatsReport(input.base), candidate: repeatsReport(input.candidate) };
+  // A shard's side may hold no run (a shard of no question): no repeats, rather than an error.
+  const sideRepeats = (runs: readonly RunRecord[]): RepeatsReport => (input.shard === true && runs.length === 0 ? NO_REPEATS : repeatsReport(runs));
+  const repeats = { base: sideRepeats(input.base), candidate: sideRepeats(input.candidate) };
   const determinism = input.second === undefined ? undefined : compareReplays(input.base, input.second);
   return {
     report: {

@@ -50,23 +50,35 @@ function replaced(replacer: JsonReplacer | undefined, holder: unknown, key: stri
 
 /**
  * `JSON.stringify(value, replacer, 2)` of a value the replacer was already called on (with its
- * own key): the replacer is not called again for it (`JSON.stringify` first calls it with the
- * key '' of a holder of its own), only for what it holds.
+ * own key), its lines indented as it sits at `depth`: the replacer is not called again for it
+ * (`JSON.stringify` first calls it with the key '' of a holder of its own), only for what it
+ * holds. The value is stringified inside `depth` one-element arrays and those arrays' lines are
+ * cut off, so `JSON.stringify` itself indents it: a run list of a megabyte is not copied once
+ * more by a search-and-replace of its newlines.
  */
-function stringifyReplaced(value: unknown, replacer: JsonReplacer | undefined): string | undefined {
-  if (replacer === undefined) return JSON.stringify(value, null, 2) as string | undefined;
-  let top = true;
-  return JSON.stringify(
-    value,
-    function (this: unknown, key: string, v: unknown) {
-      if (top) {
-        top = false;
-        return v;
-      }
-      return replacer.call(this, key, v);
-    },
-    2,
+function stringifyReplaced(value: unknown, replacer: JsonReplacer | undefined, depth = 0): string | undefined {
+  let wrapped = value;
+  for (let d = 0; d < depth; d++) wrapped = [wrapped];
+  // The holder of each wrapping array, and the value's own holder: depth + 1 calls not passed on.
+  let skip = depth + 1;
+  const text = (
+    replacer === undefined
+      ? JSON.stringify(wrapped, null, 2)
+      : JSON.stringify(
+          wrapped,
+          function (this: unknown, key: string, v: unknown) {
+            if (skip > 0) {
+              skip -= 1;
+              return v;
+            }
+            return replacer.call(this, key, v);
+          },
+          2,
+        )
   ) as string | undefined;
+  if (text === undefined || depth === 0) return text;
+  // Level d opens with `[`, a newline and 2(d + 1) spaces, and closes with a newline, 2d spaces and `]`.
+  return text.slice(depth * (depth + 3), text.length - depth * (depth + 1));
 }
 
 /** The value after `toJSON`, as `JSON.stringify` sees it. */
@@ -91,9 +103,8 @@ function isSkipped(value: unknown): boolean {
 /** The text of one value (after `toJSON` and the replacer) at `depth` (its first line not indented), in pieces. */
 function* member(value: unknown, depth: number, replacer: JsonReplacer | undefined): Generator<string> {
   if (depth >= SPLIT_DEPTH || !(Array.isArray(value) || isPlainObject(value))) {
-    const text = stringifyReplaced(value, replacer);
-    if (text === undefined) return;
-    yield depth === 0 || !text.includes('\n') ? text : text.replace(/\n/g, `\n${'  '.repeat(depth)}`);
+    const text = stringifyReplaced(value, replacer, depth);
+    if (text !== undefined) yield text;
     return;
   }
   const inner = `\n${'  '.repeat(depth + 1)}`;

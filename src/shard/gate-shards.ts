@@ -68,6 +68,8 @@ export function gateReportJson(
     ...(payload.rerecord ? { rerecord: payload.rerecord } : {}),
     tool: settings.tool,
     createdAt: settings.createdAt,
+    // A shard may hold no question both sides cover: its own report then compares none; the merge decides.
+    ...(shard !== undefined ? { shard: true } : {}),
   });
   const kept: GateShardPayload = {
     base: { runs: payload.base.runs, ranks: payload.base.ranks },

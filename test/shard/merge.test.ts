@@ -71,6 +71,14 @@ describe('shards of the bundled example merge into the unsharded report', () => 
     expect(whole.stdout).toContain('gate: fail');
   });
 
+  it('gate: a shard that holds no question writes its (empty) report, and the merge equals the unsharded gate', async () => {
+    // Two questions over 4 shards: shards 1 and 3 hold none (spider-dev-0000 is in shard 4, spider-dev-0001 in shard 2).
+    expect([shardOf('spider-dev-0000', 4), shardOf('spider-dev-0001', 4)]).toEqual([4, 2]);
+    const { shards } = await shardedEqualsWhole(['gate', '--base', 'gpt4-zero-shot', '--candidate', 'din-sql-gpt4', '--questions', 'spider-dev-0000,spider-dev-0001', '--no-progress'], 4, 'gate-empty-shard');
+    const empty = JSON.parse(readFileSync(shards[0] as string, 'utf8')) as { n: number; shard: { questions: unknown[]; payload: { base: { runs: unknown[] } } } };
+    expect([empty.n, empty.shard.questions.length, empty.shard.payload.base.runs.length]).toEqual([0, 0, 0]);
+  });
+
   it('check on the Chinook example, with and without a migration', async () => {
     const chinook = join(ROOT, 'examples', 'chinook');
     await shardedEqualsWhole(['check'], 3, 'check', chinook);
