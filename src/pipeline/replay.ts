@@ -327,7 +327,7 @@ async function runOne(
     // The same answer (one result object: the warehouse executes each distinct statement once)
     // against the same golden result under the same options is compared once, whatever the seed,
     // agent or question (questions that share golden SQL share its result: no entry per question).
-    const memoKey = `${match}\u0000${question.ordered}\u0000${question.set}\u0000${question.goldenSql ?? ''}`;
+    const memoKey = verdictKeyOf(question, match);
     let verdict = rememberedVerdict(gold.result, predicted, memoKey);
     if (verdict === undefined) {
       verdict = matchResults(gold.result, predicted, matchOptions);
@@ -385,6 +385,15 @@ function withUsage(base: RunBase, usage: RunUsage, outcome: RunRecord['outcome']
   record.outcome = outcome;
   return record;
 }
+
+/** The options part of a verdict's memo key, made once per question and mode (one string, hashed once, for all its runs). */
+function verdictKeyOf(question: GoldenQuestion, match: MatchMode): string {
+  let byMode = verdictKeys.get(question);
+  if (byMode === undefined) verdictKeys.set(question, (byMode = {}));
+  return (byMode[match] ??= `${match}\u0000${question.ordered}\u0000${question.set}\u0000${question.goldenSql ?? ''}`);
+}
+
+const verdictKeys = new WeakMap<GoldenQuestion, Partial<Record<MatchMode, string>>>();
 
 /** Verdicts by answer, then by golden result, then by options. */
 const verdicts = new WeakMap<QueryResult, WeakMap<QueryResult, Map<string, MatchOutcome>>>();
