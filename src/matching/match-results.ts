@@ -154,9 +154,20 @@ function relaxedMatch(gold: ResultLike, pred: ResultLike, gw: number, pw: number
 
 /** The evaluator's `unorder_row`: a row's values sorted by `str(x) + str(type(x))`, as a key. */
 function unorderedRowKey(row: readonly Cell[], idOf: (cell: Cell) => number, typedIntegers: boolean): string {
-  const keyed = row.map((cell) => ({ sortKey: pythonSortKey(cell, typedIntegers), id: idOf(cell) }));
-  keyed.sort((a, b) => compareCodePoints(a.sortKey, b.sortKey));
-  return keyed.map((k) => k.id).join(',');
+  // Ids are taken left to right, as the cells come (the dictionary's numbering depends on it).
+  if (row.length <= 1) return row.length === 0 ? '' : String(idOf(row[0] as Cell)); // nothing to sort
+  const sortKeys: string[] = new Array(row.length);
+  const ids: number[] = new Array(row.length);
+  const order: number[] = new Array(row.length);
+  for (let c = 0; c < row.length; c++) {
+    sortKeys[c] = pythonSortKey(row[c] as Cell, typedIntegers);
+    ids[c] = idOf(row[c] as Cell);
+    order[c] = c;
+  }
+  order.sort((a, b) => compareCodePoints(sortKeys[a] as string, sortKeys[b] as string)); // stable, as the evaluator's sorted()
+  let key = String(ids[order[0] as number]);
+  for (let k = 1; k < order.length; k++) key += `,${ids[order[k] as number]}`;
+  return key;
 }
 
 function spiderMatch(gold: ResultLike, pred: ResultLike, gw: number, pw: number, orderMatters: boolean, typedIntegers: boolean): MatchOutcome {

@@ -44,10 +44,15 @@ function exactNumberKey(x: number): string {
 function relaxedNumberKey(x: number): string {
   if (!Number.isFinite(x) || Number.isInteger(x)) return exactNumberKey(x);
   // |x| < 2^53 here (larger doubles are integers), so toFixed stays in fixed notation
-  let digits = Math.abs(x).toFixed(RELAXED_DECIMAL_PLACES);
-  digits = digits.replace(/\.?0+$/u, '');
+  const fixed = Math.abs(x).toFixed(RELAXED_DECIMAL_PLACES);
+  // Trailing zeros of the fraction dropped, then its point if nothing is left of it (fixed
+  // always has a point, so the zeros of the integer part are never reached).
+  let end = fixed.length;
+  while (fixed.charCodeAt(end - 1) === 48) end--;
+  if (fixed.charCodeAt(end - 1) === 46) end--;
+  const digits = end === fixed.length ? fixed : fixed.slice(0, end);
   if (digits === '0') return 'n:0';
-  return `n:${x < 0 ? '-' : ''}${digits}`;
+  return x < 0 ? `n:-${digits}` : `n:${digits}`;
 }
 
 function fallbackKey(cell: unknown, numberKey: (x: number) => string): string {

@@ -505,19 +505,21 @@ function replaceCurYear(sql: string): string {
  * @example spiderExecutableSql(' SELECT DISTINCT a FROM t WHERE b > = 1 ', 'prediction') // 'SELECT  a FROM t WHERE b >= 1'
  */
 export function spiderExecutableSql(sql: string, role: 'gold' | 'prediction'): string {
-  const key = role === 'gold' ? `g${sql}` : `p${sql}`;
-  let out = executableMemo.get(key);
+  // one memo per role, keyed by the text itself (a prefixed key would be a new string to hash per call)
+  const memo = role === 'gold' ? goldExecutableMemo : predictionExecutableMemo;
+  let out = memo.get(sql);
   if (out === undefined) {
     const text = role === 'prediction' ? pythonStrip(sql).replaceAll(' value ', ' 1 ') : pythonStrip(sql);
     out = replaceCurYear(removeDistinct(spiderPostprocess(text)));
     // seeds and sides often answer with the same SQL: tokenise each text once (pure function)
-    if (executableMemo.size >= 4096) executableMemo.clear();
-    executableMemo.set(key, out);
+    if (memo.size >= 4096) memo.clear();
+    memo.set(sql, out);
   }
   return out;
 }
 
-const executableMemo = new Map<string, string>();
+const goldExecutableMemo = new Map<string, string>();
+const predictionExecutableMemo = new Map<string, string>();
 
 /**
  * Whether the official Spider evaluator treats row order as significant for this gold

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { normalizeCell } from './normalize-cell.js';
 import type { ResultLike } from './match-results.js';
+import type { Cell } from '../warehouse/types.js';
 
 export interface DigestOptions {
   /** Keep row order (a result of an ordered question); default false: rows sorted first. */
@@ -25,9 +26,25 @@ export interface DigestOptions {
  */
 export function resultDigest(result: ResultLike, options: DigestOptions = {}): string {
   const width = result.columns.length > 0 ? result.columns.length : (result.rows[0]?.length ?? 0);
-  let rows = result.rows.map((row) => JSON.stringify(row.map((cell) => normalizeCell(cell))));
+  let rows = result.rows.map(rowJson);
   if (options.set === true) rows = [...new Set(rows)];
   if (options.ordered !== true) rows.sort();
   const canonical = `{"v":1,"width":${width},"ordered":${options.ordered === true},"set":${options.set === true},"truncated":${result.truncated === true},"rows":[${rows.join(',')}]}`;
   return `sha256:${createHash('sha256').update(canonical, 'utf8').digest('hex')}`;
+}
+
+/**
+ * `JSON.stringify(row.map(normalizeCell))`, without the array of keys: a key of a number, NULL
+ * or bytes (`n:`, `z`, `b:` with digits, letters, `.`, `+`, `-`) needs no escaping; text keys
+ * (`s:`, and `o:` of other values) go through JSON.stringify.
+ */
+function rowJson(row: readonly Cell[]): string {
+  let out = '[';
+  for (let c = 0; c < row.length; c++) {
+    const key = normalizeCell(row[c]);
+    const code = key.charCodeAt(0);
+    if (c > 0) out += ',';
+    out += code === 110 /* n */ || code === 122 /* z */ || code === 98 /* b */ ? `"${key}"` : JSON.stringify(key);
+  }
+  return `${out}]`;
 }

@@ -57,9 +57,11 @@ export interface ReplayOptions {
   /**
    * `outcome`: keep of each run only what the gate compares — who, which question and seed, the
    * outcome, the counts, and the detail and key of a missing recording — so that 100,000 runs
-   * fit in a few megabytes. Default `full`.
+   * fit in a few megabytes. `summary`: everything but what only a JSON report of the runs
+   * shows (the result digest, the preview, the trace's other statements and metrics), for a
+   * score printed to the terminal only. Default `full`.
    */
-  readonly runFields?: 'full' | 'outcome';
+  readonly runFields?: 'full' | 'summary' | 'outcome';
   /**
    * Results match mode for the runs' outcomes (default: the config's `match`): e.g. the
    * confidence report's labels under another matching policy. `goldenResults`, when given, must
@@ -160,7 +162,7 @@ export async function replayAgent(project: Project, agentName: string, options: 
   const out: RunRecord[] = new Array(total);
   // What each run record keeps beyond its outcome: `outcome` runs are reduced by outcomeOnly, so
   // nothing it drops (digest, preview, the trace's reads) is computed for them.
-  const fields: RunFields = options.runFields === 'outcome' ? 'outcome' : options.preview === false ? 'no-preview' : 'full';
+  const fields: RunFields = options.runFields === 'outcome' || options.runFields === 'summary' ? options.runFields : options.preview === false ? 'no-preview' : 'full';
   let next = 0;
   let done = 0;
   // Golden queries go to the warehouse a little ahead of their question's run, beside the runs'
@@ -212,8 +214,11 @@ export async function replayAgent(project: Project, agentName: string, options: 
 /** Runs ahead of the last one started whose golden query has been sent (see replayAgent). */
 const GOLDEN_AHEAD = 32;
 
-/** What a run record keeps: everything, everything but the answer's first rows, or what {@link outcomeOnly} keeps. */
-type RunFields = 'full' | 'no-preview' | 'outcome';
+/**
+ * What a run record keeps: everything, everything but the answer's first rows, what the
+ * terminal report reads (`summary`: no digest, preview or trace reads), or what {@link outcomeOnly} keeps.
+ */
+type RunFields = 'full' | 'no-preview' | 'summary' | 'outcome';
 
 async function runOne(
   project: Project,
@@ -246,13 +251,7 @@ async function runOne(
     }
     throw error;
   }
-  const calls = run.trace.filter((s) => s.type === 'model_call');
-  const usage = {
-    keys: calls.map((c) => c.key),
-    calls: calls.length,
-    promptTokens: calls.reduce((s, c) => s + c.usage.prompt_tokens, 0),
-    completionTokens: calls.reduce((s, c) => s + c.usage.completion_tokens, 0),
-  };
+  const usage = usageOf(run);
   let end = run.end;
   if (end.status === 'error' && match === 'spider' && question.kind === 'answer' && agent.kind === 'sql') {
     // The official evaluator executes only the first statement of a prediction (sqlparse's split
@@ -271,7 +270,7 @@ async function runOne(
     }
   }
   if (lean && end.status !== 'answered') return outcomeRun(of, seed, outcomeOf(question.kind, end, undefined), usage);
-  const traced = lean ? {} : traceReads(run);
+  const traced: { queries?: string[]; metrics?: string[] } = lean || fields === 'summary' ? {} : traceReads(run);
   if (end.status !== 'answered') {
     // The last statement tried, so that checks and reviewers see the SQL of a failed run too.
     const lastSql = run.trace.findLast((s) => s.type === 'sql');
@@ -331,7 +330,7 @@ async function runOne(
     // The same answer (one result object: the warehouse executes each distinct statement once)
     // against the same golden result under the same options is compared once, whatever the seed,
     // agent or question (questions that share golden SQL share its result: no entry per question).
-    const memoKey = `${match}\u0000${question.ordered}\u0000${question.set}\u0000${question.goldenSql ?? ''}`;
+    const memoKey = verdictKeyOf(question, match);
     let verdict = rememberedVerdict(gold.result, predicted, memoKey);
     if (verdict === undefined) {
       verdict = matchResults(gold.result, predicted, matchOptions);
@@ -346,20 +345,58 @@ async function runOne(
     if (!verdict.match) detail = verdict.reason;
   }
   if (lean) return outcomeRun(of, seed, outcomeOf(question.kind, end, matched), usage);
-  return {
-    ...base,
-    ...usage,
-    outcome: outcomeOf(question.kind, end, matched),
-    ...(end.sql !== undefined ? { sql: end.sql } : {}),
-    ...traced,
-    resultDigest: digestOf(end.result, question.ordered === true),
-    rowCount: end.result.rowCount,
-    truncated: end.result.truncated,
-    ...(fields === 'full' ? { preview: preview(end.result) } : {}),
-    ...(end.text !== undefined ? { text: end.text } : {}),
-    ...(detail !== undefined ? { detail } : {}),
-  };
+  // Field by field, in the record's order (no spread of intermediate objects: one record per run).
+  const record: Mutable<RunRecord> = withUsage(base, usage, outcomeOf(question.kind, end, matched));
+  if (end.sql !== undefined) record.sql = end.sql;
+  if (traced.queries !== undefined) record.queries = traced.queries;
+  if (traced.metrics !== undefined) record.metrics = traced.metrics;
+  if (fields !== 'summary') record.resultDigest = digestOf(end.result, question.ordered === true);
+  record.rowCount = end.result.rowCount;
+  record.truncated = end.result.truncated;
+  if (fields === 'full') record.preview = preview(end.result);
+  if (end.text !== undefined) record.text = end.text;
+  if (detail !== undefined) record.detail = detail;
+  return record;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type RunUsage = Pick<RunRecord, 'keys' | 'calls' | 'promptTokens' | 'completionTokens'>;
+
+/** The model calls of a run's trace: their keys, how many, and the tokens they used. */
+function usageOf(run: AgentRunResult): RunUsage {
+  const keys: string[] = [];
+  let promptTokens = 0;
+  let completionTokens = 0;
+  for (const step of run.trace) {
+    if (step.type !== 'model_call') continue;
+    keys.push(step.key);
+    promptTokens += step.usage.prompt_tokens;
+    completionTokens += step.usage.completion_tokens;
+  }
+  return { keys, calls: keys.length, promptTokens, completionTokens };
+}
+
+/** A run record's first fields: who, which question and seed, the calls' usage, and the outcome. */
+function withUsage(base: RunBase, usage: RunUsage, outcome: RunRecord['outcome']): Mutable<RunRecord> {
+  const record = { agent: base.agent, recording: base.recording, questionId: base.questionId, split: base.split, kind: base.kind } as Mutable<RunRecord>;
+  if (base.db !== undefined) record.db = base.db;
+  record.seed = base.seed;
+  record.keys = usage.keys;
+  record.calls = usage.calls;
+  record.promptTokens = usage.promptTokens;
+  record.completionTokens = usage.completionTokens;
+  record.outcome = outcome;
+  return record;
+}
+
+/** The options part of a verdict's memo key, made once per question and mode (one string, hashed once, for all its runs). */
+function verdictKeyOf(question: GoldenQuestion, match: MatchMode): string {
+  let byMode = verdictKeys.get(question);
+  if (byMode === undefined) verdictKeys.set(question, (byMode = {}));
+  return (byMode[match] ??= `${match}\u0000${question.ordered}\u0000${question.set}\u0000${question.goldenSql ?? ''}`);
+}
+
+const verdictKeys = new WeakMap<GoldenQuestion, Partial<Record<MatchMode, string>>>();
 
 /** Verdicts by answer, then by golden result, then by options. */
 const verdicts = new WeakMap<QueryResult, WeakMap<QueryResult, Map<string, MatchOutcome>>>();

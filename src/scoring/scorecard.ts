@@ -50,13 +50,32 @@ export interface Scorecard {
 export function scorecard(runs: readonly RunRecord[], agent = runs[0]?.agent ?? '', split = runs[0]?.split ?? ''): Scorecard {
   const n = runs.length;
   if (n === 0) throw new RangeError(`scorecard: no runs for agent '${agent}' on split '${split}'`);
-  const count = (f: (r: RunRecord) => boolean): number => runs.reduce((s, r) => s + (f(r) ? 1 : 0), 0);
-  const correct = count((r) => r.outcome === 'correct');
-  const wrongNumbers = count((r) => r.outcome === 'wrong_number');
-  const declineQuestions = count((r) => r.kind !== 'answer');
-  const correctDeclines = count((r) => r.kind !== 'answer' && r.outcome === 'correct');
-  const allDeclines = correctDeclines + count((r) => r.outcome === 'declined');
-  const numbers = count((r) => gaveNumber(r));
+  // One pass over the runs (a scorecard reads each run's outcome, kind and usage once).
+  const byOutcome: Record<RunRecord['outcome'], number> = { correct: 0, wrong_number: 0, declined: 0, asked_back: 0, error: 0, step_limit: 0, missing_recording: 0 };
+  let declineQuestions = 0;
+  let correctDeclines = 0;
+  let numbers = 0;
+  let calls = 0;
+  let promptTokens = 0;
+  let completionTokens = 0;
+  const questions = new Set<string>();
+  const seeds = new Set<number>();
+  for (const r of runs) {
+    byOutcome[r.outcome] += 1;
+    if (r.kind !== 'answer') {
+      declineQuestions += 1;
+      if (r.outcome === 'correct') correctDeclines += 1;
+    }
+    if (gaveNumber(r)) numbers += 1;
+    calls += r.calls;
+    promptTokens += r.promptTokens;
+    completionTokens += r.completionTokens;
+    questions.add(r.questionId);
+    seeds.add(r.seed);
+  }
+  const correct = byOutcome.correct;
+  const wrongNumbers = byOutcome.wrong_number;
+  const allDeclines = correctDeclines + byOutcome.declined;
   const notes: string[] = [];
   const ratio = (num: number, den: number, note: string): number | null => {
     if (den === 0) {
@@ -66,29 +85,28 @@ export function scorecard(runs: readonly RunRecord[], agent = runs[0]?.agent ?? 
     return num / den;
   };
   const w = wilsonInterval(correct, n);
-  const sum = (f: (r: RunRecord) => number): number => runs.reduce((s, r) => s + f(r), 0);
   return {
     agent,
     split,
     n,
-    questions: new Set(runs.map((r) => r.questionId)).size,
-    seeds: new Set(runs.map((r) => r.seed)).size,
+    questions: questions.size,
+    seeds: seeds.size,
     correct,
     accuracy: correct / n,
     interval: [w.low, w.high],
     wrongNumbers,
-    declines: count((r) => r.outcome === 'declined'),
-    askedBack: count((r) => r.outcome === 'asked_back'),
-    errors: count((r) => r.outcome === 'error'),
-    stepLimits: count((r) => r.outcome === 'step_limit'),
-    missingRecordings: count((r) => r.outcome === 'missing_recording'),
+    declines: byOutcome.declined,
+    askedBack: byOutcome.asked_back,
+    errors: byOutcome.error,
+    stepLimits: byOutcome.step_limit,
+    missingRecordings: byOutcome.missing_recording,
     declineRecall: ratio(correctDeclines, declineQuestions, 'decline recall: no decline questions'),
     declinePrecision: ratio(correctDeclines, allDeclines, 'decline precision: no declines'),
     coverage: numbers / n,
     selectiveRisk: ratio(wrongNumbers, numbers, 'selective risk: no numbers given'),
-    callsPerQuestion: sum((r) => r.calls) / n,
-    promptTokensPerQuestion: sum((r) => r.promptTokens) / n,
-    completionTokensPerQuestion: sum((r) => r.completionTokens) / n,
+    callsPerQuestion: calls / n,
+    promptTokensPerQuestion: promptTokens / n,
+    completionTokensPerQuestion: completionTokens / n,
     notes,
   };
 }

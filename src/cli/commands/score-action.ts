@@ -46,6 +46,8 @@ export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<voi
         seeds,
         goldenResults: golden,
         concurrency: opts.concurrency,
+        // Without --json the runs are only counted and listed: their digests and previews are never shown.
+        ...(opts.json === undefined ? { runFields: 'summary' as const } : {}),
         onRun: (_run, done) => progress.tick(done),
       });
       progress.stop();
