@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/index.js';
-import { startSpareHosts, takeSpareHost } from '../../src/warehouse/sqlite/spare-hosts.js';
+import { spareDriver, startSpareHosts, takeSpareHost } from '../../src/warehouse/sqlite/spare-hosts.js';
 
 const SPIDER = resolve(import.meta.dirname, '../../../shared/data/spider/database');
 const DATABASES = new Map(['concert_singer', 'world_1'].map((name) => [name, join(SPIDER, name, `${name}.sqlite`)]));
@@ -33,8 +34,14 @@ describe('spare SQLite hosts started early', () => {
     const spares = hosts().filter((h) => h.args.includes('auto'));
     expect(spares).toHaveLength(1);
     await settle(1500); // let it become ready before the pool takes it
+    expect(spareDriver()).toBe('better-sqlite3');
+    const driverLoaded = (): boolean => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes('better-sqlite3'));
+    const loadedBefore = driverLoaded();
     const warehouse = openWarehouse(DATABASES, { hosts: 1, timeoutMs: 5000 });
     try {
+      // The ready spare named the driver: this process did not load it to choose.
+      expect(warehouse.engineName).toBe('better-sqlite3');
+      expect([loadedBefore, driverLoaded()]).toEqual([false, false]);
       const engine = warehouse.engine('world_1');
       const results = await Promise.allSettled([
         engine.query('SELECT count(*) FROM city'),

@@ -60,6 +60,8 @@ class SqliteHost {
   #child: ChildProcess | undefined;
   #ready = false;
   #timer: NodeJS.Timeout | undefined;
+  /** The limit #timer was set with. */
+  #timerMs = 0;
   #closed = false;
   readonly #queue: Pending[] = [];
   /** Requests queued but not yet written to the host: sent together once this turn of the event loop ends. */
@@ -146,15 +148,33 @@ class SqliteHost {
     return child;
   }
 
+  // One timer for the head, re-armed from now (refresh) when the next head has the same limit:
+  // a reply each ends one statement and starts the next one's deadline, and a new Timeout per
+  // reply was an allocation and a timer-list removal and insertion in this busy process.
   #armTimer(): void {
-    clearTimeout(this.#timer);
     const head = this.#queue[0];
-    if (head === undefined || !this.#ready) return;
-    this.#timer = setTimeout(() => {
-      this.#queue.shift();
-      this.#restart();
-      head.reject(new SqlTimeoutError(head.request.sql, head.timeoutMs));
-    }, head.timeoutMs);
+    if (head === undefined || !this.#ready) return this.#clearTimer();
+    if (this.#timer !== undefined && this.#timerMs === head.timeoutMs) {
+      this.#timer.refresh();
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#timerMs = head.timeoutMs;
+    this.#timer = setTimeout(() => this.#expire(), head.timeoutMs);
+  }
+
+  #clearTimer(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** The head ran past its limit: the host is killed, the head rejected, the rest resent. */
+  #expire(): void {
+    this.#timer = undefined;
+    const head = this.#queue.shift();
+    if (head === undefined) return;
+    this.#restart();
+    head.reject(new SqlTimeoutError(head.request.sql, head.timeoutMs));
   }
 
   #onReply(reply: HostReply): void {
@@ -192,7 +212,7 @@ class SqliteHost {
   }
 
   #stop(): ChildProcess | undefined {
-    clearTimeout(this.#timer);
+    this.#clearTimer();
     const child = this.#child;
     this.#child = undefined;
     child?.kill('SIGKILL');

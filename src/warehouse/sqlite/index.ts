@@ -15,6 +15,7 @@ import { loadDriver, type DriverChoice, type DriverName } from './drivers.js';
 import { SqliteHostPool } from './host-pool.js';
 import { InlinePool } from './inline-pool.js';
 import { migrateSqliteCopies } from './migrate.js';
+import { spareDriver } from './spare-hosts.js';
 
 export type { DriverChoice, DriverName } from './drivers.js';
 export { migratedCopy, type MigratedCopy } from './migrate.js';
@@ -44,6 +45,18 @@ export function defaultHosts(): number {
   return Math.max(1, availableParallelism() - 1);
 }
 
+/**
+ * The driver `choice` names here, as {@link loadDriver} would choose it. With host processes, a
+ * spare that has named the driver it loaded under `auto` answers for `auto` and for that same
+ * driver, so this process need not load one (it runs no statement itself); otherwise the driver
+ * is loaded here, which fails early with the same {@link ConfigError} when none is usable.
+ */
+function chosenDriver(choice: DriverChoice, isolation: 'process' | 'inline'): DriverName {
+  const spare = isolation === 'process' ? spareDriver() : undefined;
+  if (spare !== undefined && (choice === 'auto' || choice === spare)) return spare;
+  return loadDriver(choice).name;
+}
+
 /** Every SQLite database of a warehouse: one pool of host processes (or the inline pool). */
 export class SqliteBackend implements EngineBackend<{ readonly engine: 'sqlite'; readonly file: string }> {
   readonly engineName: DriverName;
@@ -55,7 +68,7 @@ export class SqliteBackend implements EngineBackend<{ readonly engine: 'sqlite';
     options: SqliteOptions,
     private readonly defaults: BackendDefaults,
   ) {
-    this.engineName = loadDriver(options.driver ?? 'auto').name;
+    this.engineName = chosenDriver(options.driver ?? 'auto', options.isolation ?? 'process');
     const hosts = options.hosts ?? defaultHosts();
     if (!Number.isInteger(hosts) || hosts < 1) {
       throw new ConfigError(`warehouse hosts must be a whole number ≥ 1, got ${hosts}`);
