@@ -58,6 +58,24 @@ describe('spare SQLite hosts started early', () => {
     expect(hosts()).toEqual([]);
   });
 
+  test('after a time limit, a ready spare taken as the replacement host starts the next statement\'s deadline at once', async () => {
+    // Two spares, both ready: the first serves the pool, the second replaces it when the first
+    // statement runs out of time. A ready spare sends no ready message, so the deadline of the
+    // statement resent to it must start when it is adopted, not when some reply arrives.
+    startSpareHosts(2);
+    await settle(1500);
+    const warehouse = openWarehouse(DATABASES, { hosts: 1, timeoutMs: 5000 });
+    try {
+      const engine = warehouse.engine('world_1');
+      const endless = Promise.allSettled([engine.query(ENDLESS, { timeoutMs: 300 }), engine.query(`${ENDLESS} -- second`, { timeoutMs: 300 })]);
+      const verdict = await Promise.race([endless, settle(4000).then(() => 'no deadline: the second statement ran on')]);
+      expect(Array.isArray(verdict) ? verdict.map((r) => (r.status === 'rejected' ? r.reason.name : 'answered')) : verdict).toEqual(['SqlTimeoutError', 'SqlTimeoutError']);
+    } finally {
+      await warehouse.close();
+    }
+    expect(hosts()).toEqual([]);
+  });
+
   test('a spare taken before it is ready still answers (its ready message reaches the pool)', async () => {
     startSpareHosts(1);
     const warehouse = openWarehouse(DATABASES, { hosts: 1 });

@@ -209,6 +209,9 @@ class SqliteHost {
     this.#hold(child, this.#queue.length > 0);
     if (this.#queue.length === 0) return;
     child.send(this.#queue.map((pending) => pending.request));
+    // A spare that was ready already sends no ready message: the new head's deadline starts now
+    // (for a host still starting, its ready message starts it).
+    this.#armTimer();
   }
 
   #stop(): ChildProcess | undefined {
