@@ -797,7 +797,9 @@ function readDir(dir: string, shown: string): string[] {
 function readFile(file: string): { data: Buffer; ino: number } {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // O_NONBLOCK: opening a named pipe (FIFO) put in the folder would otherwise wait for a writer
+    // forever; it opens at once and fstat below refuses it. Regular files ignore the flag.
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'EMLINK') throw new DataError('is a symbolic link; a recording holds regular files only (replace the link by the file it points to)', file);
