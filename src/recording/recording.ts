@@ -244,17 +244,19 @@ export class Recording {
    * the one recorded at the same question/seed/call index is preferred. The call is marked read.
    * @param canonical - the request's canonical JSON, when the caller has it (the key is its
    *   hash): a call checked on use is then checked by comparing texts, without hashing again.
+   * @param request - the request itself, with `canonical`: the stored request is then compared
+   *   with it first (see {@link Expander.matches}), without writing its text.
    * @returns undefined when the key has no recording.
    * @throws DataError naming the file and line of a damaged call or file it needed to read.
    */
-  lookup(key: string, site: CallSite, canonical?: string): RecordedCall | undefined {
+  lookup(key: string, site: CallSite, canonical?: string, request?: unknown): RecordedCall | undefined {
     const onUse = this.onUse;
     if (onUse && !onUse.complete) {
       // The calls of a question are in its own file: read (and check) that one only.
       const file = this.callsFileOf(site.questionId);
       const entry = file && firstAt(file, key, site.questionId, site.seed, site.callIndex);
       if (entry) {
-        if (!entry.checked) this.checkKey(entry, canonical);
+        if (!entry.checked) this.checkKey(entry, canonical, request);
         entry.read = true;
         return this.read(entry);
       }
@@ -483,14 +485,20 @@ export class Recording {
   }
 
   /**
-   * Checks a call's key against its request (`check: 'use'`): by comparing the request's
-   * canonical JSON with `canonical` (the text the lookup's key hashes) when given, else by hashing it.
+   * Checks a call's key against its request (`check: 'use'`): when the lookup's request is given
+   * (`canonical` its canonical JSON, the text the lookup's key hashes), by walking the stored
+   * request beside it; failing that, by comparing the request's canonical JSON with `canonical`;
+   * else by hashing it.
    * @throws DataError naming the line when they differ, or when a blob the request needs is missing or damaged.
    */
-  private checkKey(entry: Entry, canonical?: string): void {
+  private checkKey(entry: Entry, canonical?: string, request?: unknown): void {
     const parsed = this.parsedFile(entry.file);
     const stored = this.storedAt(parsed, entry);
     parsed.line = entry.line;
+    if (canonical !== undefined && request !== undefined && parsed.expander.matches(stored.request, request)) {
+      entry.checked = true;
+      return;
+    }
     const text = parsed.expander.canonical(stored.request);
     if (canonical === undefined || text !== canonical) {
       const key = keyOfCanonical(text);
@@ -789,7 +797,9 @@ function readDir(dir: string, shown: string): string[] {
 function readFile(file: string): { data: Buffer; ino: number } {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // O_NONBLOCK: opening a named pipe (FIFO) put in the folder would otherwise wait for a writer
+    // forever; it opens at once and fstat below refuses it. Regular files ignore the flag.
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'EMLINK') throw new DataError('is a symbolic link; a recording holds regular files only (replace the link by the file it points to)', file);

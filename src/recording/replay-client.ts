@@ -19,7 +19,7 @@ export class ReplayClient implements ModelClient {
   async complete(request: ChatRequest, site: CallSite): Promise<ModelResponse> {
     const canonical = canonicalJson(request);
     const key = keyOfCanonical(canonical);
-    const call = this.recording.lookup(key, site, canonical);
+    const call = this.recording.lookup(key, site, canonical, request);
     if (call) return { key, reply: call.reply, usage: call.usage };
     const nearest = this.recording.atSite(site);
     throw new MissingRecording(

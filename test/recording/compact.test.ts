@@ -121,3 +121,79 @@ describe('tampered stored values are errors naming the place, never other values
     expect(() => compact(cyclic, new Map())).toThrow(/cyclic/);
   });
 });
+
+describe('Expander.matches (the key check of a lookup) is true only when the canonical texts are equal', () => {
+  /** Stored form of `value` with its blobs (raw: each blob's stored canonical JSON, as read from disk). */
+  const stored = (value: unknown): { stored: Stored; expander: Expander } => {
+    const texts = new Map<string, string>();
+    const c = compact(value, texts);
+    const blobs = new Map([...texts].map(([id, t]) => [id, JSON.parse(t) as Stored]));
+    return { stored: c.stored, expander: new Expander((id) => blobs.get(id), () => 'test', undefined, (id) => texts.get(id)) };
+  };
+  const agrees = (s: { stored: Stored; expander: Expander }, value: unknown): void => {
+    const same = s.expander.canonical(s.stored) === canonicalJson(value);
+    // false only means "compare the texts": it must never be true when they differ.
+    if (!same) expect(s.expander.matches(s.stored, value)).toBe(false);
+  };
+  const request = {
+    model: 'gpt-4o',
+    messages: [
+      { role: 'system', content: long('rules', 300) },
+      { role: 'user', content: `${long('schema', 900)}\n\nQuestion: how many §§ singers?` },
+    ],
+    tools: [{ type: 'function', function: { name: 'run_sql', parameters: { type: 'object', properties: { sql: { type: 'string' } } } } }],
+    temperature: 0,
+    seed: 3,
+  };
+
+  it('true for the request stored, and for the same request built another way (other key order, undefined fields)', () => {
+    const s = stored(request);
+    expect(s.expander.matches(s.stored, request)).toBe(true);
+    expect(s.expander.matches(s.stored, JSON.parse(JSON.stringify(request)))).toBe(true);
+    const reordered = { seed: 3, temperature: 0, tools: request.tools, messages: request.messages, model: 'gpt-4o', top_p: undefined };
+    expect(s.expander.matches(s.stored, reordered)).toBe(true);
+    expect(s.expander.matches(s.stored, { ...request, temperature: -0 })).toBe(true);
+  });
+
+  it('false for any other request: a changed text, number, key, length or type', () => {
+    const s = stored(request);
+    const variants: unknown[] = [
+      { ...request, seed: 4 },
+      { ...request, seed: '3' },
+      { ...request, extra: null },
+      { ...request, model: 'gpt-4o ' },
+      { ...request, messages: request.messages.slice(0, 1) },
+      { ...request, messages: [request.messages[0], { role: 'user', content: `${long('schema', 900)}\n\nQuestion: how many §§ singers!` }] },
+      { ...request, messages: [request.messages[0], { role: 'user', content: `${long('schema', 900)}\n\nQuestion: how many § singers?` }] },
+      { ...request, messages: [request.messages[0], { role: 'user', content: `${long('schemb', 900)}\n\nQuestion: how many §§ singers?` }] },
+      { ...request, messages: [{ role: 'system', content: long('rules', 299) }, request.messages[1]] },
+      { ...request, tools: [{ type: 'function', function: { name: 'run_sql', parameters: { type: 'object', properties: { sql: { type: 'number' } } } } }] },
+      { ...request, tools: {} },
+      (() => {
+        const { seed: _s, ...rest } = request;
+        return rest;
+      })(),
+    ];
+    for (const v of variants) {
+      expect(s.expander.matches(s.stored, v)).toBe(false);
+      agrees(s, v);
+    }
+  });
+
+  it('leaves to the text comparison what it cannot tell: NFC, array holes, non-ASCII keys, a non-canonical blob text, damage', () => {
+    const nfc = stored({ a: 'café' });
+    expect(nfc.expander.matches(nfc.stored, { a: 'cafe\u0301' })).toBe(false); // same canonical text: the texts say so
+    expect(nfc.expander.canonical(nfc.stored)).toBe(canonicalJson({ a: 'cafe\u0301' }));
+    const holes = stored({ a: [null, 1] });
+    expect(holes.expander.matches(holes.stored, { a: [undefined, 1] })).toBe(false);
+    const keys = stored({ é: 1 });
+    expect(keys.expander.matches(keys.stored, { é: 1 })).toBe(false);
+    // A blob whose text on disk is not its value's canonical JSON (hashed as it is): canonical() uses that text as it is.
+    const id = 'd'.repeat(32);
+    const odd = new Expander((b) => (b === id ? { b: 1, a: 2 } : undefined), () => 'test', undefined, (b) => (b === id ? '{"b":1,"a":2}' : undefined));
+    expect(odd.matches({ x: `${BLOB_MARK}{${id}}` }, { x: { a: 2, b: 1 } })).toBe(false);
+    const missing = new Expander(() => undefined, () => 'test');
+    expect(missing.matches({ x: `${BLOB_MARK}{${id}}` }, { x: 1 })).toBe(false);
+    expect(missing.matches(`a${BLOB_MARK}{zz}`, 'a§{zz}')).toBe(false);
+  });
+});

@@ -2,6 +2,7 @@
  * Format 2 on disk: what it looks like, what loads, and every kind of damage an error naming its
  * place (file and line), never a crash and never a wrong reply.
  */
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -313,6 +314,8 @@ describe("damage found on use (check: 'use', as replay opens a recording)", () =
       symlinkSync(outside, file);
     };
     expect((await replayed(linked)).message).toMatch(/^<rec>\/calls\/q2\.jsonl: is a symbolic link; a recording holds regular files only/);
+    // A named pipe would block the open for ever, waiting for a writer: it is refused at once.
+    if (process.platform !== 'win32') expect((await replayed((dir) => execFileSync('mkfifo', [join(dir, 'calls/q9.jsonl')]))).message).toMatch(/^<rec>\/calls\/q9\.jsonl: cannot read the file \(not a regular file\)/);
   });
 
   it("a damaged file of a question not replayed is not read; a miss reads and checks everything first (damage never reads as a missing recording)", async () => {
