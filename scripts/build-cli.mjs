@@ -131,6 +131,9 @@ const cjsBuild = await esbuild.build({
   plugins: [ownUrl("require('node:url').pathToFileURL(__filename)", { fileImports: true })],
 });
 const cjs = join(outdir, 'cli.cjs');
+// licenses.txt was made from the ES module bundle's inputs: the same entry bundles the same packages.
+const unlisted = Object.keys(cjsBuild.metafile.inputs).filter((input) => !(input in result.metafile.inputs));
+if (unlisted.length > 0) throw new Error(`build/bundle/cli.cjs bundles what licenses.txt does not cover: ${unlisted.join(', ')}`);
 // A dynamic import() left in the bundle (one esbuild cannot resolve at build time) would fail there.
 const leftImports = Object.values(cjsBuild.metafile.outputs).flatMap((output) => output.imports.filter((i) => i.kind === 'dynamic-import'));
 const ascii = leftImports.length > 0 ? undefined : asciiSource(await readFile(cjs, 'utf8'));
