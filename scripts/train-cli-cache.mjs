@@ -1,15 +1,14 @@
 #!/usr/bin/env node
 /**
  * Writes build/bundle/cli.cjs.<node version>.v8cache (e.g. cli.cjs.v20.20.2.v8cache), the V8
- * code cache of the CommonJS CLI bundle (run by scripts/build-cli.mjs, after it wrote
- * build/bundle/cli.cjs). The cache holds the bytecode of
- * every function a run compiled, so the bundle is compiled here, exactly as bin/cli-cache.js
- * compiles it, and made to run what a user's commands run — `score` (spider and relaxed
- * matching, JSON and Markdown reports) and `gate` (whole and one shard) — on a temporary copy of
- * the example project (replaygate.yml at the repository's root; its golden cache is written into
- * the copy), quietly. The cache is taken once those runs end and is checked to be accepted.
- * Without the example (a tree with only the package's files) no cache is written, and
- * bin/replaygate.js runs the ES module bundle, as it does for `--help`.
+ * code cache of the CommonJS CLI bundle; scripts/build-cli.mjs runs it after writing
+ * build/bundle/cli.cjs. A cache holds the bytecode of every function compiled before it is taken,
+ * so the bundle is compiled here exactly as bin/cli-cache.js compiles it and made to run what
+ * users run — `score` (spider and relaxed matching, JSON and Markdown reports) and `gate` (whole
+ * and one shard) — quietly, on a temporary copy of the example project (replaygate.yml at the
+ * repository's root; its golden cache goes into the copy). A new process then checks that V8
+ * accepts the cache. Without the example (a tree with only the package's files) no cache is
+ * written, and bin/replaygate.js runs the ES module bundle, as it does for `--help`.
  *
  * Usage: node scripts/train-cli-cache.mjs
  */
