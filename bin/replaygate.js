@@ -1,11 +1,34 @@
 #!/usr/bin/env node
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-// The bundled CLI (scripts/build-cli.mjs: one file per command loads faster than hundreds of
-// modules) when it is at least as new as the compiled one; after a bare `tsc`, the compiled one.
+const argv = process.argv.slice(2);
 const built = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? -1;
-const bundled = built('../build/bundle/cli.js') >= built('../build/cli/index.js');
-const { main, printInternalError } = await import(bundled ? '../build/bundle/cli.js' : '../build/cli/index.js');
+const compiled = built('../build/cli/index.js');
+
+/**
+ * The CLI's `main` and `printInternalError`. A command that does work, under a plain `node` of
+ * the version that built it: the CommonJS bundle with its V8 code cache (bin/cli-cache.js) when
+ * both are at least as new as the compiled CLI. V8 rejects a cache made under other V8 flags
+ * (NODE_OPTIONS=--max-old-space-size=…, for one), and compiling the whole bundle then costs more
+ * than loading the modules one command needs: those get the ES module bundle, as do `--help`,
+ * `--version` and no command (scripts/build-cli.mjs). After a bare `tsc`: the compiled modules.
+ */
+async function loadCli() {
+  const asksHelp = argv.length === 0 || argv[0] === 'help' || argv.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version');
+  const plainNode = process.execArgv.every((a) => a.startsWith('--cpu-prof')) && !process.env.NODE_OPTIONS;
+  if (!asksHelp && plainNode) {
+    const bundle = built('../build/bundle/cli.cjs');
+    const cache = `../build/bundle/cli.cjs.${process.version}.v8cache`;
+    if (bundle >= compiled && built(cache) >= bundle) {
+      const { compileCli, runCli } = await import('./cli-cache.js');
+      const file = fileURLToPath(new URL('../build/bundle/cli.cjs', import.meta.url));
+      return runCli(compileCli(file, readFileSync(new URL(cache, import.meta.url))), file);
+    }
+  }
+  return import(built('../build/bundle/cli.js') >= compiled ? '../build/bundle/cli.js' : '../build/cli/index.js');
+}
+const { main, printInternalError } = await loadCli();
 
 // `replaygate score | head` closes the pipe early: drop further output but finish the command,
 // so the exit code is still the verdict (a failed gate piped to head must not exit 0).
@@ -16,7 +39,7 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 try {
-  process.exitCode = await main(process.argv.slice(2));
+  process.exitCode = await main(argv);
 } catch (error) {
   // A bug, not a user mistake: keep the stack, and never exit 1 (that means "gate failed").
   await printInternalError(error);

@@ -65,7 +65,7 @@ function newestSource(): number {
     }
   };
   walk(join(ROOT, 'src'));
-  for (const file of ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/build-cli.mjs', 'scripts/build-action.mjs']) {
+  for (const file of ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/build-cli.mjs', 'scripts/train-cli-cache.mjs', 'scripts/build-action.mjs']) {
     newest = Math.max(newest, statSync(join(ROOT, file)).mtimeMs);
   }
   return newest;
