@@ -612,9 +612,8 @@ function toWire(result, special) {
 var driver = loadDriver(process.argv[2]);
 var connections = new ConnectionCache(driver);
 var writers = new ConnectionCache(driver, true);
-var send = (reply) => void process.send?.(reply, void 0, void 0, (error) => {
-  if (error) process.exit(0);
-});
+process.on("error", () => process.exit(0));
+var send = (reply) => void process.send?.(reply);
 function failure(id, kind, error) {
   const e = error instanceof Error ? error : new Error(String(error));
   return { id, error: { kind, message: e.message, stack: e.stack ?? "" } };
