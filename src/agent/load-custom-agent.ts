@@ -24,13 +24,26 @@ const STATUSES = new Set(['answered', 'declined', 'asked_back', 'error', 'step_l
 export async function loadCustomAgent(config: AgentConfig, deps: AgentDeps): Promise<Agent> {
   const file = config.module;
   if (file === undefined) throw new ConfigError(`agent '${config.name}' has kind 'module' but no 'module:' path to a JS file`);
-  if (!existsSync(file)) throw new ConfigError(`agent '${config.name}': module file not found`, file);
+  if (!existsSync(file)) throw new ConfigError(`agent '${config.name}': module file not found: ${file} (relative paths resolve against the config's folder): fix its 'module:' path`, config.moduleAt ?? file);
   let mod: { default?: unknown };
+  // Node 20: when a CommonJS package the module imports throws while it loads (its own require()
+  // of a missing package, a throw at its top level), import() rejects AND the same error is raised
+  // again as an uncaught exception a moment later, which would end this process with Node's raw
+  // trace. Whatever is raised while the module loads is the module's problem: it is held here and
+  // reported as the import's failure (exit 2), and the listener stays one turn of the event loop
+  // after a failed import for that late copy.
+  const raised: unknown[] = [];
+  const hold = (error: unknown): void => void raised.push(error);
+  process.on('uncaughtException', hold);
   try {
     mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
   } catch (error) {
+    await new Promise((settle) => setImmediate(settle));
     throw importProblem(config, file, error);
+  } finally {
+    process.off('uncaughtException', hold);
   }
+  if (raised.length > 0) throw importProblem(config, file, raised[0]);
   if (typeof mod.default !== 'function') {
     throw new ConfigError(`agent '${config.name}': the module's default export must be a function (config, deps) => agent, got ${typeof mod.default}`, file);
   }
@@ -67,28 +80,37 @@ export function importProblem(config: AgentConfig, file: string, error: unknown)
   const where = config.moduleAt ?? file;
   const agent = `agent '${config.name}' (module: ${file})`;
   if (e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND' || e?.code === 'ERR_UNSUPPORTED_DIR_IMPORT') {
+    // ES modules: "Cannot find package|module 'x' imported from F"; CommonJS: "Cannot find module 'x'\nRequire stack:\n- F".
     const m = /Cannot find (package|module) '([^']+)'(?: imported from (\S+))?/.exec(e.message);
-    const kind = m?.[1];
-    const missing = m?.[2] ?? '?';
-    const from = m?.[3] ?? file;
+    const missing = m?.[2];
+    const from = m?.[3] ?? /Require stack:\n- (\S+)/.exec(e.message)?.[1] ?? file;
     const fromDir = dirname(from.startsWith('file:') ? fileURLToPath(from) : from);
-    const todo =
-      kind === 'package'
-        ? `Node looks for it in node_modules/ from ${fromDir} upwards: install it there (\`npm install ${packageName(missing)}\` in the folder of the agent's package.json), or fix the import`
+    const bare = missing !== undefined && !/^(\.|\/|file:|[A-Za-z]:[\\/])/.test(missing);
+    const shown = from !== file ? ` (from ${from})` : '';
+    if (missing === undefined) {
+      return new ConfigError(`${agent} cannot be loaded: ${e.message.split('\n')[0]!.replace(/\.+$/, '')}${shown}. Fix the import (a folder cannot be imported: name its file)`, where);
+    }
+    const todo = bare
+      ? `Node looks for it in node_modules/ from ${fromDir} upwards: install it there (\`npm install ${packageName(missing)}\` in the folder of the agent's package.json), or fix the import`
+      : missing.includes('/node_modules/')
+        ? 'It is a file of an installed package (its main or exports entry): the package is incomplete; reinstall it (`npm ci` or `npm install` in the folder of the agent\'s package.json)'
         : `No such file (relative imports resolve against ${fromDir}, and ES modules need the file extension): fix the import's path`;
-    return new ConfigError(`${agent} cannot be loaded: it imports ${kind ?? 'module'} '${missing}'${from !== file ? ` (from ${from})` : ''}, which Node cannot find. ${todo}`, where);
+    return new ConfigError(`${agent} cannot be loaded: it imports ${bare ? 'package' : 'module'} '${missing}'${shown}, which Node cannot find. ${todo}`, where);
   }
   const name = e instanceof Error ? e.name : 'a value';
   const message = e instanceof Error ? e.message : String(error);
   // The first place of the stack in the agent's code (not in a package, not in Node or a test runner).
   const frames = e instanceof Error ? [...(e.stack ?? '').matchAll(/(?:file:\/\/)?(\/[^\s():]+):(\d+)(?::(\d+))?/g)] : [];
-  const frame = frames.find((f) => !f[1]!.includes('/node_modules/') && existsSync(decodeURIComponent(f[1]!)));
+  const frame = frames.find((f) => !f[1]!.includes('/node_modules/') && !OWN_CODE.some((dir) => f[1]!.startsWith(dir)) && existsSync(decodeURIComponent(f[1]!)));
   const located = frame === undefined ? '' : ` at ${decodeURIComponent(frame[1]!)}:${frame[2]}${frame[3] !== undefined ? `:${frame[3]}` : ''}`;
   return new ConfigError(
     `${agent} threw ${name === 'a value' ? 'a value' : name} while being imported${located}: ${message.split('\n')[0]!.replace(/\.+$/, '')}. This is a bug in the agent module, not in replaygate: fix the module (running \`node ${file}\` shows the same error)`,
     where,
   );
 }
+
+/** replaygate's own code (its frames are never the agent module's place): build/, bin/ and dist/ of this package. */
+const OWN_CODE = ['build/', 'bin/', 'dist/'].map((dir) => fileURLToPath(new URL(`../../${dir}`, import.meta.url)));
 
 /** The package of a bare specifier: `openai/resources` → `openai`, `@scope/x/y` → `@scope/x`. */
 function packageName(specifier: string): string {

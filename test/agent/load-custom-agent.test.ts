@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentDeps } from '../../src/agent/deps.js';
 import { loadCustomAgent } from '../../src/agent/load-custom-agent.js';
@@ -57,7 +59,7 @@ describe('loadCustomAgent', () => {
   });
 
   it('names the module in every loading mistake', async () => {
-    expect(await loadError('missing.mjs')).toMatch(/fixtures\/missing\.mjs: agent 'custom': module file not found$/);
+    expect(await loadError('missing.mjs')).toMatch(/fixtures\/missing\.mjs: agent 'custom': module file not found: .*fixtures\/missing\.mjs \(relative paths resolve against the config's folder\): fix its 'module:' path$/);
     expect(await loadError('not-a-function.mjs')).toMatch(/not-a-function\.mjs: agent 'custom': the module's default export must be a function \(config, deps\) => agent, got object$/);
     await expect(loadCustomAgent({ ...config('x'), module: undefined } as unknown as AgentConfig, deps)).rejects.toThrow(/has kind 'module' but no 'module:' path/);
   });
@@ -79,6 +81,19 @@ describe('loadCustomAgent', () => {
       /agent 'custom' \(module: .*throws-at-import\.mjs\) threw TypeError while being imported at .*fixtures\/throws-at-import\.mjs:2(:\d+)?: Cannot read properties of undefined \(reading 'columns'\)\. This is a bug in the agent module, not in replaygate: fix the module/,
     );
     expect(await loadError('syntax-error.mjs')).toMatch(/agent 'custom' \(module: .*syntax-error\.mjs\) threw \w*Error while being imported.*This is a bug in the agent module/);
+  });
+
+  it('a CommonJS file the module imports that fails while it loads: exit 2 naming the package, not Node\'s crash (Node 20 rejects the import and raises the error again uncaught)', () => {
+    // In a process of its own: the test runner would report the late uncaught copy itself.
+    const loader = pathToFileURL(resolve(import.meta.dirname, '../../build/agent/load-custom-agent.js')).href;
+    const script = `import { loadCustomAgent } from ${JSON.stringify(loader)};
+      try { await loadCustomAgent(${JSON.stringify(config('imports-broken-cjs.mjs'))}, {}); } catch (e) { console.log(e.constructor.name + ': ' + e.message); }
+      setTimeout(() => console.log('still running'), 50);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(0);
+    expect(child.stdout).toMatch(/^ConfigError: .*agent 'custom' .* cannot be loaded: it imports package 'ghost-cjs-dependency-zz' \(from .*cjs-requires-missing\.cjs\), which Node cannot find\. .*npm install ghost-cjs-dependency-zz/);
+    expect(child.stdout).toContain('still running');
   });
 
   it('checks what a run returns, and lets MissingRecording through unchanged', async () => {
