@@ -155,7 +155,10 @@ async function importLocked(
       options.file,
     );
   }
-  const seeds = [...new Set([...(previous?.seeds ?? []), ...checked.map((c) => c.item.seed)])].sort((a, b) => a - b);
+  // --append adds to the recording: its manifest's seeds, splits, source and dates carry over. Without
+  // it (a new recording, or --force) nothing of the old manifest describes what is written now.
+  const kept = options.append ? previous : undefined;
+  const seeds = [...new Set([...(kept?.seeds ?? []), ...checked.map((c) => c.item.seed)])].sort((a, b) => a - b);
   const writer = RecordingWriter.open(config.recording, options.append ? 'append' : 'create', { lock, root: project.config.root });
   const covered = new Set<string>();
   try {
@@ -180,15 +183,15 @@ async function importLocked(
       seeds,
       prompt_files: { [promptRel]: promptHash },
       recorder: `${TOOL_NAME} import ${options.format}`,
-      created: previous?.created ?? now,
+      created: kept?.created ?? now,
       updated: now,
       recorded_splits: {
-        ...previous?.recorded_splits,
-        ...Object.fromEntries([...new Set(checked.map((c) => byId.get(c.item.questionId)?.split ?? 'dev'))].map((s) => [s, previous?.recorded_splits[s] ?? 1])),
+        ...kept?.recorded_splits,
+        ...Object.fromEntries([...new Set(checked.map((c) => byId.get(c.item.questionId)?.split ?? 'dev'))].map((s) => [s, kept?.recorded_splits[s] ?? 1])),
       },
       constructed: false,
-      source: sourceOf(previous?.source, options, [...new Set(checked.map((c) => c.item.seed))].sort((a, b) => a - b)),
-      extra: previous?.extra ?? {},
+      source: sourceOf(kept?.source, options, [...new Set(checked.map((c) => c.item.seed))].sort((a, b) => a - b)),
+      extra: kept?.extra ?? {},
     });
   } finally {
     writer.close();

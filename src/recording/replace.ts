@@ -63,6 +63,13 @@ function siblings(dir: string): Sibling[] {
   for (const name of names) {
     const m = SIBLING.exec(name);
     if (!m || m[1] !== basename(real)) continue;
+    // Only a real folder is one a replacement made: a symbolic link, a file or a FIFO of that name
+    // is someone else's (a hostile pull request's), never put in place nor removed.
+    try {
+      if (!lstatSync(join(dirname(real), name)).isDirectory()) continue;
+    } catch {
+      continue;
+    }
     out.push({ path: join(dirname(real), name), name, kind: m[2] as SiblingKind, pid: Number(m[3]) });
   }
   return out;
@@ -127,7 +134,15 @@ export function swapIn(dir: string, staging: string): void {
   const present = existsSync(real);
   if (present) {
     for (const name of readdirSync(real)) {
-      if (!managed(name)) cpSync(join(real, name), join(staging, name), { recursive: true, verbatimSymlinks: true, errorOnExist: false, force: true });
+      if (managed(name)) continue;
+      try {
+        cpSync(join(real, name), join(staging, name), { recursive: true, verbatimSymlinks: true, errorOnExist: false, force: true });
+      } catch (error) {
+        // A FIFO, a socket or a device (or an unreadable file) cannot be carried over: nothing is renamed yet.
+        discardStaging(staging);
+        const code = (error as NodeJS.ErrnoException).code ?? String(error);
+        throw new DataError(`cannot carry '${name}' over to the new recording (${code}): move it out of the recording folder, which holds only recording files and notes; the recording is unchanged`, join(real, name));
+      }
     }
   }
   crashPoint('staged');

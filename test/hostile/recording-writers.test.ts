@@ -9,7 +9,7 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -308,6 +308,42 @@ describe('one writer per recording (hostile)', () => {
     expect(next.stderr).toContain(`(process ${dead})`);
     expect(readdirSync(project.path('recordings')).filter((n) => n.startsWith('.sql.replaygate-'))).toEqual([]);
     expect(sha256Tree(sql())).toBe(before);
+  });
+
+  it('a FIFO in the recording folder cannot be carried over by import --force: exit 2 naming it, the recording unchanged, nothing left beside', async () => {
+    project.write('preds.txt', 'SELECT count(*) FROM singer\n');
+    execFileSync('mkfifo', [join(sql(), 'notes.fifo')]);
+    await refused(project, () => run(project, ['import', 'predictions', 'preds.txt', '-f', 'lines', '-a', 'sql', '--ids', 'singers', '--force']), /recordings\/sql\/notes\.fifo: cannot carry 'notes\.fifo' over to the new recording \(ERR_FS_CP_FIFO_PIPE\): move it out of the recording folder/);
+    expect(readdirSync(project.path('recordings')).filter((n) => n.startsWith('.sql.replaygate-'))).toEqual([]);
+  });
+
+  it('a symbolic link named like a left replacement (a hostile pull request) is never put in place nor followed: the writer writes inside the project', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'replaygate-outside-'));
+    try {
+      writeFileSync(join(outside, 'precious.txt'), 'precious\n');
+      const before = sha256Tree(outside);
+      symlinkSync(outside, join(project.path('recordings'), '.sql.replaygate-new-9-ab'));
+      renameSync(sql(), project.path('moved-away')); // the recording's place is empty, as between a killed writer's two renames
+      project.write('preds.txt', 'SELECT count(*) FROM singer\n');
+      const r = await run(project, ['import', 'predictions', 'preds.txt', '-f', 'lines', '-a', 'sql', '--ids', 'singers']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/now in place|replaygate-new-9-ab/);
+      expect(statSync(sql()).isDirectory() && !lstatSync(sql()).isSymbolicLink()).toBe(true);
+      expect(sha256Tree(outside)).toBe(before);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('import --force describes only what it wrote: the old manifest\'s seeds and splits are not carried over (--append keeps them)', async () => {
+    project.write('preds.txt', 'SELECT count(*) FROM singer\n');
+    const ids = ['--ids', 'singers'];
+    expect((await run(project, ['import', 'predictions', 'preds.txt', '-f', 'lines', '-a', 'sql', ...ids, '--force', '--seed', '0'])).code).toBe(0);
+    expect((await run(project, ['import', 'predictions', 'preds.txt', '-f', 'lines', '-a', 'sql', ...ids, '--append', '--seed', '1'])).code).toBe(0);
+    expect(readFileSync(join(sql(), 'manifest.yml'), 'utf8')).toMatch(/seeds:\n\s+- 0\n\s+- 1\n/);
+    const forced = await run(project, ['import', 'predictions', 'preds.txt', '-f', 'lines', '-a', 'sql', ...ids, '--force', '--seed', '0']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readFileSync(join(sql(), 'manifest.yml'), 'utf8')).toMatch(/seeds:\n\s+- 0\n(?!\s+- 1)/);
   });
 
   it('"replaced by --force" is said only when --force replaced a reply', async () => {
