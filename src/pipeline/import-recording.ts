@@ -155,8 +155,9 @@ async function importLocked(
       options.file,
     );
   }
-  // --append adds to the recording: its manifest's seeds, splits, source and dates carry over. Without
-  // it (a new recording, or --force) nothing of the old manifest describes what is written now.
+  // --append adds to the recording: its manifest's seeds and splits carry over. Without it (a new
+  // recording, or --force) they describe only what is written now; the recording's creation date,
+  // its source (unless --source gives one) and its extra fields stay, as the same recording's.
   const kept = options.append ? previous : undefined;
   const seeds = [...new Set([...(kept?.seeds ?? []), ...checked.map((c) => c.item.seed)])].sort((a, b) => a - b);
   const writer = RecordingWriter.open(config.recording, options.append ? 'append' : 'create', { lock, root: project.config.root });
@@ -183,15 +184,15 @@ async function importLocked(
       seeds,
       prompt_files: { [promptRel]: promptHash },
       recorder: `${TOOL_NAME} import ${options.format}`,
-      created: kept?.created ?? now,
+      created: previous?.created ?? now,
       updated: now,
       recorded_splits: {
         ...kept?.recorded_splits,
         ...Object.fromEntries([...new Set(checked.map((c) => byId.get(c.item.questionId)?.split ?? 'dev'))].map((s) => [s, kept?.recorded_splits[s] ?? 1])),
       },
       constructed: false,
-      source: sourceOf(kept?.source, options, [...new Set(checked.map((c) => c.item.seed))].sort((a, b) => a - b)),
-      extra: kept?.extra ?? {},
+      source: sourceOf(previous?.source, options, [...new Set(checked.map((c) => c.item.seed))].sort((a, b) => a - b)),
+      extra: previous?.extra ?? {},
     });
   } finally {
     writer.close();
