@@ -1,5 +1,6 @@
 import type { GoldenQuestion } from '../golden/types.js';
 import type { RunRecord } from '../scoring/types.js';
+import { isBareSpecifier, packageName } from './module-specifier.js';
 
 /** Characters of a failure cause kept. */
 const MAX_CAUSE_CHARS = 300;
@@ -37,27 +38,21 @@ export function missingModuleHint(stderr: string): string | undefined {
     const [, kind, name, from] = esm;
     const dir = from!.replace(/^file:\/\//, '').replace(/[\\/][^\\/]*$/, '') || '/';
     return kind === 'package'
-      ? `it could not load package '${name}' (Node looks in node_modules/ from ${dir} upwards): install the program's dependencies there (npm install ${packageOf(name!)}), or fix the import`
+      ? `it could not load package '${name}' (Node looks in node_modules/ from ${dir} upwards): install the program's dependencies there (npm install ${packageName(name!)}), or fix the import`
       : `it imports ${name}, which is not there (imported from ${from}): fix the import's path`;
   }
   const cjs = /Error: Cannot find module '([^']+)'/.exec(stderr);
   if (cjs) {
     const name = cjs[1]!;
-    return /^[./]|^[A-Za-z]:[\\/]/.test(name)
+    return !isBareSpecifier(name)
       ? `it loads ${name}, which is not there: check the path in 'command:' or in the program's require`
-      : `it could not load package '${name}': install the program's dependencies (npm install ${packageOf(name)} in its folder), or fix the require`;
+      : `it could not load package '${name}': install the program's dependencies (npm install ${packageName(name)} in its folder), or fix the require`;
   }
   const py = /ModuleNotFoundError: No module named '([^']+)'/.exec(stderr);
   if (py) {
     return `it could not import Python module '${py[1]}': install the package that provides it into the Python the command runs (pip install …, or activate the virtual environment in 'command:'), or fix the import`;
   }
   return undefined;
-}
-
-/** The package of a bare specifier: `openai/resources` → `openai`, `@scope/x/y` → `@scope/x`. */
-function packageOf(specifier: string): string {
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
 
 /** The sentence up to its first `; `, ` (`, `: ` or line break: what failed, without the particulars. */

@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AgentConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
 import type { Agent, AgentContext, AgentDeps, AgentFactory, AgentRunResult } from './types.js';
+import { isBareSpecifier, packageName } from './module-specifier.js';
 
 const STATUSES = new Set(['answered', 'declined', 'asked_back', 'error', 'step_limit']);
 
@@ -85,7 +86,7 @@ export function importProblem(config: AgentConfig, file: string, error: unknown)
     const missing = m?.[2];
     const from = m?.[3] ?? /Require stack:\n- (\S+)/.exec(e.message)?.[1] ?? file;
     const fromDir = dirname(from.startsWith('file:') ? fileURLToPath(from) : from);
-    const bare = missing !== undefined && !/^(\.|\/|file:|[A-Za-z]:[\\/])/.test(missing);
+    const bare = missing !== undefined && isBareSpecifier(missing);
     const shown = from !== file ? ` (from ${from})` : '';
     if (missing === undefined) {
       return new ConfigError(`${agent} cannot be loaded: ${e.message.split('\n')[0]!.replace(/\.+$/, '')}${shown}. Fix the import (a folder cannot be imported: name its file)`, where);
@@ -112,11 +113,6 @@ export function importProblem(config: AgentConfig, file: string, error: unknown)
 /** replaygate's own code (its frames are never the agent module's place): build/, bin/ and dist/ of this package. */
 const OWN_CODE = ['build/', 'bin/', 'dist/'].map((dir) => fileURLToPath(new URL(`../../${dir}`, import.meta.url)));
 
-/** The package of a bare specifier: `openai/resources` → `openai`, `@scope/x/y` → `@scope/x`. */
-function packageName(specifier: string): string {
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
-}
 
 function checkRunResult(result: unknown, agent: string, file: string): void {
   const r = result as Partial<AgentRunResult> | null;

@@ -5,8 +5,8 @@ import { hasManifestSync, manifestText, writeManifestSync } from '../recording/m
 import { Recording, type CallRef } from '../recording/recording.js';
 import { ReplayClient } from '../recording/replay-client.js';
 import { recordingBytes } from '../recording/size.js';
-import { discardStaging, makeStaging, swapIn } from '../recording/replace.js';
-import { planWholeRecording, removeStaleTemps, writePlan } from '../recording/store.js';
+import { replaceWhole } from '../recording/replace.js';
+import { planWholeRecording, writePlan } from '../recording/store.js';
 import type { RecordedCall } from '../recording/types.js';
 import { ConfigError } from '../util/errors.js';
 import { TOOL_NAME } from '../version.js';
@@ -137,17 +137,10 @@ async function pruneOne(project: Project, dir: string, agents: readonly string[]
     const plan = planWholeRecording(kept);
     if (!options.dryRun && !unchanged) {
       if (lock === undefined) throw new Error('prune writes under the lock');
-      removeStaleTemps(dir);
-      const staging = makeStaging(dir, lock.text());
-      try {
+      replaceWhole(dir, lock.text(), (staging) => {
         writePlan(staging, plan);
         writeManifestSync(staging, recording.manifest, CURRENT_FORMAT);
-      } catch (error) {
-        discardStaging(staging);
-        throw error;
-      }
-      // A failed rename leaves both folders for the next writer to sort out (recoverReplacement).
-      swapIn(dir, staging);
+      });
     }
     const bytesAfter = unchanged ? bytesBefore : options.dryRun ? plan.bytes + Buffer.byteLength(manifestText(recording.manifest, CURRENT_FORMAT)) : recordingBytes(dir);
     return {

@@ -3,6 +3,7 @@ import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, re
 import { basename, dirname, join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
 import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, isTempName, LOCK_FILE, MANIFEST_FILE } from './layout.js';
+import { removeStaleTemps } from './store.js';
 
 /**
  * Replacing a whole recording (`import --force`, `recordings upgrade`, `recordings prune`) so that
@@ -169,6 +170,27 @@ export function swapIn(dir: string, staging: string): void {
   }
   crashPoint('swapped');
   if (present) rmSync(old, { recursive: true, force: true });
+}
+
+/**
+ * Replaces the recording in `dir` by one written whole by `write` (its files and, last, its
+ * manifest) into a folder beside it ({@link makeStaging}), then put in place ({@link swapIn}).
+ * A `write` that throws removes that folder: the old recording stays as it was. A failed rename
+ * leaves both folders for the next writer to sort out ({@link recoverReplacement}).
+ * @param lockText - the writer's lock ({@link RecordingLock.text}), held for `dir`.
+ */
+export function replaceWhole<T>(dir: string, lockText: string, write: (staging: string) => T): T {
+  removeStaleTemps(dir);
+  const staging = makeStaging(dir, lockText);
+  let written: T;
+  try {
+    written = write(staging);
+  } catch (error) {
+    discardStaging(staging);
+    throw error;
+  }
+  swapIn(dir, staging);
+  return written;
 }
 
 /** Removes a staging folder that will not be put in place (the write failed). */

@@ -8,8 +8,8 @@ import { RecordingLock } from './lock.js';
 import { readManifestSync, writeManifestSync } from './manifest.js';
 import { lines } from './question-file.js';
 import { recordingBytes } from './size.js';
-import { discardStaging, makeStaging, swapIn } from './replace.js';
-import { removeStaleTemps, writeWholeRecording } from './store.js';
+import { replaceWhole } from './replace.js';
+import { writeWholeRecording } from './store.js';
 import type { RecordedCall } from './types.js';
 
 /** What {@link upgradeRecording} did. */
@@ -106,18 +106,11 @@ export function upgradeRecording(dir: string, options: UpgradeOptions = {}): Upg
       return { current: false, calls: calls.length, duplicates, ...(tornLine ? { tornLine } : {}), questionFiles: new Set(calls.map((c) => c.question_id)).size, sharedBlobs: 0, bytesBefore, bytesAfter: 0 };
     }
     if (lock === undefined) throw new Error('a lock is held when writing');
-    removeStaleTemps(dir);
-    const staging = makeStaging(dir, lock.text());
-    let written: { files: number; sharedBlobs: number };
-    try {
-      written = writeWholeRecording(staging, calls);
+    const written = replaceWhole(dir, lock.text(), (staging) => {
+      const files = writeWholeRecording(staging, calls);
       writeManifestSync(staging, manifest, CURRENT_FORMAT);
-    } catch (error) {
-      discardStaging(staging);
-      throw error;
-    }
-    // A failed rename leaves both folders for the next writer to sort out (recoverReplacement).
-    swapIn(dir, staging);
+      return files;
+    });
     return {
       ...recovered,
       current: false,
