@@ -84,6 +84,9 @@ export async function pruneRecordings(project: Project, options: PruneOptions): 
     if (list && !list.includes(name)) list.push(name);
   }
   const root = project.config.root;
+  // A folder with no manifest is no recording to prune — unless a writer is making it or putting
+  // its replacement in place (the place is empty between the two renames): that refuses the command.
+  for (const [dir] of byDir) if (!hasManifestSync(dir)) RecordingLock.assertFree(dir, root);
   const dirs = [...byDir].filter(([dir]) => hasManifestSync(dir));
   // Every lock first: a recording being written refuses the whole command before anything changes.
   const locks = new Map<string, RecordingLock>();

@@ -77,6 +77,12 @@ export interface RecordSummary {
   readonly recordedSplits: Readonly<Record<string, number>>;
   /** True when the session created the recording although it holds no call (the agent made no model call). */
   readonly createdEmpty: boolean;
+  /**
+   * Calls a `--force` session recorded and then did not keep: it replaces the selected calls all
+   * at once, only when every one of them was recorded (none failed, no interrupt); else the
+   * recording stays as it was. 0 otherwise.
+   */
+  readonly discarded: number;
 }
 
 /** Inputs of {@link nextManifest} besides the previous manifest. */
@@ -219,9 +225,16 @@ async function recordLocked(project: Project, agentName: string, options: Record
   let writer: RecordingWriter | undefined;
   let manifestWrites: Promise<void> = Promise.resolve();
   let latest = prev;
+  // --force replaces the calls it re-records all at once (replace.ts): the session writes in a copy
+  // of the recording beside it, put in place at the end only if every selected call was recorded.
+  const force = options.force ?? false;
   const saveManifest = (): Promise<void> => {
     manifestWrites = manifestWrites.then(async () => {
       latest = nextManifest(prev, { ...manifestInput(project, config, seeds, increments, now(), options.live.endpoint), started });
+      if (force && writer !== undefined) {
+        writer.writeManifest(latest);
+        return;
+      }
       mkdirSync(dir, { recursive: true });
       await writeManifest(dir, latest);
     });
@@ -231,12 +244,12 @@ async function recordLocked(project: Project, agentName: string, options: Record
     async append(call, split, rerecord) {
       const counts = !increments.has(split) && ((before[split] ?? 0) === 0 || rerecord);
       if (counts) increments.add(split);
-      if (counts || writer === undefined) await saveManifest();
+      if (!force && (counts || writer === undefined)) await saveManifest();
       if (writer === undefined) {
         // Synchronous from here: no other run can look up calls while the files change under it.
         const format = existing?.format;
         existing?.close();
-        writer = RecordingWriter.open(dir, 'append', { lock, root: project.config.root });
+        writer = RecordingWriter.open(dir, force ? 'rewrite' : 'append', { lock, root: project.config.root });
         if (writer.upgraded && !writer.upgraded.current) {
           options.logger.info(`upgraded ${where} to recording format 2 (docs/recordings.md): ${writer.upgraded.bytesBefore} → ${writer.upgraded.bytesAfter} bytes`);
         }
@@ -245,6 +258,7 @@ async function recordLocked(project: Project, agentName: string, options: Record
           client.useExisting(existing);
         }
       }
+      if (force && counts) await saveManifest();
       const written = writer.write(call);
       if (written.previous === 'replaced') replaced += 1;
       return written;
@@ -284,13 +298,35 @@ async function recordLocked(project: Project, agentName: string, options: Record
       withheld: options.live.secrets ?? [],
       onRun: (_run, done, total) => options.onRun?.(done, total, client.stats, options.live.stats),
     });
+  } catch (error) {
+    // A bug or a bad recording: a --force session's copy is removed, the recording stays as it was.
+    if (force) writer?.close();
+    throw error;
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
-    writer?.close();
+    if (!force) writer?.close();
     existing?.close();
-    if (writer !== undefined) await saveManifest();
+    if (writer !== undefined && !force) await saveManifest();
   }
-  if (options.force && replaced > 0) options.logger.info(`replaced ${replaced} call(s) re-recorded by --force in ${where}`);
+  // Without --split or --questions, the test split's refused re-recordings are what the chapter
+  // asks for (record it once, when tuning ends), not failures: they are reported as skipped.
+  const heldOut = options.split === undefined && options.questions === undefined && !(options.allowRerecordTest ?? false);
+  const refusedTest = heldOut ? client.failures.filter((f) => !f.retryable) : [];
+  const failures = client.failures.filter((f) => !refusedTest.includes(f));
+  let discarded = 0;
+  if (force && writer !== undefined) {
+    const open: RecordingWriter = writer;
+    if (!client.fatal && !interrupted && failures.length === 0) {
+      await saveManifest();
+      await manifestWrites;
+      open.commit(latest!);
+    } else {
+      discarded = client.stats.sent;
+      open.close();
+      latest = prev;
+    }
+  }
+  if (options.force && replaced > 0 && discarded === 0) options.logger.info(`replaced ${replaced} call(s) re-recorded by --force in ${where}`);
   // An agent that needed no model call (none sent, none failed) still gets its recording (a manifest and no calls), so that replay opens it.
   let createdEmpty = false;
   if (writer === undefined && prev === undefined && !client.fatal && !interrupted && client.failures.length === 0) {
@@ -299,14 +335,14 @@ async function recordLocked(project: Project, agentName: string, options: Record
     createdEmpty = true;
   }
   if (client.fatal && !interrupted) {
-    const kept = client.stats.sent > 0 ? ` ${client.stats.sent} call(s) recorded before the error are kept; run the same command again to continue.` : ' Nothing was written.';
+    const kept =
+      discarded > 0
+        ? ` The ${discarded} call(s) recorded before the error are not kept: --force replaces the selected calls all at once, and the recording is as it was; run the same command again.`
+        : client.stats.sent > 0
+          ? ` ${client.stats.sent} call(s) recorded before the error are kept; run the same command again to continue.`
+          : ' Nothing was written.';
     throw new EndpointError(`${client.fatal.message}.${kept}`, true, client.fatal.status);
   }
-  // Without --split or --questions, the test split's refused re-recordings are what the chapter
-  // asks for (record it once, when tuning ends), not failures: they are reported as skipped.
-  const heldOut = options.split === undefined && options.questions === undefined && !(options.allowRerecordTest ?? false);
-  const refusedTest = heldOut ? client.failures.filter((f) => !f.retryable) : [];
-  const failures = client.failures.filter((f) => !refusedTest.includes(f));
   const skippedSplits: RecordSummary['skippedSplits'] =
     refusedTest.length === 0 ? [] : [{ split: 'test', questions: new Set(refusedTest.map((f) => f.site.questionId)).size, recorded: before['test'] ?? 0 }];
   return {
@@ -320,6 +356,7 @@ async function recordLocked(project: Project, agentName: string, options: Record
     recordedSplits: latest?.recorded_splits ?? {},
     createdEmpty,
     skippedSplits,
+    discarded,
   };
 }
 

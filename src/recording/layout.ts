@@ -25,6 +25,12 @@ export const CALLS_DIR = 'calls';
 export const BLOBS_DIR = 'blobs';
 /** Held by the one process writing the recording (holder's pid inside). */
 export const LOCK_FILE = '.lock';
+/**
+ * The recording's guard lock, beside its folder: `.<name>` + this, in the folder holding the
+ * recording (lock.ts, guardFileOf). Never renamed, so it holds the recording while a replacement
+ * renames the folder.
+ */
+export const GUARD_SUFFIX = '.replaygate-lock';
 
 const PLAIN_NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 // Device names Windows will not create as files, with any extension.
@@ -59,7 +65,7 @@ export function sharedBlobFile(id: string): string {
 
 /**
  * A temporary file name beside `file`, unique to this process and call (pid + random), hidden
- * (leading dot) so that readers skip it: `calls/.q1.jsonl.4711-3f9a0c.tmp`.
+ * (leading dot) so that readers skip it: `calls/.q1.jsonl.4711-3f9a0c1d.tmp`.
  */
 export function tempFileFor(file: string): string {
   const slash = file.lastIndexOf('/');
@@ -68,9 +74,14 @@ export function tempFileFor(file: string): string {
   return `${dir}.${base}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
 }
 
-/** True for names {@link tempFileFor} makes. */
+const TEMP_NAME = /^\..+\.\d+-[0-9a-f]{4,16}\.tmp$/;
+
+/**
+ * True for names {@link tempFileFor} makes (`.<name>.<pid>-<hex>.tmp`), and only those: a user's
+ * `.notes.tmp` in the recording folder is the user's, never swept nor dropped by a replacement.
+ */
 export function isTempName(name: string): boolean {
-  return name.startsWith('.') && name.endsWith('.tmp');
+  return TEMP_NAME.test(name);
 }
 
 /**

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
-import { LOCK_FILE } from './layout.js';
-import { recoverReplacement } from './replace.js';
+import { GUARD_SUFFIX, LOCK_FILE } from './layout.js';
+import { realFolder, recoverReplacement } from './replace.js';
 
 /** Who holds a recording's lock (the content of its `.lock` file). */
 export interface LockHolder {
@@ -63,6 +63,8 @@ export class RecordingLocked extends DataError {
     readonly lockFile: string,
     readonly holder: LockHolder | undefined,
     shown: string,
+    /** The recording folder, as shown (default: the folder holding the lock file). */
+    place: string = dirname(shown),
   ) {
     const who = holder
       ? `process ${holder.pid}${holder.host === hostname() ? '' : ` on host ${holder.host}`} (${holder.command}, since ${holder.started})`
@@ -75,18 +77,28 @@ export class RecordingLocked extends DataError {
           : holder
             ? `; if no process ${holder.pid} is running replaygate, delete ${shown}`
             : ''),
-      dirname(shown),
+      place,
     );
   }
 }
 
 /**
- * The exclusive lock of one recording: `<recording>/.lock`, created with `O_EXCL` and holding
- * the writer's pid, host, command and start time. Every command that writes a recording takes
- * it first; a second writer fails at once with {@link RecordingLocked}. A lock whose holder is
- * gone (same host, pid not running) is stale: it is broken — under a second, short-lived
- * `.lock.break` file, so that two processes breaking one stale lock cannot both win — and
- * taken. The lock is released on {@link release}, and on process exit if still held.
+ * The exclusive lock of one recording. It is two lock files, taken in this order and released in
+ * the reverse one:
+ * - the **guard**, `.<name>.replaygate-lock` beside the recording folder (in its parent, see
+ *   {@link guardFileOf}): it is never renamed, so it holds the recording at every instant, also
+ *   while a whole-recording replacement (replace.ts) renames the folder away and its new one into
+ *   place — the instant where a lock inside the folder is held by no folder in place;
+ * - `<recording>/.lock` inside the folder (what replaygate 0.1 and the format-2 releases before
+ *   the guard took: still taken, so a writer of an older version is refused too, and copied into a
+ *   replacement's new folder, so a left folder says who made it).
+ *
+ * Each is created with `O_EXCL` and holds the writer's pid, host, command and start time. Every
+ * command that writes a recording takes the lock first; a second writer fails at once with
+ * {@link RecordingLocked}. A lock file whose holder is gone (same host, pid not running) is stale:
+ * it is broken — under a second, short-lived `<lock>.break` file, so that two processes breaking
+ * one stale lock cannot both win — and taken. The lock is released on {@link release}, and on
+ * process exit if still held.
  *
  * A holder is the same process only if its pid is alive with the start time the lock recorded
  * ({@link LockHolder.start}: boot id and start ticks), so a pid reused after a crash or a reboot
@@ -104,68 +116,85 @@ export class RecordingLock {
   private readonly onExit = (): void => this.release();
 
   private constructor(
-    /** Absolute path of the lock file. */
+    /** Absolute path of the lock file inside the recording folder (`<recording>/.lock`). */
     readonly file: string,
+    /** Absolute path of the guard beside the recording folder ({@link guardFileOf}). */
+    readonly guard: string,
     private readonly holder: LockHolder,
-    /** Folders created to hold the lock, removed on release when still empty (innermost first). */
+    /** Folders created to hold the lock, removed on release when still empty (innermost first: the recording folder, then its parents). */
     private readonly created: readonly string[],
   ) {
     process.once('exit', this.onExit);
   }
 
   /**
-   * Takes the lock of the recording in `dir` (creating the folder when needed).
+   * Takes the lock of the recording in `dir` (creating the folder when needed): the guard beside
+   * it, then the lock file inside; then finishes or undoes what a replacement killed mid-way left
+   * ({@link recoverReplacement}).
    * @param command - the command line, shown to a second writer.
    * @param root - folder messages are relative to (the config root).
-   * @throws RecordingLocked when a live process holds it; DataError when the folder cannot be
-   *   written (read-only, not a folder), naming it.
+   * @throws RecordingLocked when a live process holds it; DataError when the folder (or the one
+   *   holding it) cannot be written (read-only, not a folder), naming it.
    */
   static acquire(dir: string, command: string, root: string = process.cwd()): RecordingLock {
     const file = join(dir, LOCK_FILE);
-    const shown = relative(root, file) || file;
-    const created = makeDirs(dir, shown);
+    const guard = guardFileOf(dir);
+    const show = (p: string): string => relative(root, p) || p;
+    const place = show(dir);
     const start = processStart(process.pid);
     const holder: LockHolder = { pid: process.pid, host: hostname(), command, started: new Date().toISOString(), nonce: randomBytes(8).toString('hex'), ...(start === undefined ? {} : { start }) };
-    for (let attempt = 0; attempt < 5; attempt += 1) {
-      if (tryCreate(file, `${JSON.stringify(holder)}\n`, shown)) {
-        const lock = new RecordingLock(file, holder, created);
-        try {
-          lock.recovered = recoverReplacement(dir, (folder) => RecordingLock.holderOf(folder) !== undefined, root);
-        } catch (error) {
-          lock.release();
-          throw error;
-        }
-        return lock;
+    const body = `${JSON.stringify(holder)}\n`;
+    // The folders that hold the guard first; the recording folder itself only under the guard
+    // (a writer releasing its lock removes the folder it created, under the guard too).
+    const parents = makeDirs(dirname(guard), place);
+    let ownGuard = false;
+    let created: string[] = parents;
+    try {
+      takeFile(guard, body, show(guard), place, 'beside');
+      ownGuard = true;
+      created = [...makeDirs(dir, place), ...parents];
+      takeFile(file, body, show(file), place, 'inside');
+    } catch (error) {
+      if (ownGuard) {
+        for (const d of created.slice(0, created.length - parents.length)) tryRmdir(d);
+        unlinkOwn(guard, holder.nonce);
       }
-      if (notAFile(file)) throw new DataError(`${LOCK_FILE} is not a lock file (a folder or a link); remove it`, shown);
-      const current = readHolder(file);
-      if (current === 'gone') continue;
-      if (!isStale(file, current)) throw new RecordingLocked(file, current === 'unreadable' ? undefined : current, shown);
-      breakStale(file, current, shown);
+      for (const d of parents) if (!tryRmdir(d)) break;
+      throw error;
     }
-    throw new RecordingLocked(file, undefined, shown);
+    const lock = new RecordingLock(file, guard, holder, created);
+    try {
+      lock.recovered = recoverReplacement(dir, (folder) => RecordingLock.holderIn(folder) !== undefined, root);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+    return lock;
   }
 
   /**
-   * Who holds the lock of the recording in `dir` now, if anyone alive does (a stale lock counts
-   * as free). For commands that refuse to work on a recording being written.
+   * Who holds the lock of the recording in `dir` now, if anyone alive does (the guard beside it,
+   * else the lock file inside; a stale lock counts as free). For commands that refuse to work on a
+   * recording being written.
    */
   static holderOf(dir: string): LockHolder | 'unknown' | undefined {
-    const file = join(dir, LOCK_FILE);
-    const current = readHolder(file);
-    if (current === 'gone') return undefined;
-    if (isStale(file, current)) return undefined;
-    return current === 'unreadable' ? 'unknown' : current;
+    return liveHolder(guardFileOf(dir)) ?? liveHolder(join(dir, LOCK_FILE));
+  }
+
+  /** Who holds the lock file inside `folder` (a folder a replacement left: its writer's copy), if anyone alive does. */
+  static holderIn(folder: string): LockHolder | 'unknown' | undefined {
+    return liveHolder(join(folder, LOCK_FILE));
   }
 
   /**
    * @throws RecordingLocked when a live process holds the lock of the recording in `dir`.
    */
   static assertFree(dir: string, root: string = process.cwd()): void {
-    const holder = RecordingLock.holderOf(dir);
-    if (holder === undefined) return;
-    const file = join(dir, LOCK_FILE);
-    throw new RecordingLocked(file, holder === 'unknown' ? undefined : holder, relative(root, file) || file);
+    for (const file of [guardFileOf(dir), join(dir, LOCK_FILE)]) {
+      const holder = liveHolder(file);
+      if (holder === undefined) continue;
+      throw new RecordingLocked(file, holder === 'unknown' ? undefined : holder, relative(root, file) || file, relative(root, dir) || dir);
+    }
   }
 
   /** The lock file's text, for a copy in a folder that will take the recording's place (replace.ts, makeStaging). */
@@ -173,27 +202,83 @@ export class RecordingLock {
     return `${JSON.stringify(this.holder)}\n`;
   }
 
-  /** Releases the lock (idempotent); removes the folders it created if they stayed empty. */
+  /**
+   * Releases the lock (idempotent): the lock file inside, the recording folder if this lock
+   * created it and it stayed empty, the guard, then the parent folders it created if empty.
+   */
   release(): void {
     if (this.released) return;
     this.released = true;
     process.removeListener('exit', this.onExit);
-    const current = readHolder(this.file);
-    if (typeof current === 'object' && current.nonce === this.holder.nonce) {
-      try {
-        unlinkSync(this.file);
-      } catch {
-        // already gone
-      }
-    }
-    for (const dir of this.created) {
-      try {
-        rmdirSync(dir);
-      } catch {
-        break; // not empty: something was written
-      }
+    unlinkOwn(this.file, this.holder.nonce);
+    const parentsFrom = this.created.findIndex((d) => d !== this.recordingFolder());
+    const own = parentsFrom === -1 ? this.created : this.created.slice(0, parentsFrom);
+    const parents = parentsFrom === -1 ? [] : this.created.slice(parentsFrom);
+    for (const d of own) if (!tryRmdir(d)) break;
+    unlinkOwn(this.guard, this.holder.nonce);
+    for (const d of parents) if (!tryRmdir(d)) break;
+  }
+
+  private recordingFolder(): string {
+    return dirname(this.file);
+  }
+}
+
+/**
+ * The guard of the recording in `dir`: `.<name>.replaygate-lock` in the folder holding it,
+ * beside the folder a replacement renames (for a recording folder that is a symbolic link,
+ * beside the folder it leads to, where the replacement happens).
+ * @example guardFileOf('/repo/recordings/sql') // '/repo/recordings/.sql.replaygate-lock'
+ */
+export function guardFileOf(dir: string): string {
+  const real = realFolder(dir);
+  return join(dirname(real), `.${basename(real)}${GUARD_SUFFIX}`);
+}
+
+/** Removes a lock file if it is still this holder's (same nonce). */
+function unlinkOwn(file: string, nonce: string): void {
+  const current = readHolder(file);
+  if (typeof current === 'object' && current.nonce === nonce) {
+    try {
+      unlinkSync(file);
+    } catch {
+      // already gone
     }
   }
+}
+
+function tryRmdir(dir: string): boolean {
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch {
+    return false; // not empty: something was written
+  }
+}
+
+/** The live holder of one lock file, if any (a stale lock counts as free). */
+function liveHolder(file: string): LockHolder | 'unknown' | undefined {
+  const current = readHolder(file);
+  if (current === 'gone') return undefined;
+  if (isStale(file, current)) return undefined;
+  return current === 'unreadable' ? 'unknown' : current;
+}
+
+/**
+ * Creates one lock file with `O_EXCL`, breaking a stale one.
+ * @param where - `beside` (the guard) or `inside` (the recording folder's `.lock`), for messages.
+ * @throws RecordingLocked when a live process holds it; DataError when it cannot be written.
+ */
+function takeFile(file: string, body: string, shown: string, place: string, where: 'beside' | 'inside'): void {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    if (tryCreate(file, body, shown, place, where)) return;
+    if (notAFile(file)) throw new DataError(`${basename(file)} is not a lock file (a folder or a link); remove it`, shown);
+    const current = readHolder(file);
+    if (current === 'gone') continue;
+    if (!isStale(file, current)) throw new RecordingLocked(file, current === 'unreadable' ? undefined : current, shown, place);
+    breakStale(file, current, shown, place);
+  }
+  throw new RecordingLocked(file, undefined, shown, place);
 }
 
 function notAFile(file: string): boolean {
@@ -204,11 +289,12 @@ function notAFile(file: string): boolean {
   }
 }
 
-function makeDirs(dir: string, shown: string): string[] {
+/** Makes `dir` and its missing parents; returns the folders made, innermost first. `place` is the recording folder, for messages. */
+function makeDirs(dir: string, place: string): string[] {
   const missing: string[] = [];
   for (let d = dir; ; d = dirname(d)) {
     try {
-      if (!statSync(d).isDirectory()) throw new DataError(`${d} is not a folder; a recording is a folder (manifest.yml, calls/, blobs/)`, dirname(shown));
+      if (!statSync(d).isDirectory()) throw new DataError(`${d} is not a folder; a recording is a folder (manifest.yml, calls/, blobs/)`, place);
       break;
     } catch (error) {
       if (error instanceof DataError) throw error;
@@ -224,22 +310,25 @@ function makeDirs(dir: string, shown: string): string[] {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EEXIST' && statSync(d, { throwIfNoEntry: false })?.isDirectory() === true) continue;
-      throw new DataError(`cannot create the recording folder (${code ?? String(error)}: cannot make ${d})`, dirname(shown));
+      throw new DataError(`cannot create the recording folder (${code ?? String(error)}: cannot make ${d})`, place);
     }
   }
   return missing;
 }
 
-function tryCreate(file: string, body: string, shown: string): boolean {
+function tryCreate(file: string, body: string, shown: string, place: string, where: 'beside' | 'inside'): boolean {
   let fd: number;
   try {
     fd = openSync(file, 'wx');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return false;
+    const readOnly = code === 'EACCES' || code === 'EROFS' || code === 'EPERM' ? ': it is read-only' : '';
     throw new DataError(
-      `cannot write to the recording folder (${code ?? String(error)}${code === 'EACCES' || code === 'EROFS' || code === 'EPERM' ? ': it is read-only' : ''}); nothing was written`,
-      dirname(shown),
+      where === 'inside'
+        ? `cannot write to the recording folder (${code ?? String(error)}${readOnly}); nothing was written`
+        : `cannot write to ${dirname(shown) === '.' ? 'the folder' : dirname(shown)}, the folder holding the recording (${code ?? String(error)}${readOnly}): a writer takes the recording's lock beside it (${shown}); nothing was written`,
+      place,
     );
   }
   try {
@@ -307,9 +396,9 @@ function processAlive(pid: number): boolean {
  * Removes a stale lock unless someone replaced it meanwhile: under `.lock.break` (O_EXCL), the
  * lock is read again and removed only if it is still the stale one.
  */
-function breakStale(file: string, stale: LockHolder | 'unreadable', shown: string): void {
+function breakStale(file: string, stale: LockHolder | 'unreadable', shown: string, place: string): void {
   const breaker = `${file}.break`;
-  if (!tryCreate(breaker, `${JSON.stringify({ pid: process.pid, host: hostname() })}\n`, shown)) {
+  if (!tryCreate(breaker, `${JSON.stringify({ pid: process.pid, host: hostname() })}\n`, shown, place, 'inside')) {
     // Another process is breaking it; a breaker file left by a dead process is removed.
     const other = readHolder(breaker);
     if (other === 'gone' || isStale(breaker, other)) {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
 import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, isTempName, LOCK_FILE, MANIFEST_FILE } from './layout.js';
-import { removeStaleTemps } from './store.js';
+import { LAYOUT_FILES, layoutText, readLayoutFile, removeStaleTemps, writeFileAtomic } from './store.js';
 
 /**
  * Replacing a whole recording (`import --force`, `recordings upgrade`, `recordings prune`) so that
@@ -30,16 +30,45 @@ interface Sibling {
 
 const SIBLING = /^\.(.+)\.replaygate-(new|old)-(\d+)-[0-9a-f]+$/;
 
-/** Entries of a recording folder that a replacement writes itself (everything else is carried over). */
+/**
+ * Entries of a recording folder that a replacement writes itself, or that are replaygate's own
+ * short-lived files (the lock, its breaker, temporary files): everything else is the user's and is
+ * carried over ({@link carryOver}). `.gitignore` and `.gitattributes` are written by the
+ * replacement and keep the user's lines ({@link layoutText}).
+ */
 function managed(name: string): boolean {
   return (
-    name === MANIFEST_FILE || name === CALLS_FILE || name === CALLS_DIR || name === BLOBS_DIR || name === '.gitattributes' || name === '.gitignore' ||
-    name === LOCK_FILE || name.startsWith(`${LOCK_FILE}.`) || isTempName(name)
+    name === MANIFEST_FILE || name === CALLS_FILE || name === CALLS_DIR || name === BLOBS_DIR || LAYOUT_FILES.some(([n]) => n === name) ||
+    name === LOCK_FILE || name === `${LOCK_FILE}.break` || isTempName(name)
   );
 }
 
+/** A real folder's lstat, or undefined (absent, a link, a file). */
+function folderStat(path: string): Stats | undefined {
+  try {
+    const st = lstatSync(path);
+    return st.isDirectory() ? st : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Gives `folder` the permission bits (setgid and sticky included) and group of `like`: a shared
+ * recording folder (`chmod 2775`, group `team`) stays writable by the team after a replacement.
+ * The group is best effort (a user may only give a group they are in).
+ */
+function sameModeAs(folder: string, like: Stats): void {
+  try {
+    if (statSync(folder).gid !== like.gid) chownSync(folder, -1, like.gid);
+  } catch {
+    // not a member of that group: the folder keeps the writer's
+  }
+  chmodSync(folder, like.mode & 0o7777);
+}
+
 /** The real folder of a recording (a recording folder that is a symbolic link is replaced where it leads, keeping the link). */
-function realFolder(dir: string): string {
+export function realFolder(dir: string): string {
   try {
     return lstatSync(dir).isSymbolicLink() ? realpathSync(dir) : dir;
   } catch {
@@ -98,9 +127,13 @@ function holdsRecording(dir: string): boolean {
  * @throws DataError when the folder cannot be made (naming it).
  */
 export function makeStaging(dir: string, lockText: string): string {
-  const staging = siblingName(realFolder(dir), 'new');
+  const real = realFolder(dir);
+  const staging = siblingName(real, 'new');
+  const like = folderStat(real);
   try {
     mkdirSync(staging);
+    // The old folder's mode and group from the start, so that what is written in it gets the group a setgid folder gives.
+    if (like) sameModeAs(staging, like);
     writeText(join(staging, LOCK_FILE), lockText);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
@@ -122,6 +155,44 @@ function writeText(file: string, text: string): void {
  */
 function crashPoint(point: 'staged' | 'swapping' | 'swapped'): void {
   if (process.env['REPLAYGATE_CRASH_AT'] === point) process.kill(process.pid, 'SIGKILL');
+  // The same points for tests of a writer caught there alive: the process stops itself (SIGSTOP) until sent SIGCONT.
+  if (process.env['REPLAYGATE_STOP_AT'] === point) process.kill(process.pid, 'SIGSTOP');
+}
+
+/**
+ * Copies into `staging` what the user keeps in the recording folder `real` (nothing is renamed
+ * yet; the caller removes `staging` when this throws):
+ * - every entry replaygate does not write ({@link managed}): a README, notes, a user's dotfile
+ *   such as `.notes.tmp`, a folder of them — symbolic links as links, never followed;
+ * - hidden entries of `calls/` and `blobs/` other than replaygate's temporary files (readers skip
+ *   them): `.keep`, `.DS_Store`;
+ * - the user's lines of `.gitignore` and `.gitattributes` (after replaygate's, see {@link layoutText});
+ * - the permission bits and group of `calls/` and `blobs/` (the folder's own are given by {@link makeStaging}).
+ * @throws DataError naming an entry that cannot be copied (a FIFO, a socket, a device, an unreadable
+ *   file) or a layout file that is not a regular file.
+ */
+function carryOver(real: string, staging: string): void {
+  const copy = (rel: string): void => {
+    try {
+      cpSync(join(real, rel), join(staging, rel), { recursive: true, verbatimSymlinks: true, errorOnExist: false, force: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new DataError(`cannot carry '${rel}' over to the new recording (${code}): move it out of the recording folder, which holds only recording files and notes; the recording is unchanged`, join(real, rel));
+    }
+  };
+  for (const name of readdirSync(real)) if (!managed(name)) copy(name);
+  for (const sub of [CALLS_DIR, BLOBS_DIR]) {
+    const like = folderStat(join(real, sub));
+    if (!like) continue;
+    for (const name of readdirSync(join(real, sub))) if (name.startsWith('.') && !isTempName(name)) copy(join(sub, name));
+    if (folderStat(join(staging, sub))) sameModeAs(join(staging, sub), like);
+  }
+  for (const [name, ours] of LAYOUT_FILES) {
+    const previous = readLayoutFile(join(real, name));
+    if (previous === undefined) continue;
+    const text = layoutText(ours, previous);
+    if (text !== ours || !existsSync(join(staging, name))) writeFileAtomic(join(staging, name), text);
+  }
 }
 
 /**
@@ -134,16 +205,12 @@ export function swapIn(dir: string, staging: string): void {
   const real = realFolder(dir);
   const present = existsSync(real);
   if (present) {
-    for (const name of readdirSync(real)) {
-      if (managed(name)) continue;
-      try {
-        cpSync(join(real, name), join(staging, name), { recursive: true, verbatimSymlinks: true, errorOnExist: false, force: true });
-      } catch (error) {
-        // A FIFO, a socket or a device (or an unreadable file) cannot be carried over: nothing is renamed yet.
-        discardStaging(staging);
-        const code = (error as NodeJS.ErrnoException).code ?? String(error);
-        throw new DataError(`cannot carry '${name}' over to the new recording (${code}): move it out of the recording folder, which holds only recording files and notes; the recording is unchanged`, join(real, name));
-      }
+    try {
+      carryOver(real, staging);
+    } catch (error) {
+      // A FIFO, a socket or a device (or an unreadable file) cannot be carried over: nothing is renamed yet.
+      discardStaging(staging);
+      throw error;
     }
   }
   crashPoint('staged');

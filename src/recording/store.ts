@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { DataError } from '../util/errors.js';
 import { canonicalJson, keyOfCanonical } from './canonical.js';
 import { compact, Expander, refsOf, type Stored } from './compact.js';
@@ -65,12 +65,57 @@ export function refuseLinkedFolders(dir: string): void {
 /** Writes `.gitattributes`, `.gitignore` and the `calls/`, `blobs/` folders of a format-2 recording (idempotent). */
 export function prepareLayout(dir: string): void {
   refuseLinkedFolders(dir);
+  const before = LAYOUT_FILES.map(([name, ours]) => [join(dir, name), ours, readLayoutFile(join(dir, name))] as const);
   mkdirSync(join(dir, CALLS_DIR), { recursive: true });
   mkdirSync(join(dir, BLOBS_DIR), { recursive: true });
-  for (const [name, text] of [['.gitattributes', GITATTRIBUTES], ['.gitignore', GITIGNORE]] as const) {
-    const file = join(dir, name);
-    if (!existsSync(file) || readFileSync(file, 'utf8') !== text) writeFileAtomic(file, text);
+  for (const [file, ours, previous] of before) {
+    const text = layoutText(ours, previous);
+    if (previous !== text) writeFileAtomic(file, text);
   }
+}
+
+/** The files of a format-2 recording that hold replaygate's lines and may hold the user's too. */
+export const LAYOUT_FILES: readonly (readonly [string, string])[] = [
+  ['.gitattributes', GITATTRIBUTES],
+  ['.gitignore', GITIGNORE],
+];
+
+/**
+ * The text of a layout file (`.gitignore`, `.gitattributes`): replaygate's lines (`ours`, put
+ * back whole if they were edited), then the lines of the `previous` file that are not
+ * replaygate's — the user's own patterns and attributes (a Git LFS filter line), kept in order
+ * after one blank line. Idempotent: `layoutText(ours, layoutText(ours, x)) === layoutText(ours, x)`.
+ * @example layoutText(GITIGNORE, `${GITIGNORE}notes/\n`) // `${GITIGNORE}\nnotes/\n`
+ */
+export function layoutText(ours: string, previous: string | undefined): string {
+  if (previous === undefined) return ours;
+  const mine = new Set(ours.split('\n'));
+  const user = previous.replace(/\r\n/g, '\n').split('\n').filter((l) => !mine.has(l));
+  while (user.length > 0 && user[0]!.trim() === '') user.shift();
+  while (user.length > 0 && user[user.length - 1]!.trim() === '') user.pop();
+  return user.length === 0 ? ours : `${ours}\n${user.join('\n')}\n`;
+}
+
+/**
+ * The text of a layout file of a recording, undefined when it is absent. Never read through a
+ * symbolic link (it could lead out of the project, and its text would be written into the
+ * recording) nor from a FIFO (it would block).
+ * @throws DataError naming the file when it is not a regular file.
+ */
+export function readLayoutFile(file: string): string | undefined {
+  let st;
+  try {
+    st = lstatSync(file);
+  } catch {
+    return undefined;
+  }
+  if (!st.isFile()) {
+    throw new DataError(
+      `is ${st.isSymbolicLink() ? `a symbolic link (to ${readlinkSync(file)})` : st.isDirectory() ? 'a folder' : 'not a regular file'}; a recording's ${basename(file)} must be a regular file (replaygate keeps its own lines there and yours after them): replace it by a copy`,
+      file,
+    );
+  }
+  return readFileSync(file, 'utf8');
 }
 
 /** Removes temporary files left by killed writers (the caller holds the lock, so none is in use). */
@@ -213,7 +258,8 @@ export function scanDefinitions(dir: string): Map<string, Set<string>> {
     return definedIn;
   }
   for (const name of names) {
-    if (isTempName(name) || !name.endsWith('.jsonl')) continue;
+    // Hidden names are no calls file (readers skip them too): a temporary file, a user's dotfile.
+    if (name.startsWith('.') || !name.endsWith('.jsonl')) continue;
     const rel = `${CALLS_DIR}/${name}`;
     let data: Buffer;
     try {

@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { DataError } from '../util/errors.js';
 import { canonicalJson } from './canonical.js';
 import type { Stored } from './compact.js';
-import { CALLS_FILE, CURRENT_FORMAT, questionFile } from './layout.js';
+import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, CURRENT_FORMAT, MANIFEST_FILE, questionFile } from './layout.js';
 import { RecordingLock } from './lock.js';
 import { writeManifestSync } from './manifest.js';
 import { discardStaging, makeStaging, swapIn } from './replace.js';
@@ -35,7 +36,9 @@ export interface WriterOptions {
  * `import` and `judge --record` do, and ends with {@link commit} (the manifest). A new recording
  * (`create`, e.g. `import --force`) is written in a folder beside the old one and put in its
  * place by {@link commit} (replace.ts): a writer killed at any point leaves the old recording or
- * the new one, never part of each. Appending, each write replaces the question's file in `calls/`
+ * the new one, never part of each. `rewrite` (`record --force`) is the same, starting from a copy
+ * of the recording's calls: the calls written replace theirs in the copy, and the session's writes
+ * take effect all at once, or (killed, or closed without commit) not at all. Appending, each write replaces the question's file in `calls/`
  * atomically (a uniquely named temporary file, then a rename), so a killed writer leaves whole
  * files only and a reader never sees half a call. A call whose request is already recorded at the
  * same question/seed/call index replaces that call: there is never more than one reply for one
@@ -48,6 +51,33 @@ export interface WriterOptions {
  * A format-1 recording (`calls.jsonl`) opened for appending is first upgraded in place,
  * losslessly (see {@link upgradeRecording}).
  */
+/**
+ * Copies the calls of the format-2 recording in `dir` (its manifest, `calls/` and `blobs/`
+ * files) into `staging`, for a `rewrite` writer. Regular files only (a recording holds nothing
+ * else there; a link is never followed): anything else is an error naming it. Hidden entries are
+ * skipped here (the user's are carried over when the new folder is put in place, see replace.ts).
+ */
+function copyRecording(dir: string, staging: string): void {
+  const copy = (rel: string): void => {
+    const from = join(dir, rel);
+    const st = lstatSync(from, { throwIfNoEntry: false });
+    if (st === undefined) return;
+    if (!st.isFile()) throw new DataError(`is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}; a recording holds regular files only`, from);
+    copyFileSync(from, join(staging, rel), constants.COPYFILE_FICLONE);
+  };
+  copy(MANIFEST_FILE);
+  for (const sub of [CALLS_DIR, BLOBS_DIR]) {
+    let names: string[];
+    try {
+      names = readdirSync(join(dir, sub));
+    } catch {
+      continue;
+    }
+    mkdirSync(join(staging, sub), { recursive: true });
+    for (const name of names) if (!name.startsWith('.')) copy(join(sub, name));
+  }
+}
+
 export class RecordingWriter {
   private readonly touched = new Set<string>();
   private closed = false;
@@ -91,30 +121,49 @@ export class RecordingWriter {
 
   /**
    * Opens the recording in `dir` for writing (`create`: a new recording that replaces whatever was
-   * there at {@link commit}, the old one untouched until then; `append`: add to it), creating the
-   * folder when needed.
+   * there at {@link commit}, the old one untouched until then; `append`: add to it; `rewrite`: add
+   * to a copy of it that replaces it at {@link commit}, the old one untouched until then), creating
+   * the folder when needed. `append` and `rewrite` upgrade a format-1 recording first.
    * @throws RecordingLocked when another process writes it; DataError when the folder cannot be
    *   written or a format-1 recording to append to is corrupt.
    */
-  static open(dir: string, mode: 'append' | 'create', options: WriterOptions = {}): RecordingWriter {
+  static open(dir: string, mode: 'append' | 'create' | 'rewrite', options: WriterOptions = {}): RecordingWriter {
     const lock = options.lock ?? RecordingLock.acquire(dir, options.command ?? 'replaygate', options.root);
     let upgraded: UpgradeSummary | undefined;
     let staging: string | undefined;
     try {
       removeStaleTemps(dir);
-      if (mode === 'create') {
-        staging = makeStaging(dir, lock.text());
-        prepareLayout(staging);
-      } else {
-        if (existsSync(join(dir, CALLS_FILE))) upgraded = upgradeRecording(dir, { lock, root: options.root });
+      if (mode !== 'create' && existsSync(join(dir, CALLS_FILE))) upgraded = upgradeRecording(dir, { lock, root: options.root });
+      if (mode === 'append') {
         prepareLayout(dir);
+      } else {
+        staging = makeStaging(dir, lock.text());
+        if (mode === 'rewrite') copyRecording(dir, staging);
+        prepareLayout(staging);
       }
     } catch (error) {
       if (staging !== undefined) discardStaging(staging);
       if (options.lock === undefined) lock.release();
       throw error;
     }
-    return new RecordingWriter(dir, staging, lock, options.lock === undefined, staging === undefined ? sharedBlobIds(dir) : new Set(), upgraded);
+    return new RecordingWriter(dir, staging, lock, options.lock === undefined, mode === 'create' ? new Set() : sharedBlobIds(staging ?? dir), upgraded);
+  }
+
+  /** The folder the writer writes in now: the recording's, or (`create`, `rewrite`) the one beside it that takes its place at {@link commit}. */
+  get folder(): string {
+    return this.into;
+  }
+
+  /**
+   * Writes the manifest where the calls go, without ending the session (`record` writes it before
+   * its first new call and when a split's count changes). For an `append` writer a killed session
+   * then leaves a recording replay can open; for `create` and `rewrite` it is part of the new
+   * recording, put in place by {@link commit} only.
+   */
+  writeManifest(manifest: RecordingManifest): void {
+    if (this.closed) throw new Error('RecordingWriter is closed');
+    if (this.staging !== undefined) writeManifestSync(this.staging, manifest, CURRENT_FORMAT);
+    else writeManifestSync(this.dir, manifest);
   }
 
   /**

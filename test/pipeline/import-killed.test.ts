@@ -42,11 +42,15 @@ async function state(dir: string): Promise<string> {
     recording.close();
   }
 }
-const beside = (): string[] => readdirSync(join(project.dir, 'recordings')).filter((n) => n.startsWith('.a.replaygate-'));
+/** Folders a replacement left beside the recording (not its guard lock, `.a.replaygate-lock`). */
+const beside = (): string[] => readdirSync(join(project.dir, 'recordings')).filter((n) => n.startsWith('.a.replaygate-') && n !== '.a.replaygate-lock');
+/** The guard lock beside the recording: left by a killed writer (its holder is gone: stale), removed by the next one. */
+const guard = (): boolean => existsSync(join(project.dir, 'recordings', '.a.replaygate-lock'));
 const fresh = async (): Promise<void> => {
   expect(run(args('old')).status).toBe(0);
   expect(await state(rec)).toBe('old');
   expect(beside()).toEqual([]);
+  expect(guard()).toBe(false);
 };
 
 describe('import --force killed mid-way (SIGKILL)', () => {
@@ -63,6 +67,7 @@ describe('import --force killed mid-way (SIGKILL)', () => {
     expect(next.stderr).toMatch(/warning: removed recordings\/\.a\.replaygate-new-\d+-[0-9a-f]+: the unfinished replacement of the recording left by `replaygate [\d.]+ import lines --agent a --force` \(process \d+\), killed before it replaced it; the recording is the one from before that command/);
     expect(await state(rec)).toBe('new');
     expect(beside()).toEqual([]);
+    expect(guard()).toBe(false);
   });
 
   it('between the two renames: both whole recordings beside an empty place; a reader names them, the next writer puts the new one in place', async () => {
@@ -70,6 +75,7 @@ describe('import --force killed mid-way (SIGKILL)', () => {
     const killed = run(args('new'), { REPLAYGATE_CRASH_AT: 'swapping' });
     expect(killed.signal).toBe('SIGKILL');
     expect(await state(rec)).toBe('missing');
+    expect(guard()).toBe(true); // the killed writer's, stale
     const left = beside().sort();
     expect(left).toHaveLength(2);
     const states = await Promise.all(left.map((n) => state(join(project.dir, 'recordings', n))));

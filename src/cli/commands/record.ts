@@ -101,7 +101,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
       });
       const controller = new AbortController();
       const onSigint = (): void => {
-        err('\ninterrupted: stopping; lines already written are kept (Ctrl-C again to quit at once)\n');
+        err(opts.force ? '\ninterrupted: stopping; with --force nothing this session recorded is kept (Ctrl-C again to quit at once)\n' : '\ninterrupted: stopping; lines already written are kept (Ctrl-C again to quit at once)\n');
         controller.abort();
       };
       process.once('SIGINT', onSigint);
@@ -146,8 +146,17 @@ export function registerRecord(program: Command, ctx: CliContext): void {
               `Until then gate --base-ref leaves it out (or score and gate --split dev). For the final number: ${shellCommand(['replaygate', 'record', '-a', opts.agent, '--split', skipped.split, '--allow-rerecord-test'])}\n`,
           );
         }
+        // --force replaces the selected calls all at once: a session that did not record every one keeps none.
+        const notKept =
+          summary.discarded > 0
+            ? ` None of the ${summary.discarded} call(s) re-recorded is kept: --force replaces the selected calls all at once, and ${summary.recording} is as it was before this command; run it again.`
+            : '';
         if (summary.interrupted) {
-          err(`interrupted: ${stats.sent} call(s) recorded; run the same command again to record the rest\n`);
+          err(
+            summary.discarded > 0
+              ? `interrupted: ${stats.sent} call(s) recorded, not kept: --force replaces the selected calls all at once, and ${summary.recording} is as it was before this command; run it again\n`
+              : `interrupted: ${stats.sent} call(s) recorded; run the same command again to record the rest\n`,
+          );
           ctx.exitCode = EXIT.fail;
         } else if (summary.failures.length > 0) {
           const retryable = summary.failures.filter((f) => f.retryable).length;
@@ -156,7 +165,7 @@ export function registerRecord(program: Command, ctx: CliContext): void {
           err(
             `${summary.failures.length} call(s) could not be recorded` +
               `${retryable ? `; ${retryable} failed (run the same command again to retry them)` : ''}` +
-              `${refused ? `; ${refused} would re-record the test split (refused)` : ''}. The first:\n${first?.message ?? ''}\n`,
+              `${refused ? `; ${refused} would re-record the test split (refused)` : ''}.${notKept} The first:\n${first?.message ?? ''}\n`,
           );
           ctx.exitCode = EXIT.fail;
         }
