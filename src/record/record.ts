@@ -8,6 +8,7 @@ import { replayAgent, selectQuestions } from '../pipeline/replay.js';
 import type { Project } from '../pipeline/project.js';
 import { CALLS_FILE, hasManifest, readManifest, writeManifest } from '../recording/manifest.js';
 import { formatOnDisk } from '../recording/layout.js';
+import { checkLayoutFiles } from '../recording/store.js';
 import { RecordingLock } from '../recording/lock.js';
 import { Recording } from '../recording/recording.js';
 import type { RecordingManifest } from '../recording/types.js';
@@ -191,6 +192,8 @@ interface Session {
 async function recordLocked(project: Project, agentName: string, options: RecordOptions, session: Session): Promise<RecordSummary> {
   const { config, dir, callsFile, where, now, started, seeds, lock } = session;
   for (const note of lock.recovered) options.logger.warning(note, { file: where });
+  // Before anything is written (the manifest goes first): a .gitignore that is a link or a FIFO stops the session here.
+  checkLayoutFiles(dir);
   if (formatOnDisk(dir) === 1) {
     // Format 1 (calls.jsonl, appended line by line): repair what an interrupted writer left.
     const repair = repairTornTail(callsFile);

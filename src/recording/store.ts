@@ -74,6 +74,15 @@ export function prepareLayout(dir: string): void {
   }
 }
 
+/**
+ * Checks before a writer changes anything that the layout files of the recording in `dir` can be
+ * read ({@link readLayoutFile}: regular files, never through a link).
+ * @throws DataError naming the first that cannot.
+ */
+export function checkLayoutFiles(dir: string): void {
+  for (const [name] of LAYOUT_FILES) readLayoutFile(join(dir, name));
+}
+
 /** The files of a format-2 recording that hold replaygate's lines and may hold the user's too. */
 export const LAYOUT_FILES: readonly (readonly [string, string])[] = [
   ['.gitattributes', GITATTRIBUTES],
