@@ -10,7 +10,10 @@ import { LAYOUT_FILES, layoutText, readLayoutFile, removeStaleTemps, writeFileAt
  * at every instant the old or the new recording is complete on disk: the new one is written in a
  * folder beside the recording, `.<name>.replaygate-new-<pid>-<hex>` (its manifest last), then the
  * recording is renamed to `.<name>.replaygate-old-<pid>-<hex>`, the new folder renamed to the
- * recording's name, and the old folder removed. A process killed while writing leaves the old
+ * recording's name, and the old folder removed. The writer holds the recording's lock throughout,
+ * and the part of it that counts is the guard beside the folder (lock.ts, guardFileOf), which no
+ * rename moves: between the two renames the recording's place is empty, and a second writer is
+ * refused there as at every other instant. A process killed while writing leaves the old
  * recording in place and an unfinished `-new-` folder beside it; killed between the two renames,
  * both complete folders beside an empty place; killed while removing, an `-old-` folder. The
  * next command that takes the recording's lock finishes or undoes what was left
@@ -267,9 +270,9 @@ export function discardStaging(staging: string): void {
 
 /**
  * Finishes or undoes what replacements killed mid-way left beside the recording in `dir`. Called
- * by {@link RecordingLock.acquire} with the lock held, so no live writer of this recording made
- * them — except one between its two renames, whose folders `inUse` tells apart (their lock copy
- * names a live process); those are left alone.
+ * by {@link RecordingLock.acquire} with the lock held (its guard beside the folder included), so
+ * no live writer of this recording made them; folders whose lock copy names a live process
+ * (`inUse`: a writer of a version without the guard) are left alone all the same.
  * - the recording's place is empty (killed between the two renames): the complete new recording
  *   is put in place (else the old one is put back);
  * - an unfinished new folder (no manifest), or a complete one while the old recording is still in
