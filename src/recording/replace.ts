@@ -59,7 +59,7 @@ function folderStat(path: string): Stats | undefined {
 /**
  * Gives `folder` the permission bits (setgid and sticky included) and group of `like`: a shared
  * recording folder (`chmod 2775`, group `team`) stays writable by the team after a replacement.
- * The group is best effort (a user may only give a group they are in).
+ * Best effort: a user may only give a group they are in, and some file systems keep no modes.
  */
 function sameModeAs(folder: string, like: Stats): void {
   try {
@@ -67,7 +67,11 @@ function sameModeAs(folder: string, like: Stats): void {
   } catch {
     // not a member of that group: the folder keeps the writer's
   }
-  chmodSync(folder, like.mode & 0o7777);
+  try {
+    chmodSync(folder, like.mode & 0o7777);
+  } catch {
+    // a file system without modes (vfat, some network shares): nothing to keep
+  }
 }
 
 /** The real folder of a recording (a recording folder that is a symbolic link is replaced where it leads, keeping the link). */

@@ -173,6 +173,20 @@ describe('a replacement keeps what the user keeps in the recording folder (hosti
     expect(beside()).toEqual([]);
   });
 
+  it('a guard lock committed as a symbolic link out of the project (or a folder): exit 2 naming it, never followed, nothing written', async () => {
+    const guard = project.path('recordings/.sql.replaygate-lock');
+    const before = sha256Tree(sql());
+    for (const make of [() => symlinkSync(join(outside, 'secret.txt'), guard), () => mkdirSync(guard)]) {
+      make();
+      const r = await run(project, ['record', '-a', 'sql', '--seeds', '3', '--no-progress'], env());
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/recordings\/\.sql\.replaygate-lock: \.sql\.replaygate-lock is not a lock file \(a folder or a link\); remove it/);
+      expect(r.stderr).not.toContain('secret-outside-content');
+      expect(sha256Tree(sql())).toBe(before);
+      rmSync(guard, { recursive: true });
+    }
+  });
+
   for (const [what, make] of [
     ['a symbolic link out of the project', (file: string) => symlinkSync(join(outside, 'secret.txt'), file)],
     ['a FIFO', (file: string) => execFileSync('mkfifo', [file])],
@@ -277,6 +291,20 @@ describe('record --force is all-or-nothing (hostile)', () => {
     expect(sha256Tree(sql())).toBe(before);
     expect(beside()).toEqual([]);
     expect(existsSync(project.path('recordings/.sql.replaygate-lock'))).toBe(false);
+  }, 60_000);
+
+  it('on a recording that does not exist yet: created whole at the end; interrupted by an endpoint that is gone, nothing is left', async () => {
+    rmSync(sql(), { recursive: true });
+    const gone = await run(project, ['record', '-a', 'sql', '--force', '--seeds', '1', '--max-retries', '0', '--no-progress'], env('http://127.0.0.1:9/v1'));
+    expect(gone.code, gone.stderr).toBe(2);
+    expect(existsSync(sql())).toBe(false);
+    expect(readdirSync(project.path('recordings'))).toEqual(['tools'].filter((n) => existsSync(project.path('recordings', n))));
+    const r = await run(project, ['record', '-a', 'sql', '--force', '--seeds', '1', '--no-progress'], env(server.url));
+    expect(r.code, r.stderr).toBe(0);
+    expect(await replies()).toHaveLength(4);
+    expect(beside()).toEqual([]);
+    const score = await run(project, ['score', '-a', 'sql', '--seeds', '1', '--no-progress']);
+    expect(score.code, score.stderr).not.toBe(2);
   }, 60_000);
 
   it('completed: every selected call is replaced at once (the test split held out), the files of other questions untouched', async () => {
