@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 
 const argv = process.argv.slice(2);
 const built = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? -1;
@@ -29,6 +30,20 @@ async function loadCli() {
   return import(built('../build/bundle/cli.js') >= compiled ? '../build/bundle/cli.js' : '../build/cli/index.js');
 }
 const { main, printInternalError } = await loadCli();
+
+/**
+ * V8 hands a function to its optimising compiler (Turbofan, on a background thread) once it has
+ * run about 66 KB of bytecode (`--interrupt-budget=67584`). A command replays each of its ~1,000
+ * questions through the same few functions, which then just pass that mark: V8 optimised ~45 of
+ * them with everything they call inlined (SqlAgent.run and the replay worker alone took 60–120 ms
+ * each), ~725 M instructions of the score's ~2.1 G, for code that had few calls left to run. Twice
+ * the budget still optimises what is hot over the whole run (per-row, per-cell, per-token code and
+ * longer jobs); the whole score then costs ~1.6 G instructions, its main thread about as many
+ * as before. Set after the bundle is compiled (bin/cli-cache.js: the code cache was made, and is
+ * checked, under V8's default flags); a budget given to node (execArgv, NODE_OPTIONS) is kept.
+ */
+const givenBudget = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => /^--interrupt[-_]budget\b/.test(a));
+if (!givenBudget) setFlagsFromString('--interrupt-budget=135168');
 
 // `replaygate score | head` closes the pipe early: drop further output but finish the command,
 // so the exit code is still the verdict (a failed gate piped to head must not exit 0).

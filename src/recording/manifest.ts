@@ -33,6 +33,11 @@ const SAMPLING_KEYS = ['temperature', 'top_p', 'max_tokens'];
  * @throws DataError naming the file (and line) when it is malformed, mistyped or has an unknown key.
  */
 export function parseManifest(text: string, file: string, dir?: string): RecordingManifest {
+  return parsedManifest(text, file, dir).manifest;
+}
+
+/** {@link parseManifest}, and whether the text names its format (else the folder decided it). */
+function parsedManifest(text: string, file: string, dir?: string): { manifest: RecordingManifest; formatGiven: boolean } {
   const yaml = parseYaml(text, file);
   const { value } = yaml;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -107,7 +112,7 @@ export function parseManifest(text: string, file: string, dir?: string): Recordi
     ...(typeof m['source'] === 'string' ? { source: m['source'] } : {}),
     extra,
   };
-  return manifest;
+  return { manifest, formatGiven: m['format'] !== undefined };
 }
 
 /**
@@ -123,8 +128,25 @@ export function readManifestSync(dir: string): RecordingManifest {
     const code = (error as NodeJS.ErrnoException).code;
     throw new DataError(`cannot read file (${code === 'EISDIR' ? 'it is a folder' : (code ?? String(error))})${code === 'ENOENT' ? interruptedReplacementHint(dir) : ''}`, file);
   }
-  return parseManifest(text, file, dir);
+  const known = PARSED.get(file);
+  if (known !== undefined && known.text === text) return known.manifest;
+  const { manifest, formatGiven } = parsedManifest(text, file, dir);
+  // Only a manifest that names its format is kept: without `format:` the folder's content decides it.
+  if (formatGiven) {
+    if (PARSED.size >= PARSED_MAX) PARSED.delete(PARSED.keys().next().value as string);
+    PARSED.set(file, { text, manifest });
+  }
+  return manifest;
 }
+
+/**
+ * Manifests as last parsed, by file, with the text they were parsed from. One command reads a
+ * recording's manifest several times (opening the recording, describing the agent, the report's
+ * config fingerprint): the same text is the same manifest (read-only; it depends on nothing else
+ * when it names its format), so it is parsed once; a changed file is parsed again.
+ */
+const PARSED = new Map<string, { readonly text: string; readonly manifest: RecordingManifest }>();
+const PARSED_MAX = 64;
 
 /**
  * Reads `<dir>/manifest.yml`.
