@@ -4,6 +4,23 @@
  * Node's modules only: bin/replaygate.js imports the compiled file before anything else of the CLI.
  */
 import type { ForkOptions } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The built entry of host script `name` in folder `dir`: `<name>.cjs`, one CommonJS file
+ * (scripts/build-cli.mjs; a host starts sooner from it than from an ES module), when it is at
+ * least as new as `<name>.js` (a bare `tsc` rewrites only that one), else `<name>.js`; undefined
+ * when neither is there.
+ * @example builtHostEntry('…/build/warehouse/sqlite', 'sqlite-host') // …/build/warehouse/sqlite/sqlite-host.cjs
+ */
+export function builtHostEntry(dir: string, name: string): string | undefined {
+  const [cjs, esm] = [join(dir, `${name}.cjs`), join(dir, `${name}.js`)];
+  const built = (file: string): number => statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? -1;
+  const [cjsTime, esmTime] = [built(cjs), built(esm)];
+  if (cjsTime >= 0 && cjsTime >= esmTime) return cjs;
+  return esmTime >= 0 ? esm : undefined;
+}
 
 /**
  * The environment of every host process: this one's, with the time zone UTC, so that time zone

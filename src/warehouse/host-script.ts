@@ -1,6 +1,7 @@
 /**
  * Where the entry script of a host process is: `<name>.js` next to the module that forks it
- * (tsc's `build/`, or a bundle that emits it as a second entry), or, when running from
+ * (tsc's `build/`, or a bundle that emits it as a second entry) or `<name>.cjs` beside it when
+ * the build made one ({@link builtHostEntry}), or, when running from
  * TypeScript source (vitest), `<name>.ts` bundled once with esbuild into
  * `node_modules/.cache/replaygate/`, named by content hash, where the npm packages still resolve.
  */
@@ -12,7 +13,7 @@ import { dirname, join } from 'node:path';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { inGitHubActions, processFilters } from '../report/inert-commands.js';
-import { hostForkOptions } from './host-fork.js';
+import { builtHostEntry, hostForkOptions } from './host-fork.js';
 
 const found = new Map<string, string>();
 
@@ -62,13 +63,15 @@ export function trackHost(child: ChildProcess, piped: boolean): ChildProcess {
  * The path of host script `name` for the module at `moduleUrl` (its `import.meta.url`).
  * @throws {Error} neither the built script nor the source is there (a bundling bug).
  * @example hostScriptPath(import.meta.url, 'duckdb-host') // …/build/warehouse/duckdb/duckdb-host.js
+ * @example hostScriptPath(import.meta.url, 'sqlite-host') // …/build/warehouse/sqlite/sqlite-host.cjs
  */
 export function hostScriptPath(moduleUrl: string, name: string): string {
   const built = fileURLToPath(new URL(`./${name}.js`, moduleUrl));
   let script = found.get(built);
   if (script !== undefined) return script;
   const source = fileURLToPath(new URL(`./${name}.ts`, moduleUrl));
-  if (existsSync(built)) script = built;
+  const entry = builtHostEntry(dirname(built), name);
+  if (entry !== undefined) script = entry;
   else if (existsSync(source)) script = bundleFromSource(source, name);
   else throw new Error(`host script ${built} is missing: bundle ${name}.ts as ${name}.js there`);
   found.set(built, script);

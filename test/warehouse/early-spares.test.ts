@@ -2,10 +2,12 @@
 // early-spares.ts): the CLI adopts them as its own spares (their ready message included), kills
 // them when no SQLite host will run, and none outlives a parent that is SIGKILLed.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/index.js';
+import { builtHostEntry } from '../../src/warehouse/host-fork.js';
 import { hostScriptPath } from '../../src/warehouse/host-script.js';
 import { defaultSpareCount, forkEarlySpares, forksEarlySpares } from '../../src/warehouse/sqlite/early-spares.js';
 import { releaseSpareHosts, spareDriver, startSpareHosts } from '../../src/warehouse/sqlite/spare-hosts.js';
@@ -101,17 +103,36 @@ describe('spare SQLite hosts forked before the CLI loads', () => {
     expect(early.filter(alive)).toEqual([]);
   });
 
+  test('the CommonJS host entry is used when it is at least as new as the ES module one (a bare tsc rewrites only that)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replaygate-host-entry-'));
+    try {
+      expect(builtHostEntry(dir, 'sqlite-host')).toBeUndefined();
+      writeFileSync(join(dir, 'sqlite-host.js'), '');
+      expect(builtHostEntry(dir, 'sqlite-host')).toBe(join(dir, 'sqlite-host.js'));
+      writeFileSync(join(dir, 'sqlite-host.cjs'), '');
+      utimesSync(join(dir, 'sqlite-host.js'), 1000, 1000);
+      utimesSync(join(dir, 'sqlite-host.cjs'), 2000, 2000);
+      expect(builtHostEntry(dir, 'sqlite-host')).toBe(join(dir, 'sqlite-host.cjs'));
+      utimesSync(join(dir, 'sqlite-host.js'), 3000, 3000);
+      expect(builtHostEntry(dir, 'sqlite-host')).toBe(join(dir, 'sqlite-host.js'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   // The built CLI (npm run build): bin/replaygate.js forks them from build/.
   test.each([['while the host starts', 0], ['once it is ready', 1500]])('bin/replaygate.js SIGKILLed %s leaves no host behind', async (_, after) => {
     expect(existsSync(join(ROOT, 'build', 'warehouse', 'sqlite', 'early-spares.js'))).toBe(true);
     const cli = spawn(process.execPath, [join(ROOT, 'bin', 'replaygate.js'), 'score', '--no-progress'], { cwd: ROOT, stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '' } });
     const pid = cli.pid as number;
-    let hosts: number[] = [];
-    for (let waited = 0; hosts.length === 0 && waited < 20_000; waited += 5) {
+    let forked: { pid: number; args: string[] }[] = [];
+    for (let waited = 0; forked.length === 0 && waited < 20_000; waited += 5) {
       await settle(5);
-      hosts = hostsOf(pid).map((h) => h.pid);
+      forked = hostsOf(pid);
     }
-    expect(hosts.length).toBeGreaterThan(0);
+    expect(forked.length).toBeGreaterThan(0);
+    expect(forked[0]?.args.at(-2)).toBe(join(ROOT, 'build', 'warehouse', 'sqlite', 'sqlite-host.cjs')); // the CommonJS entry the build made
+    const hosts = forked.map((h) => h.pid);
     await settle(after);
     cli.kill('SIGKILL');
     await new Promise((done) => cli.once('exit', done));

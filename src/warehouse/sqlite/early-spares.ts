@@ -17,8 +17,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hostForkOptions } from '../host-fork.js';
+import { builtHostEntry, hostForkOptions } from '../host-fork.js';
 
 /** A spare forked by bin/replaygate.js, as the CLI takes it. */
 export interface EarlySpare {
@@ -64,12 +65,12 @@ export function forksEarlySpares(argv: readonly string[]): boolean {
 
 /**
  * Forks {@link defaultSpareCount} spare hosts (driver `auto`) of host script `script` (the built
- * one beside this module) when `argv` names a command that will ask for them
+ * one beside this module, as `hostScriptPath` finds it) when `argv` names a command that will ask for them
  * ({@link forksEarlySpares}); bin/replaygate.js calls it before loading the CLI. Forks nothing
  * when the host script is not there, or when spares were forked already.
  */
-export function forkEarlySpares(argv: readonly string[], script = fileURLToPath(new URL('./sqlite-host.js', import.meta.url))): void {
-  if (!forksEarlySpares(argv) || handoff[HANDOFF] !== undefined || !existsSync(script)) return;
+export function forkEarlySpares(argv: readonly string[], script = builtHostEntry(dirname(fileURLToPath(import.meta.url)), 'sqlite-host')): void {
+  if (!forksEarlySpares(argv) || handoff[HANDOFF] !== undefined || script === undefined || !existsSync(script)) return;
   const piped = process.env.GITHUB_ACTIONS === 'true'; // as inGitHubActions (src/report/inert-commands.ts), without loading it
   const forked: Forked[] = [];
   for (let i = defaultSpareCount(); i > 0; i--) {
