@@ -6,6 +6,14 @@ import { setFlagsFromString } from 'node:v8';
 const argv = process.argv.slice(2);
 const built = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? -1;
 const compiled = built('../build/cli/index.js');
+const asksHelp = argv.length === 0 || argv[0] === 'help' || argv.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version');
+
+// `score`, `gate` and `check` fork their spare SQLite hosts now, before the CLI loads (the CLI
+// adopts them, or kills them once the config says no SQLite host will run): a host then starts
+// while the CLI loads, and is ready sooner (src/warehouse/sqlite/early-spares.ts).
+if (!asksHelp && built('../build/warehouse/sqlite/early-spares.js') >= 0) {
+  (await import('../build/warehouse/sqlite/early-spares.js')).forkEarlySpares(argv);
+}
 
 /**
  * The CLI's `main` and `printInternalError`. A command that does work, under a plain `node` of
@@ -16,7 +24,6 @@ const compiled = built('../build/cli/index.js');
  * `--version` and no command (scripts/build-cli.mjs). After a bare `tsc`: the compiled modules.
  */
 async function loadCli() {
-  const asksHelp = argv.length === 0 || argv[0] === 'help' || argv.some((a) => a === '-h' || a === '--help' || a === '-V' || a === '--version');
   const plainNode = process.execArgv.every((a) => a.startsWith('--cpu-prof')) && !process.env.NODE_OPTIONS;
   if (!asksHelp && plainNode) {
     const bundle = built('../build/bundle/cli.cjs');

@@ -1,6 +1,7 @@
 /**
  * Where the entry script of a host process is: `<name>.js` next to the module that forks it
- * (tsc's `build/`, or a bundle that emits it as a second entry), or, when running from
+ * (tsc's `build/`, or a bundle that emits it as a second entry) or `<name>.cjs` beside it when
+ * the build made one ({@link builtHostEntry}), or, when running from
  * TypeScript source (vitest), `<name>.ts` bundled once with esbuild into
  * `node_modules/.cache/replaygate/`, named by content hash, where the npm packages still resolve.
  */
@@ -12,6 +13,7 @@ import { dirname, join } from 'node:path';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { inGitHubActions, processFilters } from '../report/inert-commands.js';
+import { builtHostEntry, hostForkOptions } from './host-fork.js';
 
 const found = new Map<string, string>();
 
@@ -24,21 +26,23 @@ const liveHosts = new Set<ChildProcess>();
 export const killLiveHosts = (): void => liveHosts.forEach((child) => child.kill('SIGKILL'));
 
 /**
- * Forks host script `name` (found by {@link hostScriptPath} for `moduleUrl`) with `args`: JSON
- * over IPC (several times cheaper than 'advanced'; wire.ts carries the cells JSON cannot), the
- * {@link hostEnvironment}, this process's stdout/stderr; killed when this process exits. Inside
- * a GitHub Actions step the host's output (a crash's message may quote SQL) is passed on through
- * this process's workflow-command filters ({@link processFilters}) instead of written directly.
+ * Forks host script `name` (found by {@link hostScriptPath} for `moduleUrl`) with `args` and the
+ * {@link hostForkOptions} of every host; it is then {@link trackHost tracked}.
  */
 export function forkHostProcess(moduleUrl: string, name: string, args: readonly string[]): ChildProcess {
   const inert = inGitHubActions(process.env);
-  const child = fork(hostScriptPath(moduleUrl, name), args, {
-    serialization: 'json',
-    execArgv: [],
-    env: hostEnvironment(),
-    stdio: inert ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  if (inert) {
+  return trackHost(fork(hostScriptPath(moduleUrl, name), args, hostForkOptions(inert)), inert);
+}
+
+/**
+ * Makes `child`, a host forked with {@link hostForkOptions}`(piped)`, one of this process's: killed
+ * when this process exits; `piped` (inside a GitHub Actions step), its output (a crash's message
+ * may quote SQL) is passed on through this process's workflow-command filters
+ * ({@link processFilters}) instead of written directly. Also for the spare hosts that
+ * bin/replaygate.js forked before the CLI loaded (`sqlite/early-spares.ts`).
+ */
+export function trackHost(child: ChildProcess, piped: boolean): ChildProcess {
+  if (piped) {
     for (const [from, to, filter] of [[child.stdout, process.stdout, processFilters.stdout], [child.stderr, process.stderr, processFilters.stderr]] as const) {
       if (from === null) continue;
       from.setEncoding('utf8');
@@ -56,25 +60,18 @@ export function forkHostProcess(moduleUrl: string, name: string, args: readonly 
 }
 
 /**
- * The environment of every host process: this one's, with the time zone UTC, so that time zone
- * dependent values (DuckDB's TIMESTAMPTZ text, SQLite's `localtime`) are the same on a laptop and
- * on a CI runner whatever their zone (`isolation: inline` runs in this process's zone).
- */
-export function hostEnvironment(): NodeJS.ProcessEnv {
-  return { ...process.env, TZ: 'UTC' };
-}
-
-/**
  * The path of host script `name` for the module at `moduleUrl` (its `import.meta.url`).
  * @throws {Error} neither the built script nor the source is there (a bundling bug).
  * @example hostScriptPath(import.meta.url, 'duckdb-host') // …/build/warehouse/duckdb/duckdb-host.js
+ * @example hostScriptPath(import.meta.url, 'sqlite-host') // …/build/warehouse/sqlite/sqlite-host.cjs
  */
 export function hostScriptPath(moduleUrl: string, name: string): string {
   const built = fileURLToPath(new URL(`./${name}.js`, moduleUrl));
   let script = found.get(built);
   if (script !== undefined) return script;
   const source = fileURLToPath(new URL(`./${name}.ts`, moduleUrl));
-  if (existsSync(built)) script = built;
+  const entry = builtHostEntry(dirname(built), name);
+  if (entry !== undefined) script = entry;
   else if (existsSync(source)) script = bundleFromSource(source, name);
   else throw new Error(`host script ${built} is missing: bundle ${name}.ts as ${name}.js there`);
   found.set(built, script);

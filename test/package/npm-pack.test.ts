@@ -40,7 +40,7 @@ describe('the npm package', () => {
     tarball = join(work, result?.filename ?? '');
     files = (result?.files ?? []).map((f) => f.path).sort();
     // warehouse/spider/concert_singer.sqlite: the example database `replaygate init` copies into a new project.
-    for (const needed of ['bin/replaygate.js', 'build/cli/index.js', 'build/warehouse/sqlite/sqlite-host.js', 'build/warehouse/duckdb/duckdb-host.js', 'package.json', 'LICENSE', 'NOTICE.md', 'README.md', 'prompts/judge-answer.md', 'prompts/judge-pair.md', 'warehouse/spider/concert_singer.sqlite']) {
+    for (const needed of ['bin/replaygate.js', 'build/cli/index.js', 'build/warehouse/sqlite/sqlite-host.js', 'build/warehouse/sqlite/sqlite-host.cjs', 'build/warehouse/sqlite/early-spares.js', 'build/warehouse/duckdb/duckdb-host.js', 'package.json', 'LICENSE', 'NOTICE.md', 'README.md', 'prompts/judge-answer.md', 'prompts/judge-pair.md', 'warehouse/spider/concert_singer.sqlite']) {
       expect(files, needed).toContain(needed);
     }
     const unwanted = files.filter(

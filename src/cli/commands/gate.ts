@@ -3,7 +3,7 @@ import type { Shard } from '../../shard/shard.js';
 import type { CliContext } from '../context.js';
 import { parseLimit, parseSeeds, questionsOption, shardOption, sideOption, sideRunsOption, splitOption } from '../options.js';
 import { LIMITS } from '../../config/limits.js';
-import { startSpareHosts } from '../../warehouse/sqlite/spare-hosts.js';
+import { releaseSpareHosts, startSpareHosts } from '../../warehouse/sqlite/spare-hosts.js';
 
 export type { GateReportJson } from '../../gate/gate-report.js';
 export { readRunsFile } from '../../pipeline/runs-file.js';
@@ -79,7 +79,7 @@ export function registerGate(program: Command, ctx: CliContext): void {
       if (opts.baseRuns === undefined || opts.candidateRuns === undefined || opts.determinism) {
         startSpareHosts();
         await (await import('../config-once.js')).settleSpareHosts(ctx, opts.config);
-      }
+      } else releaseSpareHosts(); // any bin/replaygate.js forked: this gate runs no SQL
       return (await import('./gate-action.js')).runGateCommand(ctx, opts);
     });
 }

@@ -7,15 +7,16 @@
  * about 50 MB, so as soon as the project's config is read the CLI keeps them only when it says a
  * host will be used ({@link usesSqliteHosts}: a SQLite database, `isolation: process`) and
  * kills them otherwise ({@link releaseSpareHosts}). Forking before the config is read keeps the
- * config's loading off a SQLite project's critical path (about 5% of a whole `score`). A spare
- * that no pool adopts waits idle, keeps nothing alive and is killed when this process exits,
- * like every host. Deliberately light.
+ * config's loading off a SQLite project's critical path (about 5% of a whole `score`). Run from
+ * bin/replaygate.js, the spares were forked earlier still, before the CLI's code loaded
+ * (`early-spares.ts`): they are taken over here first. A spare that no pool adopts waits idle,
+ * keeps nothing alive and is killed when this process exits, like every host. Deliberately light.
  */
 import type { ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
-import { forkHostProcess } from '../host-script.js';
+import { forkHostProcess, trackHost } from '../host-script.js';
 import type { DatabaseConfig } from '../types.js';
 import type { DriverChoice, DriverName } from './drivers.js';
+import { defaultSpareCount, takeEarlySpares } from './early-spares.js';
 
 /**
  * Whether a warehouse with these databases and this isolation runs statements in SQLite host
@@ -48,11 +49,21 @@ interface Spare {
 const spares: Spare[] = [];
 
 /**
- * Forks spare hosts now (unref'd: they keep nothing alive), up to `count` waiting at once — by
+ * Makes spares of the hosts bin/replaygate.js forked before the CLI loaded (`early-spares.ts`),
+ * then forks more now (unref'd: they keep nothing alive), up to `count` waiting at once — by
  * default as many as a pool has by default, the cores less one. Calling it again while spares
  * wait forks no more.
  */
-export function startSpareHosts(count = Math.max(1, availableParallelism() - 1)): void {
+export function startSpareHosts(count = defaultSpareCount()): void {
+  for (const early of takeEarlySpares()) {
+    const { child } = early;
+    if (child.exitCode !== null || child.signalCode !== null || !child.connected) {
+      child.kill('SIGKILL'); // it failed to start, or ended: the pool forks its own
+      continue;
+    }
+    trackHost(child, early.piped);
+    keep(child, early.driver as DriverName | undefined);
+  }
   while (spares.length < count) {
     let child: ChildProcess;
     try {
@@ -60,30 +71,36 @@ export function startSpareHosts(count = Math.max(1, availableParallelism() - 1))
     } catch {
       return; // the pool forks its own hosts, and reports what fails then
     }
-    const spare: Spare = {
-      child,
-      driver: undefined,
-      onMessage: (message) => {
-        const driver = (message as { driver?: unknown } | null)?.driver;
-        if (typeof driver === 'string') spare.driver = driver as DriverName;
-      },
-      onGone: () => {
-        const at = spares.indexOf(spare);
-        if (at >= 0) spares.splice(at, 1);
-        child.kill('SIGKILL');
-      },
-    };
-    child.on('message', spare.onMessage);
-    child.on('exit', spare.onGone);
-    child.on('error', spare.onGone);
     child.unref();
     child.channel?.unref();
-    spares.push(spare);
+    keep(child, undefined);
   }
 }
 
-/** Kills the spares that wait (none will be adopted: the config calls for no SQLite host). */
+/** Waits with `child` as a spare until a pool takes it, noting the driver its ready message names. */
+function keep(child: ChildProcess, driver: DriverName | undefined): void {
+  const spare: Spare = {
+    child,
+    driver,
+    onMessage: (message) => {
+      const named = (message as { driver?: unknown } | null)?.driver;
+      if (typeof named === 'string') spare.driver = named as DriverName;
+    },
+    onGone: () => {
+      const at = spares.indexOf(spare);
+      if (at >= 0) spares.splice(at, 1);
+      child.kill('SIGKILL');
+    },
+  };
+  child.on('message', spare.onMessage);
+  child.on('exit', spare.onGone);
+  child.on('error', spare.onGone);
+  spares.push(spare);
+}
+
+/** Kills the spares that wait, bin/replaygate.js's included (none will be adopted: the config calls for no SQLite host). */
 export function releaseSpareHosts(): void {
+  for (const early of takeEarlySpares()) early.child.kill('SIGKILL');
   for (let spare = spares.shift(); spare !== undefined; spare = spares.shift()) {
     spare.child.off('message', spare.onMessage).off('exit', spare.onGone).off('error', spare.onGone);
     spare.child.kill('SIGKILL');
