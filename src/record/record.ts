@@ -184,7 +184,7 @@ interface Session {
 
 async function recordLocked(project: Project, agentName: string, options: RecordOptions, session: Session): Promise<RecordSummary> {
   const { config, dir, callsFile, where, now, started, seeds, lock } = session;
-  for (const note of lock.recovered) options.logger.warning(note, { file: where });
+  // What taking the lock recovered (lock.recovered) was given as warnings when it was taken.
   if (formatOnDisk(dir) === 1) {
     // Format 1 (calls.jsonl, appended line by line): repair what an interrupted writer left.
     const repair = repairTornTail(callsFile);

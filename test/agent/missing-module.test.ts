@@ -50,3 +50,58 @@ describe('missingModuleHint', () => {
     expect(missingModuleHint('TypeError: x is not a function\n')).toBeUndefined();
   });
 });
+
+/**
+ * The hint follows the runtime that printed the report, not the words: a program of one runtime
+ * printing the other's wording (a log line, an error class of the same name) gets no hint of the
+ * other runtime, and a shell script or wrapper that runs both gets the hint of the report it ended on.
+ */
+describe('missingModuleHint follows the runtime that printed the report', () => {
+  const hasPython = spawnSync('python3', ['--version']).status === 0;
+  const stderrOfShell = (script: string): string => spawnSync('sh', ['-c', script], { cwd: dir, encoding: 'utf8' }).stderr;
+
+  it('a Node program that logs a line reading ModuleNotFoundError: no pip hint', () => {
+    const stderr = stderrOf(process.execPath, 'logs.mjs', `console.error("ModuleNotFoundError: No module named 'requests'"); process.exit(1);\n`);
+    expect(stderr).toContain("ModuleNotFoundError: No module named 'requests'");
+    expect(missingModuleHint(stderr)).toBeUndefined();
+  });
+
+  it('a Node program that throws its own ModuleNotFoundError (Node prints it with its stack): no pip hint', () => {
+    const stderr = stderrOf(process.execPath, 'throws.mjs', `class ModuleNotFoundError extends Error { name = 'ModuleNotFoundError'; }\nthrow new ModuleNotFoundError("No module named 'requests'");\n`);
+    expect(stderr).toMatch(/^ModuleNotFoundError: No module named 'requests'\n\s+at /m);
+    expect(missingModuleHint(stderr)).toBeUndefined();
+  });
+
+  it("a Node program that prints Python's whole traceback text by hand, without frames: no pip hint", () => {
+    const stderr = stderrOf(process.execPath, 'fake.mjs', `console.error("Traceback (most recent call last):\\nModuleNotFoundError: No module named 'x'");\n`);
+    expect(missingModuleHint(stderr)).toBeUndefined();
+  });
+
+  it.runIf(hasPython)("a Python program whose error reads \"Cannot find module 'x'\": no npm hint", () => {
+    const stderr = stderrOf('python3', 'cannot.py', `raise RuntimeError("Cannot find module 'openai'")\n`);
+    expect(stderr).toContain("RuntimeError: Cannot find module 'openai'");
+    expect(missingModuleHint(stderr)).toBeUndefined();
+    const err = stderrOf('python3', 'cannot2.py', `import sys\nsys.stderr.write("Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'openai' imported from /x/a.mjs\\n")\nsys.exit(1)\n`);
+    expect(missingModuleHint(err)).toBeUndefined();
+  });
+
+  it.runIf(hasPython)('a shell script that runs Python: the Python hint; one that runs Node last: the Node hint', () => {
+    writeFileSync(join(dir, 'needs.py'), 'import requests_missing_sh\n');
+    writeFileSync(join(dir, 'needs.mjs'), "import 'openai-missing-sh';\n");
+    expect(missingModuleHint(stderrOfShell('python3 needs.py'))).toMatch(/^it could not import Python module 'requests_missing_sh': .*pip install/);
+    expect(missingModuleHint(stderrOfShell(`python3 needs.py; ${JSON.stringify(process.execPath)} needs.mjs`))).toMatch(/^it could not load package 'openai-missing-sh' \(Node looks in node_modules\/.*npm install openai-missing-sh/);
+    expect(missingModuleHint(stderrOfShell(`${JSON.stringify(process.execPath)} needs.mjs; python3 needs.py`))).toMatch(/^it could not import Python module 'requests_missing_sh'/);
+  });
+
+  it.runIf(hasPython)('python -m of a module that is not installed: the module and pip', () => {
+    const stderr = stderrOfShell('python3 -m replaygate_no_such_module');
+    expect(stderr).toMatch(/python3?[\d.]*: No module named replaygate_no_such_module/);
+    expect(missingModuleHint(stderr)).toMatch(/^Python could not find module 'replaygate_no_such_module' to run \(python -m\): .*pip install/);
+  });
+
+  it.runIf(hasPython)('a chained traceback (the import failed while another error was handled): the Python hint', () => {
+    const stderr = stderrOf('python3', 'chained.py', 'try:\n    raise ValueError("x")\nexcept ValueError:\n    import requests_missing_chain\n');
+    expect(stderr).toContain('During handling of the above exception');
+    expect(missingModuleHint(stderr)).toMatch(/^it could not import Python module 'requests_missing_chain'/);
+  });
+});
