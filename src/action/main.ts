@@ -1,7 +1,6 @@
-import { unlessStalled } from '../util/process-end.js';
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { collectCleanupWarnings, removeTemporary } from '../util/process-end.js';
+import { collectCleanupWarnings, removeTemporary, unlessStalled } from '../util/process-end.js';
 import { makeNamedFolder } from '../util/make-folder.js';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';

@@ -49,6 +49,9 @@ function onEmptyLoop(): void {
     waiting.delete(w);
     w.reject(w.stalled());
   }
+  // Node emits beforeExit again only if the loop had work since: one turn more, so that outermost
+  // work still stuck after the user code's rejection has run its course is found too.
+  if (inner.length > 0 && waiting.size > 0) setImmediate(() => {});
 }
 
 /**
