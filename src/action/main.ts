@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { collectCleanupWarnings, removeTemporary, unlessStalled } from '../util/process-end.js';
 import { makeNamedFolder } from '../util/make-folder.js';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -108,8 +109,11 @@ export async function run(deps: ActionDeps): Promise<ActionOutcome> {
   const logger = deps.logger ?? new ActionsLogger();
   const setFailed = deps.setFailed ?? ((message: string) => core.setFailed(message));
   const state: RunState = { command: undefined, configLabel: undefined, map: identityMap, sticky: undefined };
+  // A temporary folder that cannot be removed is a warning of the step, whether it passes or fails.
+  const stopCollecting = collectCleanupWarnings((text) => logger.warning(text));
   try {
-    const { result, comment, enforced, view, partial } = await execute(deps, logger, state);
+    // A step stuck on a promise nothing can settle fails with a message, not Node's silent exit code 13 (src/util/process-end.ts).
+    const { result, comment, enforced, view, partial } = await unlessStalled(execute(deps, logger, state), () => new Error('the step stopped before it finished: it waits for a promise that nothing (no timer, socket, child process or file operation) is left to settle'), { last: true });
     let failure: string | undefined;
     if (partial === true) {
       // A shard's verdict is partial: the merge job's decides (and fails the check).
@@ -128,6 +132,8 @@ export async function run(deps: ActionDeps): Promise<ActionOutcome> {
     await reportError(deps, logger, state, message, userError);
     setFailed(message);
     return { result: undefined, comment: undefined, failure: message };
+  } finally {
+    stopCollecting();
   }
 }
 
@@ -459,7 +465,7 @@ async function execute(deps: ActionDeps, logger: Logger, state: RunState): Promi
     }
     return { result, comment, enforced: view.enforced, view, ...(shard !== undefined ? { partial: true } : {}) };
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    await removeTemporary(scratch, 'temporary folder of the step');
   }
 }
 

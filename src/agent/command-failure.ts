@@ -27,32 +27,97 @@ export function failureCause(error: string, stderr: string, question: GoldenQues
 
 /**
  * What to do when a `command` agent's program died because a module it imports is not there, from
- * its standard error: Node's `ERR_MODULE_NOT_FOUND` / `Cannot find module` and Python's
- * `ModuleNotFoundError`. The module, where it was looked for and what to do, in one sentence
- * (no trailing period); undefined when the standard error shows no such error.
- * @example missingModuleHint("Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'openai' imported from /a/agent.mjs") // "it could not load package 'openai' (Node looks in node_modules/ from /a upwards): install the program's dependencies there (npm install openai), or fix the import"
+ * its standard error. The hint follows the runtime that printed the report, whatever the command
+ * line looks like (`node`, `python3`, `uv run`, a shell script that starts either): Node's
+ * `ERR_MODULE_NOT_FOUND` / `Cannot find module` only as Node prints an uncaught error (the message
+ * at the start of a line, then its stack's `at …` frames or its `code:`), Python's
+ * `ModuleNotFoundError` only at the end of a Python traceback (`Traceback (most recent call
+ * last):`, then `File "…", line N` frames), and `python -m`'s `…/python3: No module named x`.
+ * A program that merely prints such words (a Node program logging "ModuleNotFoundError", a Python
+ * one raising "RuntimeError: Cannot find module 'x'") gets no hint about the other runtime. When
+ * several runtimes reported (a wrapper running another program), the last report counts.
+ * The module, where it was looked for and what to do, in one sentence (no trailing period);
+ * undefined when the standard error shows no such report.
+ * @example missingModuleHint("Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'openai' imported from /a/agent.mjs\n    at packageResolve (node:internal/modules/esm/resolve:873:9)") // "it could not load package 'openai' (Node looks in node_modules/ from /a upwards): install the program's dependencies there (npm install openai), or fix the import"
  */
 export function missingModuleHint(stderr: string): string | undefined {
-  const esm = /Cannot find (package|module) '([^']+)' imported from (\S+)/.exec(stderr);
+  const lines = stderr.split(/\r?\n/);
+  for (let i = lines.length - 1; i >= 0; i -= 1) {
+    const hint = nodeMissingModule(lines, i) ?? pythonMissingModule(lines, i);
+    if (hint !== undefined) return hint;
+  }
+  return undefined;
+}
+
+/** Node's report of a module it cannot find, when `lines[i]` starts one as Node prints an uncaught error. */
+function nodeMissingModule(lines: readonly string[], i: number): string | undefined {
+  const line = lines[i]!;
+  // "Error" as a word of its own: a Python `RuntimeError: Cannot find module 'x'` is not Node's.
+  const esm = /(?:^|\s)Error \[ERR_MODULE_NOT_FOUND\]: Cannot find (package|module) '([^']+)' imported from (\S+)/.exec(line);
+  const cjs = esm ? null : /(?:^|\s)Error: Cannot find module '([^']+)'/.exec(line);
+  if ((!esm && !cjs) || !printedByNode(lines, i)) return undefined;
   if (esm) {
     const [, kind, name, from] = esm;
     const dir = from!.replace(/^file:\/\//, '').replace(/[\\/][^\\/]*$/, '') || '/';
     return kind === 'package'
       ? `it could not load package '${name}' (Node looks in node_modules/ from ${dir} upwards): install the program's dependencies there (npm install ${packageName(name!)}), or fix the import`
-      : `it imports ${name}, which is not there (imported from ${from}): fix the import's path`;
+      : `it imports ${name}, which is not there (imported from ${from}${suggestion(lines[i + 1])}): fix the import's path`;
   }
-  const cjs = /Error: Cannot find module '([^']+)'/.exec(stderr);
-  if (cjs) {
-    const name = cjs[1]!;
-    return !isBareSpecifier(name)
-      ? `it loads ${name}, which is not there: check the path in 'command:' or in the program's require`
-      : `it could not load package '${name}': install the program's dependencies (npm install ${packageName(name)} in its folder), or fix the require`;
+  const name = cjs![1]!;
+  return !isBareSpecifier(name)
+    ? `it loads ${name}, which is not there: check the path in 'command:' or in the program's require`
+    : `it could not load package '${name}': install the program's dependencies (npm install ${packageName(name)} in its folder), or fix the require`;
+}
+
+/** Node's `Did you mean to import "./x.js"?` below a missing relative import (Node 22 and later), as `; Node asks: …`. */
+function suggestion(line: string | undefined): string {
+  const m = /^Did you mean to import "?([^"?]+)"?\?$/.exec(line ?? '');
+  return m ? `; Node asks: did you mean to import ${m[1]}?` : '';
+}
+
+/**
+ * Whether the error message at `lines[i]` is followed as Node follows an uncaught error's:
+ * CommonJS's `Require stack:` list, then the stack's `    at …` frames, or (no frames) the
+ * error's properties with its `code: '…MODULE_NOT_FOUND'`.
+ */
+function printedByNode(lines: readonly string[], i: number): boolean {
+  let j = i + 1;
+  // Node 22 and later add a suggestion line to a relative import without its extension.
+  if (/^Did you mean /.test(lines[j] ?? '')) j += 1;
+  if (/^Require stack:$/.test(lines[j] ?? '')) for (j += 1; /^- /.test(lines[j] ?? ''); j += 1);
+  if (/^\s+at \S/.test(lines[j] ?? '')) return true;
+  return /\{$/.test(lines[j - 1] ?? '') && /^\s+code: '(ERR_)?MODULE_NOT_FOUND'/.test(lines[j] ?? '');
+}
+
+/** Python's report of a module it cannot import, when `lines[i]` ends a traceback (or is `python -m`'s). */
+function pythonMissingModule(lines: readonly string[], i: number): string | undefined {
+  const line = lines[i]!;
+  const runModule = /^(?:\S*[\\/])?python[\d.]*(?:\.exe)?: No module named (\S+)$/.exec(line);
+  if (runModule) {
+    return `Python could not find module '${runModule[1]}' to run (python -m): install the package that provides it into the Python the command runs (pip install …, or activate the virtual environment in 'command:'), or fix the module's name in 'command:'`;
   }
-  const py = /ModuleNotFoundError: No module named '([^']+)'/.exec(stderr);
-  if (py) {
-    return `it could not import Python module '${py[1]}': install the package that provides it into the Python the command runs (pip install …, or activate the virtual environment in 'command:'), or fix the import`;
+  // An exception group's nested tracebacks are drawn with a margin of "  | ".
+  const m = /^([ |+-]*)ModuleNotFoundError: No module named '([^']+)'/.exec(line);
+  if (!m || !endsTraceback(lines, i, m[1]!)) return undefined;
+  return `it could not import Python module '${m[2]}': install the package that provides it into the Python the command runs (pip install …, or activate the virtual environment in 'command:'), or fix the import`;
+}
+
+/**
+ * Whether `lines[i]` ends a Python traceback: above it, indented lines (the `File "…", line N`
+ * frames, their source lines and carets) up to the `Traceback (most recent call last):` header,
+ * all behind the same margin.
+ */
+function endsTraceback(lines: readonly string[], i: number, margin: string): boolean {
+  let frames = 0;
+  for (let j = i - 1; j >= 0; j -= 1) {
+    const l = lines[j]!;
+    if (!l.startsWith(margin)) return false;
+    const body = l.slice(margin.length);
+    if (body === 'Traceback (most recent call last):') return frames > 0;
+    if (!/^\s/.test(body)) return false;
+    if (/^\s+File "[^"]*", line \d+/.test(body)) frames += 1;
   }
-  return undefined;
+  return false;
 }
 
 /** The sentence up to its first `; `, ` (`, `: ` or line break: what failed, without the particulars. */

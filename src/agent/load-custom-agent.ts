@@ -5,6 +5,7 @@ import type { AgentConfig } from '../config/types.js';
 import { ConfigError } from '../util/errors.js';
 import type { Agent, AgentContext, AgentDeps, AgentFactory, AgentRunResult } from './types.js';
 import { isBareSpecifier, packageName } from './module-specifier.js';
+import { NEVER_SETTLED, unlessStalled } from '../util/process-end.js';
 
 const STATUSES = new Set(['answered', 'declined', 'asked_back', 'error', 'step_limit']);
 
@@ -36,9 +37,12 @@ export async function loadCustomAgent(config: AgentConfig, deps: AgentDeps): Pro
   const raised: unknown[] = [];
   const hold = (error: unknown): void => void raised.push(error);
   process.on('uncaughtException', hold);
+  let neverSettled: ConfigError | undefined;
   try {
-    mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    // A top-level await that can never finish would end the process with Node's exit code 13 and no word.
+    mod = (await unlessStalled(import(pathToFileURL(file).href), () => (neverSettled = stalledImport(config, file)))) as { default?: unknown };
   } catch (error) {
+    if (error === neverSettled) throw error;
     await new Promise((settle) => setImmediate(settle));
     throw importProblem(config, file, error);
   } finally {
@@ -48,7 +52,10 @@ export async function loadCustomAgent(config: AgentConfig, deps: AgentDeps): Pro
   if (typeof mod.default !== 'function') {
     throw new ConfigError(`agent '${config.name}': the module's default export must be a function (config, deps) => agent, got ${typeof mod.default}`, file);
   }
-  const built: unknown = await (mod.default as AgentFactory)(config, deps);
+  const built: unknown = await unlessStalled(
+    Promise.resolve((mod.default as AgentFactory)(config, deps)),
+    () => new ConfigError(`agent '${config.name}' (module: ${file}): the promise its factory (the default export) returned never settled (${NEVER_SETTLED}). Fix the factory: it awaits something that never happens`, config.moduleAt ?? file),
+  );
   const agent = built as Partial<Agent> | null;
   if (agent === null || typeof agent !== 'object' || typeof agent.run !== 'function') {
     throw new ConfigError(`agent '${config.name}': the module's factory must return an object with a run(ctx) method`, file);
@@ -57,13 +64,17 @@ export async function loadCustomAgent(config: AgentConfig, deps: AgentDeps): Pro
     throw new ConfigError(`agent '${config.name}': firstRequest must be a method when present`, file);
   }
   const run = agent.run.bind(agent) as Agent['run'];
-  const firstRequest = agent.firstRequest?.bind(agent) as Agent['firstRequest'];
+  const first = agent.firstRequest?.bind(agent) as Agent['firstRequest'];
+  // A run (or first request) whose promise can never settle: an error naming the method and the run, not a silent exit 13.
+  const stalled = (method: string, ctx: Omit<AgentContext, 'model'>) => () =>
+    new ConfigError(`agent '${config.name}': the promise ${method} returned for question '${ctx.question.id}' seed ${ctx.seed} never settled (${NEVER_SETTLED}). Fix the module's ${method}: it awaits something that never happens`, file);
+  const firstRequest = first === undefined ? undefined : (ctx: Omit<AgentContext, 'model'>) => unlessStalled(Promise.resolve(first(ctx)), stalled('firstRequest()', ctx));
   return {
     name: typeof agent.name === 'string' && agent.name !== '' ? agent.name : config.name,
     kind: typeof agent.kind === 'string' && agent.kind !== '' ? agent.kind : 'module',
     ...(firstRequest ? { firstRequest } : {}),
     async run(ctx: AgentContext): Promise<AgentRunResult> {
-      const result = await run(ctx);
+      const result = await unlessStalled(Promise.resolve(run(ctx)), stalled('run()', ctx));
       checkRunResult(result, config.name, file);
       return result;
     },
@@ -109,6 +120,16 @@ export function importProblem(config: AgentConfig, file: string, error: unknown)
     where,
   );
 }
+
+/** The ConfigError of a module whose import can never finish (a top-level await of something that never happens). */
+function stalledImport(config: AgentConfig, file: string): ConfigError {
+  return new ConfigError(
+    `agent '${config.name}' (module: ${file}) cannot be loaded: its import never settled: its top-level code awaits something that never happens (${NEVER_SETTLED}). ` +
+      `Fix the module's top-level await (\`node ${file}\` ends the same way); a module that is slow to load is waited for as long as it is busy`,
+    config.moduleAt ?? file,
+  );
+}
+
 
 /** replaygate's own code (its frames are never the agent module's place): build/, bin/ and dist/ of this package. */
 const OWN_CODE = ['build/', 'bin/', 'dist/'].map((dir) => fileURLToPath(new URL(`../../${dir}`, import.meta.url)));

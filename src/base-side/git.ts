@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { removeTemporary } from '../util/process-end.js';
 import { join } from 'node:path';
 import { ConfigError } from '../util/errors.js';
 import { shellCommand } from '../util/shell-quote.js';
@@ -110,7 +111,7 @@ export async function materialiseCommit(root: string, commit: string, target: st
     const prefix = target.endsWith('/') ? target : `${target}/`;
     await git(root, ['checkout-index', '--all', `--prefix=${prefix}`], env);
   } finally {
-    await rm(indexFile, { force: true });
+    await removeTemporary(indexFile, 'temporary git index file');
   }
 }
 

@@ -3,9 +3,10 @@ import { userErrorOf } from '../util/errors.js';
 import type { SqlError } from '../warehouse/types.js';
 import { EXIT, PromptCancelled, type CliContext } from './context.js';
 import { buildProgram } from './program.js';
-import { flushWarnings } from './warnings.js';
+import { flushWarnings, warn } from './warnings.js';
 import { createInterface } from 'node:readline';
 import { format } from 'node:util';
+import { collectCleanupWarnings, unlessStalled } from '../util/process-end.js';
 
 /**
  * Runs the CLI. Never calls process.exit: returns the exit code (0 pass, 1 gate failed,
@@ -25,13 +26,22 @@ export async function main(argv: readonly string[], overrides: Partial<CliContex
   };
   // Loaded only inside a GitHub Actions step, so that `--version` elsewhere loads nothing more.
   const ctx = inGitHubActions(given.env) ? inertContext(await import('../report/inert-commands.js'), given, overrides) : given;
+  // A temporary folder that cannot be removed is a warning on stderr, printed at once: before the
+  // error of a command that fails, never on stdout (--json -), never changing the exit code.
+  const stopCollecting = collectCleanupWarnings((text) => warn(ctx, text));
   try {
-    return await run(ctx, argv);
+    // User code that can never finish is named where it is awaited (src/util/process-end.ts); a command
+    // stuck anywhere else is a bug (exit 3 with a trace), not Node's silent exit code 13.
+    return await unlessStalled(run(ctx, argv), () => new Error(`the command stopped before it finished: ${STUCK}`), { last: true });
   } finally {
+    stopCollecting();
     // Each warning was printed once; how often a repeated one was given is said at the end.
     flushWarnings(ctx);
   }
 }
+
+/** Why a command that never finished is a bug. */
+const STUCK = 'it waits for a promise that nothing (no timer, socket, child process or file operation) is left to settle';
 
 /**
  * `ctx` inside a GitHub Actions step: everything it writes to the terminal — reports, tables,

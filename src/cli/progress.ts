@@ -25,8 +25,20 @@ export async function progressFor(ctx: CliContext, enabled: boolean): Promise<Pr
   // The cursor stays visible (a hidden one outlives a Ctrl+C), and the time left is shown only
   // once cli-progress has an estimate (before that it would print "NULL" or "INF").
   const bar = new SingleBar({ format: withEta, stream: ctx.progressStream ?? process.stderr, hideCursor: false, etaBuffer: 200 }, Presets.shades_classic);
+  // The bar redraws on a timer, which must never by itself keep the process waiting: with it, an
+  // agent whose promise can never settle (src/util/process-end.ts, found when Node's event loop
+  // is empty) would hang on a terminal, bar frozen, instead of being reported.
+  const unrefTimer = (): void => void (bar as unknown as { timer?: NodeJS.Timeout | null }).timer?.unref?.();
+  const render = bar.render.bind(bar);
+  bar.render = (...args: Parameters<typeof render>) => {
+    render(...args);
+    unrefTimer();
+  };
   return {
-    start: (total, label, unit = 'runs') => bar.start(total, 0, { label, unit, extra: '' }),
+    start: (total, label, unit = 'runs') => {
+      bar.start(total, 0, { label, unit, extra: '' });
+      unrefTimer();
+    },
     tick: (done, extra = '') => bar.update(done, { extra: extra === '' ? '' : ` · ${extra}` }),
     stop: () => bar.stop(),
   };

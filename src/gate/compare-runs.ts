@@ -20,6 +20,11 @@ export interface CompareOptions {
    * covers, and `replaygate merge` compares the whole run (and fails as the unsharded run does).
    */
   readonly shard?: boolean;
+  /**
+   * What each side is called when it holds no run to take its agents' names from (a shard of no
+   * question: `--shard i/n`), so that the report still names the agents compared. Default ''.
+   */
+  readonly labels?: { readonly base: string; readonly candidate: string };
 }
 
 /** Tolerance for comparing shares such as 4/5 with thresholds such as 0.8 written in YAML. */
@@ -100,10 +105,10 @@ function missingSeeds(side: IndexedSide): MissingSeeds[] {
   return result;
 }
 
-function summary(side: IndexedSide, other: IndexedSide, paired: readonly QuestionComparison[]): SideSummary {
+function summary(side: IndexedSide, other: IndexedSide, paired: readonly QuestionComparison[], labels: CompareOptions['labels']): SideSummary {
   const counts = paired.map((q) => (side.name === 'base' ? q.base.runs : q.candidate.runs));
   return {
-    label: side.agents.join('+'),
+    label: side.agents.length > 0 ? side.agents.join('+') : (labels?.[side.name] ?? ''),
     recordings: side.recordings,
     seeds: side.seeds,
     runs: side.runs,
@@ -215,8 +220,8 @@ export function compareRuns(
         } as const)
       : studentTInterval(differences, rules.confidence);
   return {
-    base: summary(b, c, questions),
-    candidate: summary(c, b, questions),
+    base: summary(b, c, questions, options.labels),
+    candidate: summary(c, b, questions, options.labels),
     questions,
     excluded,
     meanDifference: interval.mean,

@@ -37,6 +37,8 @@ export interface GateReportInput {
   readonly createdAt: string;
   /** A shard's report: sides that share none of its questions give n = 0 (`compareRuns`' `shard` option). */
   readonly shard?: boolean;
+  /** What each side is called when it holds no run (a shard of no question): the agents or runs files gated (`compareRuns`' `labels`). */
+  readonly labels?: { readonly base: string; readonly candidate: string };
 }
 
 /** The repeats of a shard's side that holds no run. */
@@ -72,11 +74,16 @@ function summariseRepeats(r: RepeatsReport): RepeatsSummary {
  * @throws DataError as `compareRuns`
  */
 export function gateReport(input: GateReportInput): { report: GateReportJson; repeats: { base: RepeatsReport; candidate: RepeatsReport } } {
-  const comparison = compareRuns(input.base, input.candidate, input.rules, { ...(input.seeds ? { seeds: input.seeds } : {}), ...(input.shard === true ? { shard: true } : {}) });
+  const comparison = compareRuns(input.base, input.candidate, input.rules, {
+    ...(input.seeds ? { seeds: input.seeds } : {}),
+    ...(input.shard === true ? { shard: true } : {}),
+    ...(input.labels ? { labels: input.labels } : {}),
+  });
   const result = gateResult(comparison, input.rules, input.ambiguity(new Set(comparison.questions.map((q) => q.questionId))), input.rerecord ?? {});
   // A shard's side may hold no run (a shard of no question): no repeats, rather than an error.
-  const sideRepeats = (runs: readonly RunRecord[]): RepeatsReport => (input.shard === true && runs.length === 0 ? NO_REPEATS : repeatsReport(runs));
-  const repeats = { base: sideRepeats(input.base), candidate: sideRepeats(input.candidate) };
+  const sideRepeats = (runs: readonly RunRecord[], label: string | undefined): RepeatsReport =>
+    input.shard === true && runs.length === 0 ? { ...NO_REPEATS, label: label ?? '' } : repeatsReport(runs);
+  const repeats = { base: sideRepeats(input.base, input.labels?.base), candidate: sideRepeats(input.candidate, input.labels?.candidate) };
   const determinism = input.second === undefined ? undefined : compareReplays(input.base, input.second);
   return {
     report: {

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { removeTemporarySync } from '../util/process-end.js';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { isInside, realPathOf } from '../config/paths.js';
@@ -95,6 +96,6 @@ export async function recordingDiffs(config: ProjectConfig, baseRef: string, age
     }
     return diffs;
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    removeTemporarySync(scratch, 'temporary folder of the base recordings');
   }
 }

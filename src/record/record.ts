@@ -191,7 +191,7 @@ interface Session {
 
 async function recordLocked(project: Project, agentName: string, options: RecordOptions, session: Session): Promise<RecordSummary> {
   const { config, dir, callsFile, where, now, started, seeds, lock } = session;
-  for (const note of lock.recovered) options.logger.warning(note, { file: where });
+  // What taking the lock recovered (lock.recovered) was given as warnings when it was taken.
   // Before anything is written (the manifest goes first): a .gitignore that is a link or a FIFO stops the session here.
   checkLayoutFiles(dir);
   if (formatOnDisk(dir) === 1) {

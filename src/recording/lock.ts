@@ -1,3 +1,4 @@
+import { cleanupWarning } from '../util/process-end.js';
 import { randomBytes } from 'node:crypto';
 import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -110,7 +111,7 @@ export class RecordingLock {
   private released = false;
   /**
    * What taking the lock finished or undid of a replacement killed mid-way (one sentence each,
-   * see {@link recoverReplacement}); commands show them as warnings.
+   * see {@link recoverReplacement}); each is given as a clean-up warning as the lock is taken.
    */
   recovered: readonly string[] = [];
   private readonly onExit = (): void => this.release();
@@ -165,6 +166,8 @@ export class RecordingLock {
     const lock = new RecordingLock(file, guard, holder, created);
     try {
       lock.recovered = recoverReplacement(dir, (folder) => RecordingLock.holderIn(folder) !== undefined, root);
+      // Said at once (src/util/process-end.ts), not by the command when it ends: a command that then fails still tells what was done to its recording.
+      for (const note of lock.recovered) cleanupWarning(note);
     } catch (error) {
       lock.release();
       throw error;

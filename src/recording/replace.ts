@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
+import { removeTemporarySync } from '../util/process-end.js';
 import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, isTempName, LOCK_FILE, MANIFEST_FILE } from './layout.js';
 import { LAYOUT_FILES, layoutText, readLayoutFile, removeStaleTemps, writeFileAtomic } from './store.js';
 
@@ -143,7 +144,7 @@ export function makeStaging(dir: string, lockText: string): string {
     if (like) sameModeAs(staging, like);
     writeText(join(staging, LOCK_FILE), lockText);
   } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
+    removeTemporarySync(staging, 'unfinished folder beside the recording');
     throw new DataError(`cannot make a folder beside the recording to write its replacement in (${(error as NodeJS.ErrnoException).code ?? String(error)})`, staging);
   }
   return staging;
@@ -269,7 +270,9 @@ export function replaceWhole<T>(dir: string, lockText: string, write: (staging: 
 
 /** Removes a staging folder that will not be put in place (the write failed). */
 export function discardStaging(staging: string): void {
-  rmSync(staging, { recursive: true, force: true });
+  // Called while the write's own error is thrown: a folder that cannot be removed must not replace it
+  // (the next command that takes the recording's lock removes it: recoverReplacement).
+  removeTemporarySync(staging, 'unfinished replacement beside the recording');
 }
 
 /**

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DataError } from '../util/errors.js';
+import { removeTemporarySync } from '../util/process-end.js';
 import { canonicalJson, keyOfCanonical } from './canonical.js';
 import { compact, Expander, refsOf, type Stored } from './compact.js';
 import { BLOBS_DIR, CALLS_DIR, GITATTRIBUTES, GITIGNORE, isTempName, questionFile, sharedBlobFile, tempFileFor } from './layout.js';
@@ -20,7 +21,7 @@ export function writeFileAtomic(file: string, text: string): void {
     writeFileSync(temp, text);
     renameSync(temp, file);
   } catch (error) {
-    rmSync(temp, { force: true });
+    removeTemporarySync(temp, 'temporary file');
     throw new DataError(`cannot write the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, file);
   }
 }

@@ -120,7 +120,7 @@ export function renderGateMarkdown(result: GateResult, options: GateMarkdownOpti
         `(t multiplier ${result.interval.tMultiplier.toFixed(2)}, ${result.interval.degreesOfFreedom} df, half-width ${result.interval.halfWidth.toFixed(2)})`;
   const detectable =
     result.smallestDetectable === null
-      ? 'none (one question)'
+      ? `none (${result.n === 0 ? 'no question compared' : 'one question'})`
       : `${result.smallestDetectable.flips} of ${result.n} clean flips (mean change ${formatFraction(result.smallestDetectable.meanChange)})`;
   const stable =
     result.stableBreaks.length === 0

@@ -54,7 +54,7 @@ export function gateText(result: GateResult): string {
     `stable breaks: ${result.stableBreaks.length ? formatIds(result.stableBreaks.map((id) => markAmbiguous(id, ambiguous)), 10) : 'none'}`,
     result.smallestDetectable
       ? `smallest change the interval rule detects: ${result.smallestDetectable.flips} of ${result.n} clean flips (mean change ${formatFraction(result.smallestDetectable.meanChange)})`
-      : 'smallest change the interval rule detects: none (one question)',
+      : `smallest change the interval rule detects: none (${result.n === 0 ? 'no question compared' : 'one question'})`,
     `missing recordings: base ${result.missingRecordings.base.length}, candidate ${result.missingRecordings.candidate.length}`,
   );
   if (result.ambiguousGolden.length > 0) {

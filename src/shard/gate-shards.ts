@@ -12,6 +12,8 @@ export interface RankedRuns {
   readonly ranks: readonly number[];
   /** Every question id of a runs file, in order (not kept in the report). */
   readonly ids?: readonly string[];
+  /** The agents of a whole runs file, before the shard's selection (not kept in the report): the side's label should the shard hold none of its runs. */
+  readonly agents?: readonly string[];
 }
 
 /** What a gate shard keeps for the merge: both sides' runs, the determinism replay, and the golden ambiguity of its questions. */
@@ -37,6 +39,8 @@ export interface GateReportSettings {
   readonly tool: string;
   readonly createdAt: string;
   readonly fingerprint: string;
+  /** What each side is called should it hold no run (a shard of no question): the agents gated, or the runs files' agents. */
+  readonly labels?: { readonly base: string; readonly candidate: string };
 }
 
 function ambiguityOf(payload: GateShardPayload): (compared: ReadonlySet<string>) => GoldenAmbiguity {
@@ -70,6 +74,7 @@ export function gateReportJson(
     createdAt: settings.createdAt,
     // A shard may hold no question both sides cover: its own report then compares none; the merge decides.
     ...(shard !== undefined ? { shard: true } : {}),
+    ...(settings.labels ? { labels: settings.labels } : {}),
   });
   const kept: GateShardPayload = {
     base: { runs: payload.base.runs, ranks: payload.base.ranks },

@@ -75,3 +75,14 @@ export function userErrorOf(error: unknown): ReplaygateError | undefined {
   const dest = typeof destination === 'string' ? ` to ${destination}` : '';
   return new DataError(`cannot ${e?.syscall ?? 'use'}${dest} (${code}: ${SITUATION_CODES[code]})`, path);
 }
+
+/**
+ * What the system said of a failed file operation, in words: `EPERM: operation not permitted
+ * (read-only or immutable?)` for a known code, else the code or the message.
+ * @example systemSaid(Object.assign(new Error('x'), { code: 'EBUSY' })) // 'EBUSY: busy'
+ */
+export function systemSaid(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== undefined && code in SITUATION_CODES) return `${code}: ${SITUATION_CODES[code]}`;
+  return code ?? (error instanceof Error ? error.message : String(error));
+}

@@ -4,10 +4,10 @@
  * SIGHUP. Only SIGKILL (which nothing can catch) leaves a folder behind, in the system's
  * temporary directory.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { removeTemporary, removeTemporarySync } from '../util/process-end.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const live = new Set<string>();
@@ -21,8 +21,9 @@ export function addSignalCleanup(cleanup: () => void): void {
   onSignalCleanups.add(cleanup);
 }
 
+/** At exit or on a signal: every live folder; one that cannot be removed is a warning (src/util/process-end.ts), never a crash in an exit handler. */
 function removeAllSync(): void {
-  for (const folder of live) rmSync(folder, { recursive: true, force: true });
+  for (const folder of live) removeTemporarySync(folder);
   live.clear();
 }
 
@@ -53,6 +54,7 @@ export interface TempFolder {
 /**
  * Creates a folder `<tmpdir>/<prefix>XXXXXX` that is removed on `remove()`, at exit, and on
  * SIGINT/SIGTERM/SIGHUP (then the process dies of the signal unless another listener handles it).
+ * `remove()` never rejects: a folder that cannot be removed is a clean-up warning naming it.
  * @example const folder = makeTempFolder('replaygate-migrated-'); … await folder.remove();
  */
 export function makeTempFolder(prefix: string): TempFolder {
@@ -64,7 +66,8 @@ export function makeTempFolder(prefix: string): TempFolder {
     async remove() {
       if (!live.delete(path)) return;
       if (live.size === 0) uninstall();
-      await rm(path, { recursive: true, force: true });
+      // A folder that cannot be removed is a warning: it must not hide the command's result or error.
+      await removeTemporary(path);
     },
   };
 }

@@ -96,6 +96,44 @@ describe('loadCustomAgent', () => {
     expect(child.stdout).toContain('still running');
   });
 
+  /**
+   * In a process of its own: promises that can never settle are found when Node's event loop
+   * empties (src/util/process-end.ts), which never happens inside the test runner. The child prints
+   * each outcome; the loader's errors must be ConfigErrors naming the module, never exit 13.
+   */
+  const inChild = (module: string, steps: string) => {
+    const loader = pathToFileURL(resolve(import.meta.dirname, '../../build/agent/load-custom-agent.js')).href;
+    const script = `import { loadCustomAgent } from ${JSON.stringify(loader)};
+      const ctx = { question: { id: 'q7', question: 'x' }, seed: 3 };
+      try { const agent = await loadCustomAgent(${JSON.stringify({ ...config(module), moduleAt: 'replaygate.yml:9' })}, {}); ${steps} } catch (e) { console.log(e.constructor.name + ': ' + e.message); }`;
+    return spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  };
+
+  it('a module whose top-level await never settles: a ConfigError naming the module and its config line (was Node\'s silent exit 13)', () => {
+    const child = inChild('import-never-settles.mjs', '');
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(0);
+    expect(child.stdout).toMatch(
+      /^ConfigError: replaygate\.yml:9: agent 'custom' \(module: .*fixtures\/import-never-settles\.mjs\) cannot be loaded: its import never settled: its top-level code awaits something that never happens \(nothing was left pending that could settle it: no timer, socket, child process or file operation; Node would have ended with exit code 13 and no message\)\. Fix the module's top-level await/,
+    );
+  });
+
+  it('a factory or a run() whose promise never settles: a ConfigError naming the module (and the run)', () => {
+    const factory = inChild('factory-never-settles.mjs', '');
+    expect(factory.status).toBe(0);
+    expect(factory.stdout).toMatch(/^ConfigError: replaygate\.yml:9: agent 'custom' \(module: .*factory-never-settles\.mjs\): the promise its factory \(the default export\) returned never settled/);
+    const run = inChild('run-never-settles.mjs', "console.log('loaded ' + agent.kind); await agent.run(ctx); console.log('ran');");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^loaded stuck\nConfigError: .*run-never-settles\.mjs: agent 'custom': the promise run\(\) returned for question 'q7' seed 3 never settled \(nothing was left pending/);
+    expect(run.stdout).not.toContain('ran');
+  });
+
+  it('a module that is slow to load and to run, but busy (timers pending), is waited for: no hidden time limit', () => {
+    const child = inChild('slow-but-busy.mjs', "const r = await agent.run(ctx); console.log(r.end.status);");
+    expect(child.stderr).toBe('');
+    expect(child.stdout).toBe('declined\n');
+  });
+
   it('checks what a run returns, and lets MissingRecording through unchanged', async () => {
     const bad = await loadCustomAgent(config('bad-result.mjs'), deps);
     await expect(bad.run(ctx(new ScriptedModel(inOrder())))).rejects.toThrow(/bad-result\.mjs: agent 'custom': run\(\) returned an 'end' whose status is not one of answered, declined, asked_back, error, step_limit/);

@@ -36,6 +36,19 @@ describe('the progress bar on a terminal', () => {
     expect(drawn()).not.toContain('\u001b[?25l'); // hide cursor
   });
 
+  it('its redraw timer never keeps the process waiting (a run that can never settle is found when nothing else is pending)', async () => {
+    const { ctx } = terminal();
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const bar = await progressFor(ctx, true);
+    bar.start(10, 'replaying');
+    bar.tick(3);
+    await new Promise((r) => setTimeout(r, 250)); // a few redraws
+    // Stopping clears the bar's redraw timer: were it ref'd, one 'Timeout' fewer would keep the loop alive after.
+    const during = timers();
+    bar.stop();
+    expect(timers()).toBe(during);
+  });
+
   it('draws nothing when disabled or off a terminal', async () => {
     const { ctx, drawn } = terminal();
     const off = await progressFor(ctx, false);

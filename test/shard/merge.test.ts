@@ -75,8 +75,30 @@ describe('shards of the bundled example merge into the unsharded report', () => 
     // Two questions over 4 shards: shards 1 and 3 hold none (spider-dev-0000 is in shard 4, spider-dev-0001 in shard 2).
     expect([shardOf('spider-dev-0000', 4), shardOf('spider-dev-0001', 4)]).toEqual([4, 2]);
     const { shards } = await shardedEqualsWhole(['gate', '--base', 'gpt4-zero-shot', '--candidate', 'din-sql-gpt4', '--questions', 'spider-dev-0000,spider-dev-0001', '--no-progress'], 4, 'gate-empty-shard');
-    const empty = JSON.parse(readFileSync(shards[0] as string, 'utf8')) as { n: number; shard: { questions: unknown[]; payload: { base: { runs: unknown[] } } } };
+    const empty = JSON.parse(readFileSync(shards[0] as string, 'utf8')) as { n: number; base: { label: string }; candidate: { label: string }; shard: { questions: unknown[]; payload: { base: { runs: unknown[] } } } };
     expect([empty.n, empty.shard.questions.length, empty.shard.payload.base.runs.length]).toEqual([0, 0, 0]);
+    // The empty shard still names the agents compared (its sides hold no run to take the names from).
+    expect([empty.base.label, empty.candidate.label]).toEqual(['gpt4-zero-shot', 'din-sql-gpt4']);
+    const again = await cli(['gate', '--base', 'gpt4-zero-shot', '--candidate', 'din-sql-gpt4', '--questions', 'spider-dev-0000,spider-dev-0001', '--no-progress', '--shard', '1/4', '--json', join(out, 'gate-empty-again.json'), '--markdown', join(out, 'gate-empty-again.md')]);
+    expect(again.stdout).toContain('questions compared: 0 (base gpt4-zero-shot, 0 run(s) each; candidate din-sql-gpt4, 0 run(s) each)');
+    expect(again.stdout).toContain('smallest change the interval rule detects: none (no question compared)');
+    expect(readFileSync(join(out, 'gate-empty-again.md'), 'utf8')).toContain('**base** gpt4-zero-shot vs **candidate** din-sql-gpt4: 0 questions compared');
+  });
+
+  it('gate of runs files: an empty shard names each side by its runs file\'s agents', async () => {
+    const [b, c] = [join(out, 'runs-base.json'), join(out, 'runs-candidate.json')];
+    for (const [agent, file] of [['gpt4-zero-shot', b], ['din-sql-gpt4', c]] as const) {
+      expect((await cli(['score', '-a', agent, '--questions', 'spider-dev-0000,spider-dev-0001', '--no-progress', '--json', file])).code).toBe(0);
+    }
+    const r = await cli(['gate', '--base-runs', b, '--candidate-runs', c, '--shard', '1/4', '--json', join(out, 'gate-runs-empty.json')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('questions compared: 0 (base gpt4-zero-shot, 0 run(s) each; candidate din-sql-gpt4, 0 run(s) each)');
+  });
+
+  it('score: a shard that holds no question names the agents instead of printing an empty table', async () => {
+    const r = await cli(['score', '-a', 'gpt4-zero-shot', 'din-sql-gpt4', '--questions', 'spider-dev-0000,spider-dev-0001', '--no-progress', '--shard', '1/4', '--json', join(out, 'score-empty.json')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('shard 1/4: 0 of 2 golden questions; combine the shards\' --json reports with replaygate merge\n\nno runs in this shard for gpt4-zero-shot, din-sql-gpt4\n');
   });
 
   it('check on the Chinook example, with and without a migration', async () => {

@@ -106,7 +106,7 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
           ranks.push(i);
         }
       });
-      return { runs, ranks, ids: [...new Set(all.map((r) => r.questionId))] };
+      return { runs, ranks, ids: [...new Set(all.map((r) => r.questionId))], agents: [...new Set(all.map((r) => r.agent))] };
     };
 
     const baseFile = opts.baseRuns ? await fromFile(opts.baseRuns, opts.base) : undefined;
@@ -156,7 +156,9 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
           extra: fingerprintInput,
         })
       : digestOf({ kind: 'gate', selection: { split: opts.split ?? null, questions: opts.questions ? [...opts.questions].sort() : null }, ...fingerprintInput });
-    const { report, repeats } = gateReportJson(payload, { rules, tool: TOOL_NAME, createdAt: new Date().toISOString(), fingerprint },
+    // A side of a shard that holds no run is still named: its agent, or the agents of its whole runs file.
+    const labels = { base: opts.base ?? baseFile?.agents?.join('+') ?? '', candidate: opts.candidate ?? candidateFile?.agents?.join('+') ?? '' };
+    const { report, repeats } = gateReportJson(payload, { rules, tool: TOOL_NAME, createdAt: new Date().toISOString(), fingerprint, labels },
       opts.shard === undefined ? undefined : shardSection(opts.shard, universe.map((id) => ({ id }))));
     const thresholds = project === undefined ? undefined : await confidenceThresholdsNote(project.config, seeds === undefined ? undefined : { k: seeds.length, labelPolicy: project.config.match });
     await printGateReport(ctx, report, repeats, { ...opts, ...(thresholds !== undefined ? { notes: [thresholds] } : {}) });

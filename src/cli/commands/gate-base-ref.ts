@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
+import { removeTemporary } from '../../util/process-end.js';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { BaseLoadError, checkoutBase, gateAgainstBase, onBase, prepareSides, repositoryRoot, type GateSidesOptions, type HeldOutSplit, type SidesGate } from '../../base-side/index.js';
@@ -124,7 +125,7 @@ export async function gateBaseRef(ctx: CliContext, opts: GateBaseRefOptions): Pr
     }
     if (sides !== undefined) await printBaseRefGate(ctx, { baseRef: opts.baseRef, sha: checkout.sha, sides, map, createdAt: new Date().toISOString() }, opts);
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    await removeTemporary(scratch, 'temporary checkout of the base');
   }
 }
 

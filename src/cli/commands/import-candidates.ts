@@ -63,7 +63,6 @@ export function registerImportCandidates(program: Command, ctx: CliContext): voi
           `wrote ${summary.written} calls to ${summary.recording} (seeds ${summary.seeds.join(', ')}); ` +
             `${unmatched.length} file question(s) matched no golden question; ${summary.uncovered.length} golden questions have no candidate\n`,
         );
-        for (const note of summary.recovered) warn(ctx, note);
       } finally {
         await project.close();
       }

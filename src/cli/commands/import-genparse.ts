@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { genparseImportItems, readGenparseSamples } from '../../importers/genparse.js';
-import { warn } from '../warnings.js';
 import { importRecording } from '../../pipeline/import-recording.js';
 import { openProject } from '../project.js';
 import type { CliContext } from '../context.js';
@@ -55,7 +54,6 @@ export function registerImportGenparse(program: Command, ctx: CliContext): void 
           `wrote ${summary.written} calls to ${summary.recording} (seeds ${summary.seeds.join(', ')}); ` +
             `${unmatched.length} file question(s) matched no golden question; ${summary.uncovered.length} golden questions have no sample\n`,
         );
-        for (const note of summary.recovered) warn(ctx, note);
       } finally {
         await project.close();
       }

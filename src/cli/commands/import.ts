@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DataError } from '../../util/errors.js';
 import { Option, type Command } from 'commander';
-import { warn } from '../warnings.js';
 import { importRecording } from '../../pipeline/import-recording.js';
 import { openProject } from '../project.js';
 import { idFromPattern, PREDICTION_FORMATS, readPredictions, type PredictionFormat } from '../../importers/predictions.js';
@@ -70,7 +69,6 @@ export function registerImport(program: Command, ctx: CliContext): void {
           })),
           { format: opts.format, source: opts.source, file, ...(opts.force ? { force: true } : {}), ...(opts.append ? { append: true } : {}), checkQuestionText: opts.checkQuestions },
         );
-        for (const note of summary.recovered) warn(ctx, note);
         ctx.stdout(
           `wrote ${summary.written} calls to ${summary.recording} (seed ${opts.seed}); ` +
             `${summary.skipped} predictions had no golden question; ${summary.uncovered.length} golden questions have no prediction` +

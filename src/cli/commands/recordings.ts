@@ -16,7 +16,6 @@ import { TOOL_NAME } from '../../version.js';
 import type { CliContext } from '../context.js';
 import { writeOutput } from '../output.js';
 import { parseWhole } from '../options.js';
-import { warn } from '../warnings.js';
 
 /** Version of the `replaygate recordings … --json` reports; bumped on any incompatible change. */
 export const RECORDINGS_SCHEMA_VERSION = 1;
@@ -102,7 +101,6 @@ export function registerRecordings(program: Command, ctx: CliContext): void {
           continue;
         }
         const summary = upgradeRecording(dir, { root, dryRun: opts.dryRun ?? false });
-        for (const note of summary.recovered ?? []) warn(ctx, note);
         ctx.stdout(`${shown}: ${upgradeLine(summary, opts.dryRun ?? false)}\n`);
       }
     });
@@ -132,7 +130,6 @@ export function registerRecordings(program: Command, ctx: CliContext): void {
           concurrency: opts.concurrency,
           onRecording: (recording, agents) => ctx.stderr(`replaying ${agents.join(', ')} over ${recording} …\n`),
         });
-        for (const r of results) for (const note of r.recovered ?? []) warn(ctx, note);
         for (const r of results) ctx.stdout(pruneText(r));
         if (results.length === 0) ctx.stdout('no recordings to prune\n');
         if (dryRun && results.some((r) => !r.unchanged)) {

@@ -23,7 +23,9 @@ export async function printScoreReport(
   if (shard !== undefined) {
     ctx.stdout(`shard ${shard.index}/${shard.count}: ${shard.questions.length} of ${shard.total} golden questions; combine the shards' --json reports with replaygate merge\n\n`);
   }
-  ctx.stdout(scoreText(report));
+  // A shard of no question holds no run to make a scorecard of: say so, naming the agents, rather than an empty table.
+  if (shard !== undefined && report.scorecards.length === 0) ctx.stdout(`no runs in this shard for ${report.agents.map((a) => a.name).join(', ')}\n`);
+  else ctx.stdout(scoreText(report));
   if (opts.json) await writeJsonOutput(ctx, opts.json, report, bigintAsText);
   if (opts.markdown) await writeOutput(ctx, opts.markdown, scoreMarkdown(report));
   const errors = erroredRuns(report.runs);
