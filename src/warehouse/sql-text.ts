@@ -232,15 +232,29 @@ export function legacyStringLiteralRewrite(sql: string, errorMessage: string): s
   const name = match[1] as string;
   let rewritten = '';
   let copied = 0;
-  for (const t of tokenize(sql)) {
-    const qualified = sql[t.start - 1] === '.' || sql[t.end] === '.';
-    const spelled = sql.slice(t.start + 1, t.end - 1).replaceAll('""', '"');
-    if (t.kind !== 'double-quoted' || qualified || spelled !== name) continue;
-    rewritten += `${sql.slice(copied, t.start)}'${name.replaceAll("'", "''")}'`;
-    copied = t.end;
+  for (const quoted of sql.matchAll(SQLITE_QUOTED)) {
+    const text = quoted[0];
+    const start = quoted.index as number;
+    const end = start + text.length;
+    if (text.charCodeAt(0) !== 34 || sql[start - 1] === '.' || sql[end] === '.') continue;
+    if (text.slice(1, -1).replaceAll('""', '"') !== name) continue;
+    rewritten += `${sql.slice(copied, start)}'${name.replaceAll("'", "''")}'`;
+    copied = end;
   }
   return copied === 0 ? undefined : rewritten + sql.slice(copied);
 }
+
+/**
+ * The comments and quoted tokens of SQLite text, each as {@link tokenize} reads it for SQLite
+ * (`--` to the line's end, `/* … *\/` unnested, `'…'` with `''`, `"…"` with `""`, `` `…` `` with
+ * ` `` `, `[…]`; an unclosed one runs to the end): what {@link legacyStringLiteralRewrite} needs
+ * of the tokens (where the double-quoted ones are), found by one regular expression. The
+ * characters between them are words, punctuation and whitespace, none of which starts one, so
+ * each match starts where a token of the tokenizer does. A host process rewrites statements
+ * before the JIT has compiled the tokenizer, which it then compiles for these statements alone
+ * (test/warehouse/sql-text.test.ts compares the two).
+ */
+const SQLITE_QUOTED = /--[^\n]*|\/\*[^]*?(?:\*\/|$)|'[^']*(?:''[^']*)*'?|"[^"]*(?:""[^"]*)*"?|`[^`]*(?:``[^`]*)*`?|\[[^\]]*\]?/g;
 
 /** One statement of a script: its text (without the final `;`) and its 1-based first line. */
 export interface ScriptStatement {
