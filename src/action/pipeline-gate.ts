@@ -170,7 +170,7 @@ function ranked(project: Project, runs: ReadonlyMap<string, readonly RunRecord[]
 }
 
 function fingerprintOf(project: Project, kind: string): Promise<string> {
-  return configFingerprint(project.config, project.golden, { kind, agents: [...project.config.agents.keys()], match: project.config.match, seeds: project.config.seeds, selection: {} });
+  return configFingerprint(project.config, { kind, agents: [...project.config.agents.keys()], match: project.config.match, seeds: project.config.seeds, selection: {} });
 }
 
 /** The shard's report: the unsharded report's fields, the configuration fingerprint, and the shard with its payload. */

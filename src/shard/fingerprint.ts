@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type { ProjectConfig } from '../config/types.js';
-import type { GoldenQuestion } from '../golden/types.js';
-import { readManifest } from '../recording/manifest.js';
+import { MANIFEST_FILE } from '../recording/manifest.js';
 import { TOOL_NAME } from '../version.js';
 
 /** What a fingerprinted run covers: its command, agents and question selection, and command-specific settings. */
@@ -30,15 +29,34 @@ async function fileDigest(file: string): Promise<string> {
 }
 
 /**
+ * {@link fileDigest} of a text file with its line ends as LF: a checkout that writes CRLF (Git's
+ * `core.autocrlf` on a Windows runner) holds the same golden questions and manifest.
+ */
+async function textDigest(file: string): Promise<string> {
+  try {
+    const bytes = await readFile(file);
+    return sha256(bytes.includes(0x0d) ? Buffer.from(bytes.toString('latin1').replace(/\r\n/g, '\n'), 'latin1') : bytes);
+  } catch (error) {
+    return `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+}
+
+/**
  * The configuration fingerprint written into every JSON report: `sha256:` of the canonical JSON
  * of what decides the result — the tool's version, the command, match mode, seeds, warehouse
- * limits and database names, every golden question, the semantic layer's files, each agent's
+ * limits and database names, the golden files, the semantic layer's files, each agent's
  * settings, prompt file and recording manifest, the question selection (not the shard) and the
  * command's own settings. Paths count relative to the config's folder, so CI jobs that check
  * the repository out in different places agree. Shards of one run share it; `replaygate merge`
  * refuses reports whose fingerprints differ.
+ *
+ * Files count by their bytes (line ends as LF), not by what was loaded from them: every shard
+ * reads them all the same, so a golden question edited in another shard's part, or a recording
+ * re-recorded, imported or upgraded (its manifest rewritten) between two shards, still changes
+ * the fingerprint — for a few reads and hashes instead of serialising every question (issue #13:
+ * each shard's fixed cost).
  */
-export async function configFingerprint(config: ProjectConfig, golden: readonly GoldenQuestion[], input: FingerprintInput): Promise<string> {
+export async function configFingerprint(config: ProjectConfig, input: FingerprintInput): Promise<string> {
   const rel = (path: string): string => relative(config.root, path).split('\\').join('/');
   const agents = [];
   for (const name of input.agents) {
@@ -47,7 +65,6 @@ export async function configFingerprint(config: ProjectConfig, golden: readonly 
       agents.push({ name });
       continue;
     }
-    const manifest = await readManifest(agent.recording).catch(() => undefined);
     agents.push({
       name,
       kind: agent.kind,
@@ -59,28 +76,18 @@ export async function configFingerprint(config: ProjectConfig, golden: readonly 
       options: agent.options,
       prompt: { path: rel(agent.prompt), digest: await fileDigest(agent.prompt) },
       recording: rel(agent.recording),
+      golden: agent.golden === undefined ? null : agent.golden.map(rel),
       ...(agent.module !== undefined ? { module: { path: rel(agent.module), digest: await fileDigest(agent.module) } } : {}),
-      manifest: manifest === undefined ? null : { name: manifest.name, updated: manifest.updated, seeds: manifest.seeds },
+      manifest: await textDigest(join(agent.recording, MANIFEST_FILE)),
     });
   }
   const semantic = [];
   for (const file of config.semanticFiles) semantic.push({ path: rel(file), digest: await fileDigest(file) });
-  // Every shard digests every golden question (the whole run's): plain JSON of the loader's
-  // objects (their keys are in a fixed order), each source made relative once per file.
-  const sources = new Map<string, string>();
-  const relSource = (source: string): string => {
-    const colon = source.lastIndexOf(':');
-    const file = colon > 0 && /^\d+$/.test(source.slice(colon + 1)) ? source.slice(0, colon) : source;
-    let relFile = sources.get(file);
-    if (relFile === undefined) sources.set(file, (relFile = rel(file)));
-    return relFile + source.slice(file.length);
-  };
-  // `sha256:` of JSON.stringify(questions) hashed question by question: the same bytes, never
-  // one string of them all (10,000 questions are megabytes of JSON).
-  const questions = createHash('sha256').update('[');
-  golden.forEach((q, i) => questions.update(`${i === 0 ? '' : ','}${JSON.stringify({ ...q, source: relSource(q.source) }, jsonSafe)}`));
+  // Every golden file, in the config's order (a file's questions are in its order).
+  const goldenFiles = [];
+  for (const file of config.goldenFiles) goldenFiles.push({ path: rel(file), digest: await textDigest(file) });
   const document = {
-    v: 1,
+    v: 2,
     tool: TOOL_NAME,
     kind: input.kind,
     match: input.match,
@@ -90,20 +97,13 @@ export async function configFingerprint(config: ProjectConfig, golden: readonly 
       timeoutMs: config.warehouse.timeoutMs,
       databases: [...config.warehouse.databases].map(([name, db]) => [name, 'file' in db ? { ...db, file: rel(db.file), declaredAt: null } : { ...db, declaredAt: null }]),
     },
-    golden: `sha256:${questions.update(']').digest('hex')}`,
+    golden: goldenFiles,
     semantic,
     agents,
     selection: { split: input.selection.split ?? null, questions: input.selection.questions === undefined ? null : [...input.selection.questions].sort() },
     extra: input.extra ?? null,
   };
   return sha256(stableJson(document));
-}
-
-/** JSON.stringify replacer: values JSON has no form for (bigint, NaN) by their text. */
-function jsonSafe(_key: string, v: unknown): unknown {
-  if (typeof v === 'bigint') return `${v}n`;
-  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
-  return v;
 }
 
 /** JSON with object keys sorted at every depth; values JSON has no form for (bigint, NaN) count by their text. */

@@ -73,7 +73,7 @@ export async function runCheck(ctx: CliContext, opts: CheckOptions): Promise<voi
       if (phase !== undefined) progress.stop();
     });
     const agents = opts.agent ?? [...project.config.agents.keys()];
-    const fingerprint = await configFingerprint(project.config, project.golden, {
+    const fingerprint = await configFingerprint(project.config, {
       kind: 'check',
       agents,
       match: project.config.match,

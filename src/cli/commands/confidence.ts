@@ -552,7 +552,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
   const calibrated = thresholds !== undefined ? { value: thresholds.value, name: thresholds.name, db: onlyDb ?? 'main' } : undefined;
   const notes = confidenceRunNotes({ assessments, labels: first?.labels, unrecorded: aligned.unrecorded, thresholdNotes: prepared.thresholdNotes, ...(calibrated !== undefined ? { calibrated } : {}) });
-  const fingerprint = await configFingerprint(project.config, project.golden, {
+  const fingerprint = await configFingerprint(project.config, {
     kind: 'confidence',
     agents: opts.agents ?? (opts.agent !== undefined ? [opts.agent] : []),
     match: project.config.match,

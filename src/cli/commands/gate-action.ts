@@ -147,7 +147,7 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
       determinism: opts.determinism,
     };
     const fingerprint = project
-      ? await configFingerprint(project.config, project.golden, {
+      ? await configFingerprint(project.config, {
           kind: 'gate',
           agents: [opts.baseRuns ? undefined : opts.base, opts.candidateRuns ? undefined : opts.candidate].filter((a): a is string => a !== undefined),
           match: project.config.match,

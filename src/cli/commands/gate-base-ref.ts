@@ -154,7 +154,7 @@ async function shardReport(base: Project, head: Project, opts: GateBaseRefOption
   // The whole run's questions: the head's selection, then those only the base has.
   const universe = [...new Set([...selectQuestions(head, selection), ...selectQuestions(base, selection)].map((q) => q.id))];
   const fingerprintOf = (project: Project): Promise<string> =>
-    configFingerprint(project.config, project.golden, { kind: 'gate-base-ref', agents: gated, match: project.config.match, seeds: opts.seeds ?? project.config.seeds, selection, extra: { seedsOption: opts.seeds ?? null } });
+    configFingerprint(project.config, { kind: 'gate-base-ref', agents: gated, match: project.config.match, seeds: opts.seeds ?? project.config.seeds, selection, extra: { seedsOption: opts.seeds ?? null } });
   const fingerprint = digestOf({ kind: 'gate-base-ref', sha: at.sha, agents: gated, head: await fingerprintOf(head), base: await fingerprintOf(base) });
   return baseRefShardReport({
     tool: TOOL_NAME,

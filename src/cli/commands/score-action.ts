@@ -54,7 +54,7 @@ export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<voi
       for (const run of agentRuns) runs.push(run);
       summaries.push(await describeAgent(project, name));
     }
-    const fingerprint = await configFingerprint(config, project.golden, { kind: 'score', agents, match: config.match, seeds, selection });
+    const fingerprint = await configFingerprint(config, { kind: 'score', agents, match: config.match, seeds, selection });
     const report = scoreReportJson(
       { tool: TOOL_NAME, createdAt: new Date().toISOString(), match: config.match, seeds, agents: summaries, ambiguousGolden: await ambiguity, runs },
       fingerprint,
