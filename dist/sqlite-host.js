@@ -187,15 +187,18 @@ function legacyStringLiteralRewrite(sql, errorMessage) {
   const name = match[1];
   let rewritten = "";
   let copied = 0;
-  for (const t of tokenize(sql)) {
-    const qualified = sql[t.start - 1] === "." || sql[t.end] === ".";
-    const spelled = sql.slice(t.start + 1, t.end - 1).replaceAll('""', '"');
-    if (t.kind !== "double-quoted" || qualified || spelled !== name) continue;
-    rewritten += `${sql.slice(copied, t.start)}'${name.replaceAll("'", "''")}'`;
-    copied = t.end;
+  for (const quoted of sql.matchAll(SQLITE_QUOTED)) {
+    const text = quoted[0];
+    const start = quoted.index;
+    const end = start + text.length;
+    if (text.charCodeAt(0) !== 34 || sql[start - 1] === "." || sql[end] === ".") continue;
+    if (text.slice(1, -1).replaceAll('""', '"') !== name) continue;
+    rewritten += `${sql.slice(copied, start)}'${name.replaceAll("'", "''")}'`;
+    copied = end;
   }
   return copied === 0 ? void 0 : rewritten + sql.slice(copied);
 }
+var SQLITE_QUOTED = /--[^\n]*|\/\*[^]*?(?:\*\/|$)|'[^']*(?:''[^']*)*'?|"[^"]*(?:""[^"]*)*"?|`[^`]*(?:``[^`]*)*`?|\[[^\]]*\]?/g;
 
 // src/warehouse/types.ts
 var SqlError = class extends Error {
@@ -304,7 +307,14 @@ function refusedFunction(name, dialect, attribute = false) {
   if (dialect === "sqlite" && SQLITE_REFUSED_FUNCTIONS.has(name)) return `the function ${name}()`;
   return void 0;
 }
+var NO_BIND_PARAMETER = { bindParameter: void 0 };
+var PLAIN_SQLITE_READ = /^\ufeff?[ \t\n\v\f\r(]*(?:select|with|values)(?![A-Za-z0-9_$\u0080-\uffff])(?:[^'"$;?:@\-/[`]|'[^']*'|"[^"]*"|-(?!-)|\/(?!\*))*(?:;[ \t\n\v\f\r;]*)?$/i;
+var PLAIN_SQLITE_READ_MAX = 1e5;
 function checkReadStatement(sql, dialect = "sqlite") {
+  if (dialect === "sqlite" && sql.length <= PLAIN_SQLITE_READ_MAX && PLAIN_SQLITE_READ.test(sql)) return NO_BIND_PARAMETER;
+  return checkReadTokens(sql, dialect);
+}
+function checkReadTokens(sql, dialect) {
   const tokens = tokenize(sql, dialect);
   const first = tokens.find((t) => !(t.kind === "punct" && sql[t.start] === "("));
   if (first === void 0 || first.kind === "semicolon") {
@@ -519,6 +529,19 @@ function preparedRead(connection, sql, legacyStringLiterals) {
   return entry.statement;
 }
 function prepareEntry(connection, sql, legacyStringLiterals) {
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return prepareEntryUntraced(connection, sql, legacyStringLiterals);
+  } catch (error) {
+    Error.stackTraceLimit = stackTraceLimit;
+    if (error instanceof Error) Error.captureStackTrace(error);
+    throw error;
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+function prepareEntryUntraced(connection, sql, legacyStringLiterals) {
   try {
     const { bindParameter } = checkReadStatement(sql, "sqlite");
     let text = sql;

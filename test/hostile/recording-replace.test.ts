@@ -276,7 +276,7 @@ describe('record --force is all-or-nothing (hostile)', () => {
     expect(score.code, score.stderr).not.toBe(2);
     const next = await run(project, ['record', '-a', 'sql', '--no-progress'], env(server.url));
     expect(next.code, next.stderr).toBe(0);
-    expect(next.stderr).toMatch(/warning: recordings\/sql: removed recordings\/\.sql\.replaygate-new-\d+-[0-9a-f]+: the unfinished replacement of the recording left by `replaygate [0-9.]+ record --agent sql --force` \(process \d+\), killed before it replaced it/);
+    expect(next.stderr).toMatch(/warning: removed recordings\/\.sql\.replaygate-new-\d+-[0-9a-f]+: the unfinished replacement of the recording left by `replaygate [0-9.]+ record --agent sql --force` \(process \d+\), killed before it replaced it/);
     expect(beside()).toEqual([]);
     expect(sha256Tree(sql())).toBe(before);
   }, 60_000);

@@ -125,6 +125,7 @@ describe('spare SQLite hosts forked before the CLI loads', () => {
     expect(existsSync(join(ROOT, 'build', 'warehouse', 'sqlite', 'early-spares.js'))).toBe(true);
     const cli = spawn(process.execPath, [join(ROOT, 'bin', 'replaygate.js'), 'score', '--no-progress'], { cwd: ROOT, stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '' } });
     const pid = cli.pid as number;
+    const exited = new Promise((done) => cli.once('exit', done));
     let forked: { pid: number; args: string[] }[] = [];
     for (let waited = 0; forked.length === 0 && waited < 20_000; waited += 5) {
       await settle(5);
@@ -133,9 +134,12 @@ describe('spare SQLite hosts forked before the CLI loads', () => {
     expect(forked.length).toBeGreaterThan(0);
     expect(forked[0]?.args.at(-2)).toBe(join(ROOT, 'build', 'warehouse', 'sqlite', 'sqlite-host.cjs')); // the CommonJS entry the build made
     const hosts = forked.map((h) => h.pid);
+    // 'once it is ready': the CLI is stopped (so it is still there, whatever its speed: a whole
+    // score of the root example can end within the wait) while its hosts start and say ready.
+    if (after > 0) process.kill(pid, 'SIGSTOP');
     await settle(after);
     cli.kill('SIGKILL');
-    await new Promise((done) => cli.once('exit', done));
+    await exited;
     for (let waited = 0; hosts.some(alive) && waited < 10_000; waited += 50) await settle(50);
     expect(hosts.filter(alive)).toEqual([]);
   }, 60_000);
