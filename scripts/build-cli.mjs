@@ -83,8 +83,8 @@ await writeFile(join(outdir, 'licenses.txt'), thirdPartyLicences(Object.keys(res
 // sooner than its dozen modules. Each stays where its pool looks for it (src/warehouse/
 // host-script.ts: next to the module that forks it), so the compiled tree uses it too; it bundles
 // only the project's own modules (the database drivers stay external).
-for (const [entry, driver] of [[['sqlite', 'sqlite-host.js'], 'better-sqlite3'], [['duckdb', 'duckdb-host.js'], '@duckdb/node-api']]) {
-  const hostEntry = join(root, 'build', 'warehouse', ...entry);
+/** One host process bundled: only the project's own modules (`driver` stays external: its native addon and licence are its package's). */
+async function bundleHost(hostEntry, driver, options = {}) {
   const host = await esbuild.build({
     absWorkingDir: root,
     entryPoints: [hostEntry],
@@ -99,10 +99,15 @@ for (const [entry, driver] of [[['sqlite', 'sqlite-host.js'], 'better-sqlite3'],
     metafile: true,
     logLevel: 'warning',
     external: [driver],
+    ...options,
   });
   const stray = Object.keys(host.metafile.inputs).filter((input) => !input.startsWith('build/'));
-  if (stray.length > 0) throw new Error(`the ${entry[1]} bundle would take in npm packages (${stray.join(', ')}): keep them external or add their licences`);
-  await writeFile(hostEntry, host.outputFiles[0].text);
+  if (stray.length > 0) throw new Error(`the ${hostEntry} bundle would take in npm packages (${stray.join(', ')}): keep them external or add their licences`);
+  return host.outputFiles[0].text;
+}
+for (const [entry, driver] of [[['sqlite', 'sqlite-host.js'], 'better-sqlite3'], [['duckdb', 'duckdb-host.js'], '@duckdb/node-api']]) {
+  const hostEntry = join(root, 'build', 'warehouse', ...entry);
+  await writeFile(hostEntry, await bundleHost(hostEntry, driver));
 }
 
 // The SQLite host once more, as one CommonJS file beside it (sqlite-host.cjs), which the pool and
@@ -112,25 +117,11 @@ for (const [entry, driver] of [[['sqlite', 'sqlite-host.js'], 'better-sqlite3'],
 // 567 M for the ES module, 544 M for this, 502 M for an empty script). `import.meta.url` (the
 // driver's createRequire) is this file's URL: it resolves better-sqlite3 from the same folder.
 {
-  const hostEntry = join(root, 'build', 'warehouse', 'sqlite', 'sqlite-host.js');
-  const host = await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: [hostEntry],
-    bundle: true,
-    write: false,
-    platform: 'node',
-    target: 'node20',
+  const text = await bundleHost(join(root, 'build', 'warehouse', 'sqlite', 'sqlite-host.js'), 'better-sqlite3', {
     format: 'cjs',
-    charset: 'utf8',
-    sourcemap: false,
-    minify: false,
-    metafile: true,
-    logLevel: 'warning',
-    external: ['better-sqlite3'],
     define: { 'import.meta.url': '__replaygateHostUrl' },
     banner: { js: "'use strict';\nconst __replaygateHostUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
-  const text = host.outputFiles[0].text;
   if (/\bimport_meta\b|\bimport\.meta\b/.test(text)) throw new Error('the CommonJS sqlite-host bundle reads import.meta beyond its url: give it a value there');
   await writeFile(join(root, 'build', 'warehouse', 'sqlite', 'sqlite-host.cjs'), text);
 }

@@ -4,6 +4,7 @@
  * the characters and words that matter to the tokenizer.
  */
 import { describe, expect, test } from 'vitest';
+import { createRandom } from '../../src/stats/random.js';
 import { checkReadStatement, checkReadTokens, PLAIN_SQLITE_READ } from '../../src/warehouse/statement-policy.js';
 import { legacyStringLiteralRewrite, tokenize } from '../../src/warehouse/sql-text.js';
 
@@ -42,20 +43,8 @@ const PIECES = [
   ';', ';;', "'", "''", '"', '""', '`', '[', ']', '?', '?1', ':', ':a', '@', '@b', '$', '$c', '1', '0.5', '"France"', "'it''s'", '"a""b"', '\\',
 ];
 
-/** A deterministic pseudo-random generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomTexts(count: number, seed: number): string[] {
-  const next = random(seed);
+  const next = createRandom(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
   return Array.from({ length: count }, () => {
     // Most texts open like a read, so that the shortcut is taken often and its edges are reached.
@@ -137,7 +126,7 @@ describe('PLAIN_SQLITE_READ: the SQLite read check without the tokenizer', () =>
 describe('legacyStringLiteralRewrite finds the double-quoted tokens the tokenizer finds', () => {
   const hint = (name: string): string => `no such column: "${name}" - should this be a string literal in single-quotes?`;
   test('random texts and names', () => {
-    const next = random(7);
+    const next = createRandom(7);
     const names = ['France', 'a"b', "it's", 'x', '', ' ', 'é'];
     let rewritten = 0;
     for (const sql of randomTexts(20_000, 29)) {
