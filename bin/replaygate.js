@@ -11,8 +11,13 @@ const asksHelp = argv.length === 0 || argv[0] === 'help' || argv.some((a) => a =
 // `score`, `gate` and `check` fork their spare SQLite hosts now, before the CLI loads (the CLI
 // adopts them, or kills them once the config says no SQLite host will run): a host then starts
 // while the CLI loads, and is ready sooner (src/warehouse/sqlite/early-spares.ts).
+// Only a head start: whatever fails here (a partial build) is left to the CLI, which forks its own.
 if (!asksHelp && built('../build/warehouse/sqlite/early-spares.js') >= 0) {
-  (await import('../build/warehouse/sqlite/early-spares.js')).forkEarlySpares(argv);
+  try {
+    (await import('../build/warehouse/sqlite/early-spares.js')).forkEarlySpares(argv);
+  } catch {
+    // the command's own hosts start as before, and report what fails then
+  }
 }
 
 /**

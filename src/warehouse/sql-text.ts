@@ -186,7 +186,8 @@ function isParameter(sql: string, token: Token, next: Token | undefined, dialect
   }
   if (token.kind !== 'punct' || dialect === 'postgres') return false;
   if (c === '?') return true;
-  return dialect === 'sqlite' && (c === ':' || c === '@') && next?.kind === 'word' && next.start === token.end;
+  // SQLite reads `#name` as a named parameter too (its tokenizer's TK_VARIABLE), like `:name` and `@name`.
+  return dialect === 'sqlite' && (c === ':' || c === '@' || c === '#') && next?.kind === 'word' && next.start === token.end;
 }
 
 /** The text of `name` as a double-quoted SQL identifier (`"` doubled), e.g. `"a""b"`; the same in every dialect. */

@@ -80,11 +80,11 @@ const NO_BIND_PARAMETER = { bindParameter: undefined } as const;
  * then nothing but `'…'` and `"…"` tokens (closed; a doubled quote reads as two adjacent
  * quotes, covering the same characters) and characters outside them that start no comment
  * (`--`, `/*`), no other quoting (`` ` ``, `[`), no statement end (`;`) and no bind parameter
- * (`?`, `:`, `@`, `$`), and at the end only `;`s and whitespace. Anything else (a comment, a
+ * (`?`, `:`, `@`, `#`, `$`), and at the end only `;`s and whitespace. Anything else (a comment, a
  * bind parameter, a second statement, an unclosed quote, a refusal) takes the tokenizer's path.
  * test/warehouse/statement-policy-fast.test.ts holds it to {@link checkReadTokens}' answers.
  */
-export const PLAIN_SQLITE_READ = /^\ufeff?[ \t\n\v\f\r(]*(?:select|with|values)(?![A-Za-z0-9_$\u0080-\uffff])(?:[^'"$;?:@\-/[`]|'[^']*'|"[^"]*"|-(?!-)|\/(?!\*))*(?:;[ \t\n\v\f\r;]*)?$/i;
+export const PLAIN_SQLITE_READ = /^\ufeff?[ \t\n\v\f\r(]*(?:select|with|values)(?![A-Za-z0-9_$\u0080-\uffff])(?:[^'"$;?:@#\-/[`]|'[^']*'|"[^"]*"|-(?!-)|\/(?!\*))*(?:;[ \t\n\v\f\r;]*)?$/i;
 
 /** Longest text {@link PLAIN_SQLITE_READ} is tried on (its backtracking stack grows with the text). */
 const PLAIN_SQLITE_READ_MAX = 100_000;

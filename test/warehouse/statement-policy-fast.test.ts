@@ -40,7 +40,7 @@ function rewriteByTokens(sql: string, errorMessage: string): string | undefined 
 const PIECES = [
   'SELECT', 'select', 'Select', 'WITH', 'with', 'VALUES', 'values', 'ſelect', 'SELECTx', 'select_', 'select$', 'selecté', 'DROP', 'pragma', 'FROM', 't',
   'a', 'x1', 'é', '€', '\u00a0', '\ufeff', ' ', '  ', '\n', '\t', '\r', '\v', '\f', '(', ')', ',', '.', '*', '=', '<', '>', '+', '-', '--', '/', '/*', '*/',
-  ';', ';;', "'", "''", '"', '""', '`', '[', ']', '?', '?1', ':', ':a', '@', '@b', '$', '$c', '1', '0.5', '"France"', "'it''s'", '"a""b"', '\\',
+  ';', ';;', "'", "''", '"', '""', '`', '[', ']', '?', '?1', ':', ':a', '@', '@b', '$', '$c', '#', '#d', '1', '0.5', '"France"', "'it''s'", '"a""b"', '\\',
 ];
 
 function randomTexts(count: number, seed: number): string[] {
@@ -152,5 +152,15 @@ describe('legacyStringLiteralRewrite finds the double-quoted tokens the tokenize
     ['SELECT "x"', 'y'],
   ])('%j, name %j', (sql, name) => {
     expect(legacyStringLiteralRewrite(sql, hint(name))).toBe(rewriteByTokens(sql, hint(name)));
+  });
+});
+
+describe('SQLite #name parameters (hostile review, session 9)', () => {
+  test('#name is a named bind parameter on both paths (better-sqlite3 would throw a TypeError on it)', () => {
+    for (const sql of ['SELECT count(*) FROM singer WHERE Name = #x', 'select #a1', "SELECT '#x', #y"]) {
+      expect(PLAIN_SQLITE_READ.test(sql)).toBe(false);
+      expect(checkReadStatement(sql, 'sqlite').bindParameter).toMatch(/^#/);
+    }
+    expect(checkReadStatement("SELECT '#x' FROM t", 'sqlite').bindParameter).toBeUndefined();
   });
 });
