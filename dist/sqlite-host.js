@@ -179,7 +179,7 @@ function isParameter(sql, token, next, dialect) {
   }
   if (token.kind !== "punct" || dialect === "postgres") return false;
   if (c === "?") return true;
-  return dialect === "sqlite" && (c === ":" || c === "@") && next?.kind === "word" && next.start === token.end;
+  return dialect === "sqlite" && (c === ":" || c === "@" || c === "#") && next?.kind === "word" && next.start === token.end;
 }
 function legacyStringLiteralRewrite(sql, errorMessage) {
   const match = /^no such column: "(.*)" - should this be a string literal in single-quotes\?$/s.exec(errorMessage);
@@ -308,7 +308,7 @@ function refusedFunction(name, dialect, attribute = false) {
   return void 0;
 }
 var NO_BIND_PARAMETER = { bindParameter: void 0 };
-var PLAIN_SQLITE_READ = /^\ufeff?[ \t\n\v\f\r(]*(?:select|with|values)(?![A-Za-z0-9_$\u0080-\uffff])(?:[^'"$;?:@\-/[`]|'[^']*'|"[^"]*"|-(?!-)|\/(?!\*))*(?:;[ \t\n\v\f\r;]*)?$/i;
+var PLAIN_SQLITE_READ = /^\ufeff?[ \t\n\v\f\r(]*(?:select|with|values)(?![A-Za-z0-9_$\u0080-\uffff])(?:[^'"$;?:@#\-/[`]|'[^']*'|"[^"]*"|-(?!-)|\/(?!\*))*(?:;[ \t\n\v\f\r;]*)?$/i;
 var PLAIN_SQLITE_READ_MAX = 1e5;
 function checkReadStatement(sql, dialect = "sqlite") {
   if (dialect === "sqlite" && sql.length <= PLAIN_SQLITE_READ_MAX && PLAIN_SQLITE_READ.test(sql)) return NO_BIND_PARAMETER;
