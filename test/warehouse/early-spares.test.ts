@@ -2,7 +2,7 @@
 // early-spares.ts): the CLI adopts them as its own spares (their ready message included), kills
 // them when no SQLite host will run, and none outlives a parent that is SIGKILLed.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -11,6 +11,7 @@ import { builtHostEntry } from '../../src/warehouse/host-fork.js';
 import { hostScriptPath } from '../../src/warehouse/host-script.js';
 import { defaultSpareCount, forkEarlySpares, forksEarlySpares } from '../../src/warehouse/sqlite/early-spares.js';
 import { releaseSpareHosts, spareDriver, startSpareHosts } from '../../src/warehouse/sqlite/spare-hosts.js';
+import { sqliteHostsOf } from '../helpers/host-processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SPIDER = resolve(ROOT, '../shared/data/spider/database');
@@ -19,21 +20,6 @@ const ENDLESS = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)
 const SCRIPT = hostScriptPath(new URL('../../src/warehouse/sqlite/spare-hosts.ts', import.meta.url).href, 'sqlite-host');
 const settle = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
-/** SQLite host processes (pid and arguments) whose parent is `parent` (Linux /proc). */
-function hostsOf(parent: number): { pid: number; args: string[] }[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .flatMap((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === parent && args.some((a) => a.includes('sqlite-host')) ? [{ pid: Number(pid), args }] : [];
-      } catch {
-        return []; // the process ended meanwhile
-      }
-    });
-}
 
 function alive(pid: number): boolean {
   try {
@@ -65,11 +51,11 @@ describe('spare SQLite hosts forked before the CLI loads', () => {
 
   test('the CLI adopts them without forking more, knows the driver their ready message named, and time limits hold', async () => {
     forkEarlySpares(['score'], SCRIPT);
-    const early = hostsOf(process.pid);
+    const early = sqliteHostsOf(process.pid);
     expect(early).toHaveLength(defaultSpareCount());
     await settle(1500); // ready before the CLI takes them: the message was kept for it
     startSpareHosts();
-    expect(hostsOf(process.pid).map((h) => h.pid)).toEqual(early.map((h) => h.pid));
+    expect(sqliteHostsOf(process.pid).map((h) => h.pid)).toEqual(early.map((h) => h.pid));
     expect(spareDriver()).toBe('better-sqlite3');
     const warehouse = openWarehouse(DATABASES, { hosts: 1, timeoutMs: 5000 });
     try {
@@ -96,7 +82,7 @@ describe('spare SQLite hosts forked before the CLI loads', () => {
 
   test('a command whose config calls for no SQLite host kills them (taken or not)', async () => {
     forkEarlySpares(['score'], SCRIPT);
-    const early = hostsOf(process.pid).map((h) => h.pid);
+    const early = sqliteHostsOf(process.pid).map((h) => h.pid);
     expect(early.length).toBeGreaterThan(0);
     releaseSpareHosts();
     for (let waited = 0; early.some(alive) && waited < 3000; waited += 50) await settle(50);
@@ -129,7 +115,7 @@ describe('spare SQLite hosts forked before the CLI loads', () => {
     let forked: { pid: number; args: string[] }[] = [];
     for (let waited = 0; forked.length === 0 && waited < 20_000; waited += 5) {
       await settle(5);
-      forked = hostsOf(pid);
+      forked = sqliteHostsOf(pid);
     }
     expect(forked.length).toBeGreaterThan(0);
     expect(forked[0]?.args.at(-2)).toBe(join(ROOT, 'build', 'warehouse', 'sqlite', 'sqlite-host.cjs')); // the CommonJS entry the build made

@@ -1,29 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { spareDriver, startSpareHosts, takeSpareHost } from '../../src/warehouse/sqlite/spare-hosts.js';
+import { sqliteHostsOf } from '../helpers/host-processes.js';
 
 const SPIDER = resolve(import.meta.dirname, '../../../shared/data/spider/database');
 const DATABASES = new Map(['concert_singer', 'world_1'].map((name) => [name, join(SPIDER, name, `${name}.sqlite`)]));
 const ENDLESS = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
 
-/** SQLite host processes forked by this test process, with their arguments (Linux /proc). */
-function hosts(): { pid: number; args: string[] }[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .flatMap((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return parent === process.pid && args.some((a) => a.includes('sqlite-host')) ? [{ pid: Number(pid), args }] : [];
-      } catch {
-        return []; // the process ended meanwhile
-      }
-    });
-}
 
 const settle = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
@@ -31,7 +16,7 @@ describe('spare SQLite hosts started early', () => {
   test('the pool adopts a waiting spare instead of forking, and its time limits still hold', async () => {
     startSpareHosts(1);
     startSpareHosts(1); // a spare waits already: no second one
-    const spares = hosts().filter((h) => h.args.includes('auto'));
+    const spares = sqliteHostsOf().filter((h) => h.args.includes('auto'));
     expect(spares).toHaveLength(1);
     await settle(1500); // let it become ready before the pool takes it
     expect(spareDriver()).toBe('better-sqlite3');
@@ -50,12 +35,12 @@ describe('spare SQLite hosts started early', () => {
       ]);
       expect(results.map((r) => (r.status === 'fulfilled' ? r.value.rows : r.reason.name))).toEqual([[[4079]], 'SqlTimeoutError', [[6]]]);
       // The spare answered the first statements; the time limit replaced it with a host of the pool's own.
-      expect(hosts().map((h) => h.pid)).not.toContain(spares[0]?.pid);
-      expect(hosts().filter((h) => h.args.includes('better-sqlite3'))).toHaveLength(1);
+      expect(sqliteHostsOf().map((h) => h.pid)).not.toContain(spares[0]?.pid);
+      expect(sqliteHostsOf().filter((h) => h.args.includes('better-sqlite3'))).toHaveLength(1);
     } finally {
       await warehouse.close();
     }
-    expect(hosts()).toEqual([]);
+    expect(sqliteHostsOf()).toEqual([]);
   });
 
   test('after a time limit, a ready spare taken as the replacement host starts the next statement\'s deadline at once', async () => {
@@ -73,7 +58,7 @@ describe('spare SQLite hosts started early', () => {
     } finally {
       await warehouse.close();
     }
-    expect(hosts()).toEqual([]);
+    expect(sqliteHostsOf()).toEqual([]);
   });
 
   test('a spare taken before it is ready still answers (its ready message reaches the pool)', async () => {
@@ -81,7 +66,7 @@ describe('spare SQLite hosts started early', () => {
     const warehouse = openWarehouse(DATABASES, { hosts: 1 });
     try {
       expect((await warehouse.engine('concert_singer').query('SELECT count(*) FROM singer')).rows).toEqual([[6]]);
-      expect(hosts().map((h) => h.args.at(-1))).toEqual(['auto']);
+      expect(sqliteHostsOf().map((h) => h.args.at(-1))).toEqual(['auto']);
     } finally {
       await warehouse.close();
     }
@@ -90,10 +75,10 @@ describe('spare SQLite hosts started early', () => {
   test('a spare of another driver is never handed out; an unadopted spare keeps nothing alive', async () => {
     startSpareHosts(1);
     await settle(1500);
-    const [spare] = hosts();
+    const [spare] = sqliteHostsOf();
     expect(takeSpareHost('node:sqlite')).toBeUndefined(); // it named better-sqlite3: killed, not returned
     await settle(200);
-    expect(hosts().map((h) => h.pid)).not.toContain(spare?.pid);
+    expect(sqliteHostsOf().map((h) => h.pid)).not.toContain(spare?.pid);
     expect(takeSpareHost('better-sqlite3')).toBeUndefined();
   });
 });
