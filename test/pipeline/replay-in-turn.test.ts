@@ -54,7 +54,7 @@ describe('replayInTurn', () => {
   test('a failure stops the replays after it at once (they would not have started), never those before it', async () => {
     const seen = { inFlight: 0, most: 0 };
     let laterRuns = 0;
-    const later = async (turn: ReplayTurn): Promise<void> => {
+    const later = async (turn: ReplayTurn): Promise<string[]> => {
       while (turn.signal?.aborted !== true) {
         laterRuns += 1;
         await tick();

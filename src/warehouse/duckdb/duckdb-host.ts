@@ -30,7 +30,7 @@ function failure(error: unknown): DuckdbHostFailure {
   const e = error instanceof Error ? error : new Error(String(error));
   const kind: DuckdbHostFailure['kind'] =
     e instanceof SqlTimeoutError ? 'timeout' : e instanceof SqlRefusedError ? 'refused' : e instanceof SqlError ? 'sql' : e.name === 'DataError' ? 'open' : e instanceof ReplaygateError ? 'config' : 'bug';
-  return { kind, message: e.message, stack: e.stack ?? '' };
+  return kind === 'bug' ? { kind, message: e.message, stack: e.stack ?? '' } : { kind, message: e.message };
 }
 
 let database: DuckdbDatabase | undefined;

@@ -63,7 +63,8 @@ export type DuckdbHostRequest =
 export interface DuckdbHostFailure {
   readonly kind: 'refused' | 'sql' | 'timeout' | 'open' | 'config' | 'bug';
   readonly message: string;
-  readonly stack: string;
+  /** The host's stack, for a bug only (the statement's own failures are told by their message). */
+  readonly stack?: string;
 }
 
 /** A host's message: ready once its file is open, one reply per request, or why it is about to die. */
@@ -137,7 +138,7 @@ function toError(failure: DuckdbHostFailure, job: Job, file: string, timeoutMs: 
     case 'config':
       return new ConfigError(failure.message);
     case 'bug':
-      return Object.assign(new Error(failure.message), { stack: failure.stack });
+      return Object.assign(new Error(failure.message), { stack: failure.stack ?? failure.message });
   }
 }
 

@@ -32,7 +32,8 @@ export interface HostRequest {
 export interface HostFailure {
   readonly kind: 'refused' | 'sql' | 'open' | 'bug';
   readonly message: string;
-  readonly stack: string;
+  /** The host's stack, for a bug only (the statement's own failures are told by their message). */
+  readonly stack?: string;
 }
 
 /** A host's message: ready after loading its driver (which it names), then one reply per request, in order. */
@@ -310,7 +311,7 @@ function toError(failure: HostFailure, request: HostRequest): Error {
     case 'open':
       return new DataError(`cannot open the SQLite database: ${failure.message}.${wrongEngineHint(request.file, 'sqlite')}`, request.file);
     case 'bug':
-      return Object.assign(new Error(failure.message), { stack: failure.stack });
+      return Object.assign(new Error(failure.message), { stack: failure.stack ?? failure.message });
   }
 }
 

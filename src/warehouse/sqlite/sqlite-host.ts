@@ -28,7 +28,7 @@ const send = (reply: HostReply): void => void process.send?.(reply);
 
 function failure(id: number, kind: HostFailure['kind'], error: unknown): HostReply {
   const e = error instanceof Error ? error : new Error(String(error));
-  return { id, error: { kind, message: e.message, stack: e.stack ?? '' } };
+  return { id, error: kind === 'bug' ? { kind, message: e.message, stack: e.stack ?? '' } : { kind, message: e.message } };
 }
 
 // Requests come one by one or several in one message (an array); each gets its own reply, sent
