@@ -627,7 +627,7 @@ process.on("disconnect", die);
 function failure(error) {
   const e = error instanceof Error ? error : new Error(String(error));
   const kind = e instanceof SqlTimeoutError ? "timeout" : e instanceof SqlRefusedError ? "refused" : e instanceof SqlError ? "sql" : e.name === "DataError" ? "open" : e instanceof ReplaygateError ? "config" : "bug";
-  return { kind, message: e.message, stack: e.stack ?? "" };
+  return kind === "bug" ? { kind, message: e.message, stack: e.stack ?? "" } : { kind, message: e.message };
 }
 var database;
 try {

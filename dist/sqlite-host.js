@@ -639,7 +639,7 @@ process.on("error", () => process.exit(0));
 var send = (reply) => void process.send?.(reply);
 function failure(id, kind, error) {
   const e = error instanceof Error ? error : new Error(String(error));
-  return { id, error: { kind, message: e.message, stack: e.stack ?? "" } };
+  return { id, error: kind === "bug" ? { kind, message: e.message, stack: e.stack ?? "" } : { kind, message: e.message } };
 }
 process.on("message", (message) => {
   if (Array.isArray(message)) for (const request of message) answer(request);

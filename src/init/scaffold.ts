@@ -1,3 +1,5 @@
+import { besideIgnoreText } from '../recording/layout.js';
+
 /**
  * The files `replaygate init` writes into a new project (pure: no I/O). A project made from
  * them loads, `replaygate check` runs its golden SQL, and `replaygate record` records its
@@ -20,7 +22,7 @@ export interface ScaffoldAnswers {
 export const SCAFFOLD_DEFAULTS = { agent: 'sql-agent', model: 'gpt-4o-mini' } as const;
 
 /** Paths the scaffold writes, in the order they are listed to the user. */
-export const SCAFFOLD_PATHS = ['replaygate.yml', 'golden/questions.yml', 'prompts/sql.md', '.github/workflows/replaygate.yml', '.gitattributes'] as const;
+export const SCAFFOLD_PATHS = ['replaygate.yml', 'golden/questions.yml', 'prompts/sql.md', '.github/workflows/replaygate.yml', '.gitattributes', 'recordings/.gitignore'] as const;
 
 /** Agent names `init` accepts: the config key, the recording folder and the CLI's `-a` value in one. */
 export const AGENT_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -36,6 +38,8 @@ export function scaffoldFiles(answers: ScaffoldAnswers): Record<(typeof SCAFFOLD
     'prompts/sql.md': PROMPT,
     '.github/workflows/replaygate.yml': WORKFLOW,
     '.gitattributes': GITATTRIBUTES,
+    // What a writer of recordings/<agent> would make sure of (src/recording/ignore-beside.ts), committed from the first commit.
+    'recordings/.gitignore': besideIgnoreText(answers.agent),
   };
 }
 

@@ -4,7 +4,7 @@ import type { GoldenQuestion, Split } from '../golden/types.js';
 import { matchResults, matchWithTies, resultDigest, spiderExecutableSql, type MatchOutcome } from '../matching/index.js';
 import { MissingRecording } from '../recording/missing-recording.js';
 import { Recording } from '../recording/recording.js';
-import { interruptedReplacementHint } from '../recording/replace.js';
+import { absentRecordingHint } from '../recording/lock.js';
 import { hasManifest } from '../recording/manifest.js';
 import { relative } from 'node:path';
 import { ReplayClient } from '../recording/replay-client.js';
@@ -93,12 +93,16 @@ type RunBase = Pick<RunRecord, 'agent' | 'recording' | 'questionId' | 'split' | 
  * @throws DataError naming the folder when it has no manifest, or the recording is corrupt.
  */
 export async function openRecording(dir: string, root: string, agent: string, hint = "or fix its 'recording:' path"): Promise<Recording> {
+  // A writer may be putting the recording in place (its place is empty between two renames): the
+  // lock says who; a writer that ended meanwhile has put it there (checked again after the hint).
   if (!(await hasManifest(dir))) {
-    const interrupted = interruptedReplacementHint(dir);
-    if (interrupted !== '') throw new DataError(`agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml)${interrupted}`);
-    throw new DataError(
-      `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`${shellCommand(['replaygate', 'record', '--agent', agent])}\` or import one with \`replaygate import\`, ${hint}`,
-    );
+    const why = absentRecordingHint(dir, root);
+    if (!(await hasManifest(dir))) {
+      if (why !== '') throw new DataError(`agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml)${why}`);
+      throw new DataError(
+        `agent '${agent}' has no recording at ${relative(root, dir) || dir} (no manifest.yml): record it with \`${shellCommand(['replaygate', 'record', '--agent', agent])}\` or import one with \`replaygate import\`, ${hint}`,
+      );
+    }
   }
   // Checked as it is used: a run reads and checks its question's file only (a shard, its own).
   return Recording.open(dir, { check: 'use' });

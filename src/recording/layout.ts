@@ -31,6 +31,12 @@ export const LOCK_FILE = '.lock';
  * renames the folder.
  */
 export const GUARD_SUFFIX = '.replaygate-lock';
+/**
+ * The infixes of the folders a whole-recording replacement makes beside the recording
+ * (replace.ts): `.<name>.replaygate-new-<pid>-<hex>` (the new recording being written) and
+ * `.<name>.replaygate-old-<pid>-<hex>` (the old one, renamed away until removed).
+ */
+export const STAGING_INFIX = { new: '.replaygate-new-', old: '.replaygate-old-' } as const;
 
 const PLAIN_NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 // Device names Windows will not create as files, with any extension.
@@ -113,3 +119,41 @@ ${LOCK_FILE}
 ${LOCK_FILE}.*
 .*.tmp
 `;
+
+// The .gitignore of the folder that holds recordings (ignore-beside.ts writes it).
+
+/** The first line of replaygate's block: it marks the lines as replaygate's. */
+export const BESIDE_IGNORE_MARK = '# replaygate: lock files and unfinished replacements a killed writer leaves beside its recording';
+
+/** The lines that open replaygate's block (its first one {@link BESIDE_IGNORE_MARK}). */
+export const BESIDE_IGNORE_HEADER: readonly string[] = [BESIDE_IGNORE_MARK, '# (docs/recordings.md, "One writer per recording"). Never commit them; written by replaygate.'];
+
+/**
+ * The patterns that cover what writers of the recording `name` (the recording folder's name in
+ * this folder) make beside it: the same four for every recording, then two for its own `.lock`.
+ * @example besideIgnoreLines('sql') // ['.*.replaygate-lock', '.*.replaygate-lock.break', '.*.replaygate-new-*', '.*.replaygate-old-*', '/sql/.lock', '/sql/.lock.break']
+ */
+export function besideIgnoreLines(name: string): string[] {
+  const own = ignorePattern(name);
+  return [
+    `.*${GUARD_SUFFIX}`,
+    `.*${GUARD_SUFFIX}.break`,
+    `.*${STAGING_INFIX.new}*`,
+    `.*${STAGING_INFIX.old}*`,
+    ...(own === undefined ? [] : [`/${own}/${LOCK_FILE}`, `/${own}/${LOCK_FILE}.break`]),
+  ];
+}
+
+/** The whole `.gitignore` for a folder that holds the recording `name` and has none yet (what a writer creates, and `replaygate init` writes). */
+export function besideIgnoreText(name: string): string {
+  return `${[...BESIDE_IGNORE_HEADER, ...besideIgnoreLines(name)].join('\n')}\n`;
+}
+
+/**
+ * A folder name as a gitignore pattern that matches it alone: `\`, `*`, `?` and `[` escaped,
+ * trailing spaces kept (escaped). Undefined for a name no pattern line can hold (a line break).
+ */
+function ignorePattern(name: string): string | undefined {
+  if (/[\r\n]/.test(name)) return undefined;
+  return name.replace(/[\\*?[]/g, (c) => `\\${c}`).replace(/ +$/, (spaces) => '\\ '.repeat(spaces.length));
+}

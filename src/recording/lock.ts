@@ -1,11 +1,14 @@
 import { cleanupWarning } from '../util/process-end.js';
 import { randomBytes } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
-import { GUARD_SUFFIX, LOCK_FILE } from './layout.js';
-import { realFolder, recoverReplacement } from './replace.js';
+import { shellCommand } from '../util/shell-quote.js';
+import { committedAsIs } from './git-files.js';
+import { ensureIgnoredBeside } from './ignore-beside.js';
+import { GUARD_SUFFIX, LOCK_FILE, MANIFEST_FILE } from './layout.js';
+import { crashPoint, interruptedReplacementHint, realFolder, recoverReplacement, replacementFolders } from './replace.js';
 
 /** Who holds a recording's lock (the content of its `.lock` file). */
 export interface LockHolder {
@@ -56,7 +59,9 @@ const UNREADABLE_STALE_MS = 10_000;
 
 /**
  * Another process is writing the recording. Thrown at once (no waiting), naming the folder,
- * the holder's pid, host, command and start time, and what to do.
+ * the holder's pid, host, command and start time, and what to do. A lock of another host that
+ * git has committed as it is ({@link committedAsIs}: a left-over a commit took along) is named
+ * as such, with the command that removes it from the repository.
  */
 export class RecordingLocked extends DataError {
   override readonly name: string = 'RecordingLocked';
@@ -66,21 +71,51 @@ export class RecordingLocked extends DataError {
     shown: string,
     /** The recording folder, as shown (default: the folder holding the lock file). */
     place: string = dirname(shown),
+    /** The lock file is one git has committed as it is (see {@link committedLockAdvice}). */
+    readonly committed = false,
   ) {
-    const who = holder
-      ? `process ${holder.pid}${holder.host === hostname() ? '' : ` on host ${holder.host}`} (${holder.command}, since ${holder.started})`
-      : 'another process (its lock file is being written)';
-    const remote = holder !== undefined && holder.host !== hostname();
     super(
-      `the recording is being written by ${who}: one writer at a time. Wait for it to finish and run this command again` +
-        (remote
-          ? `; if that host's process is gone, delete ${shown}`
-          : holder
-            ? `; if no process ${holder.pid} is running replaygate, delete ${shown}`
-            : ''),
+      holder !== undefined && committed
+        ? committedLockAdvice(holder, shown)
+        : `the recording is being written by ${holderText(holder)}: one writer at a time. Wait for it to finish and run this command again${deleteAdvice(holder, shown)}`,
       place,
     );
   }
+}
+
+/** `process 4711 (replaygate record --agent sql, since …)`, with the host when it is another one. */
+function holderText(holder: LockHolder | undefined): string {
+  return holder
+    ? `process ${holder.pid}${holder.host === hostname() ? '' : ` on host ${holder.host}`} (${holder.command}, since ${holder.started})`
+    : 'another process (its lock file is being written)';
+}
+
+/** How to remove a lock whose holder may be gone ('' when there is no holder to name). */
+function deleteAdvice(holder: LockHolder | undefined, shown: string): string {
+  if (holder === undefined) return '';
+  return holder.host !== hostname() ? `; if that host's process is gone, delete ${shown}` : `; if no process ${holder.pid} is running replaygate, delete ${shown}`;
+}
+
+/**
+ * The message for a lock of another host that git has committed as it is. No writer on this host
+ * holds it, and one on its host cannot be checked from here (by pid); it is not broken either —
+ * see docs/recordings.md ("A lock committed from another host") for why — but named, with the command that
+ * removes it from the repository for every clone.
+ */
+function committedLockAdvice(holder: LockHolder, shown: string): string {
+  return (
+    `${shown} is a lock file committed to git: it names process ${holder.pid} on host ${holder.host} (${holder.command}, since ${holder.started}), ` +
+    'a writer killed there whose lock a commit took along. No writer on this host holds it, and replaygate cannot check a process of another host, so it refuses to write. ' +
+    `Remove it from the repository with \`${shellCommand(['git', 'rm', '-q', '--', shown])}\` and commit that (then no clone has it), and run this command again; ` +
+    `if a writer on host ${holder.host} is in fact running on this very folder (a shared network folder), wait for it to finish first`
+  );
+}
+
+/** The refusal for a live (or uncheckable) holder of `file`, named as a committed lock when it is one. */
+function lockedBy(file: string, holder: LockHolder | 'unreadable', shown: string, place: string): RecordingLocked {
+  if (holder === 'unreadable') return new RecordingLocked(file, undefined, shown, place);
+  // Only a lock of another host: on this one, the pid and start time say whether its holder runs.
+  return new RecordingLocked(file, holder, shown, place, holder.host !== hostname() && committedAsIs(file));
 }
 
 /**
@@ -105,7 +140,13 @@ export class RecordingLocked extends DataError {
  * ({@link LockHolder.start}: boot id and start ticks), so a pid reused after a crash or a reboot
  * does not hold the lock. Limits: without /proc (or in a lock with no start time) a reused pid
  * looks alive (the message says how to delete the lock); holders on other hosts (a shared
- * network folder) are never judged stale.
+ * network folder) are never judged stale — a lock of another host that git has committed as it
+ * is (a left-over that a commit took along, then checked out on CI) is named as such, with the
+ * `git rm` that removes it, and still not broken.
+ *
+ * Before the guard is taken, the `.gitignore` of the folder holding the recording is made to
+ * ignore the guard, the replacement folders and the lock inside (ignore-beside.ts), so that
+ * nothing a killed writer leaves is committed by `git add -A`.
  */
 export class RecordingLock {
   private released = false;
@@ -151,6 +192,10 @@ export class RecordingLock {
     let ownGuard = false;
     let created: string[] = parents;
     try {
+      // Before the guard: whatever this writer leaves beside the recording, killed at any instant, is
+      // git-ignored. (A .gitignore made in a folder this lock created stays when the writer fails:
+      // removing it could race with a writer of another recording there that counts on it.)
+      ensureIgnoredBeside(dirname(guard), basename(guard).slice(1, -GUARD_SUFFIX.length), show(join(dirname(guard), '.gitignore')));
       takeFile(guard, body, show(guard), place, 'beside');
       ownGuard = true;
       created = [...makeDirs(dir, place), ...parents];
@@ -164,6 +209,7 @@ export class RecordingLock {
       throw error;
     }
     const lock = new RecordingLock(file, guard, holder, created);
+    crashPoint('locked');
     try {
       lock.recovered = recoverReplacement(dir, (folder) => RecordingLock.holderIn(folder) !== undefined, root);
       // Said at once (src/util/process-end.ts), not by the command when it ends: a command that then fails still tells what was done to its recording.
@@ -193,11 +239,8 @@ export class RecordingLock {
    * @throws RecordingLocked when a live process holds the lock of the recording in `dir`.
    */
   static assertFree(dir: string, root: string = process.cwd()): void {
-    for (const file of [guardFileOf(dir), join(dir, LOCK_FILE)]) {
-      const holder = liveHolder(file);
-      if (holder === undefined) continue;
-      throw new RecordingLocked(file, holder === 'unknown' ? undefined : holder, relative(root, file) || file, relative(root, dir) || dir);
-    }
+    const live = liveLockOf(dir);
+    if (live !== undefined) throw lockedBy(live.file, live.holder, relative(root, live.file) || live.file, relative(root, dir) || dir);
   }
 
   /** The lock file's text, for a copy in a folder that will take the recording's place (replace.ts, makeStaging). */
@@ -225,6 +268,63 @@ export class RecordingLock {
   private recordingFolder(): string {
     return dirname(this.file);
   }
+}
+
+/**
+ * For a command that reads the recording in `dir` and finds no manifest there: why, as a clause
+ * to add to its message (starting with `; `), or '' when nothing explains it (no writer, nothing
+ * left beside it: the recording was never made, or the path is wrong). Reads only.
+ *
+ * - A live writer holds the recording's lock (the guard beside it: held also between the two
+ *   renames of a replacement, when the place is empty) → the recording is being replaced (its
+ *   old folder renamed aside) or written by process N (command, since when): run the command
+ *   again once it is done. A holder on another host is named with its host, and how to remove
+ *   its lock if that process is gone.
+ * - No live holder, and complete folders a replacement left beside it → it was interrupted, and
+ *   what puts it back in place ({@link interruptedReplacementHint}).
+ *
+ * The lock is read before and after the folders beside it are listed, so that a writer that
+ * starts or ends meanwhile is not taken for an interrupted one.
+ * @param root - folder paths in the message are relative to.
+ */
+export function absentRecordingHint(dir: string, root: string = process.cwd()): string {
+  // A writer reading the recording it holds (an upgrade of a folder with no manifest) is not told about itself.
+  const other = (): LiveLock | undefined => {
+    const live = liveLockOf(dir);
+    return live === undefined || (live.holder !== 'unreadable' && live.holder.pid === process.pid && live.holder.host === hostname()) ? undefined : live;
+  };
+  const before = other();
+  const folders = replacementFolders(dir);
+  const interrupted = interruptedReplacementHint(dir);
+  const lock = before ?? other();
+  if (lock === undefined) return interrupted;
+  const shown = relative(root, lock.file) || lock.file;
+  const holder = lock.holder === 'unreadable' ? undefined : lock.holder;
+  // An old folder with a recording in it: a first write renames away only the folder its lock made.
+  const replacing = folders.some((f) => f.kind === 'old' && existsSync(join(f.path, MANIFEST_FILE)));
+  const foreign = holder !== undefined && holder.host !== hostname();
+  if (foreign && committedAsIs(lock.file)) return `; ${committedLockAdvice(holder, shown)}`;
+  const then = foreign
+    ? `; if that host's process is gone, delete ${shown}${folders.length > 0 ? ', then any command that writes the recording (e.g. replaygate recordings upgrade) puts it back in place' : ''}`
+    : '';
+  return replacing
+    ? `; it is being replaced right now by ${holderText(holder)}, which has moved the old recording aside and is putting the new one in its place: run this command again once that process is done${then}`
+    : `; it is being written right now by ${holderText(holder)}, which puts it in place when it is done: run this command again then${then}`;
+}
+
+/** A lock file held by a live (or uncheckable: `unreadable`) holder. */
+interface LiveLock {
+  readonly file: string;
+  readonly holder: LockHolder | 'unreadable';
+}
+
+/** The live (or uncheckable) holder of the recording's lock: the guard first, then the lock inside. */
+function liveLockOf(dir: string): LiveLock | undefined {
+  for (const file of [guardFileOf(dir), join(dir, LOCK_FILE)]) {
+    const holder = liveHolder(file);
+    if (holder !== undefined) return { file, holder: holder === 'unknown' ? 'unreadable' : holder };
+  }
+  return undefined;
 }
 
 /**
@@ -278,7 +378,7 @@ function takeFile(file: string, body: string, shown: string, place: string, wher
     if (notAFile(file)) throw new DataError(`${basename(file)} is not a lock file (a folder or a link); remove it`, shown);
     const current = readHolder(file);
     if (current === 'gone') continue;
-    if (!isStale(file, current)) throw new RecordingLocked(file, current === 'unreadable' ? undefined : current, shown, place);
+    if (!isStale(file, current)) throw lockedBy(file, current, shown, place);
     breakStale(file, current, shown, place);
   }
   throw new RecordingLocked(file, undefined, shown, place);

@@ -6,7 +6,7 @@ import { LIMITS, limitProblem } from '../config/limits.js';
 import { DataError } from '../util/errors.js';
 import { rejectUnknownKeys } from '../util/known-keys.js';
 import { CALLS_DIR, CALLS_FILE, CURRENT_FORMAT, formatOnDisk, MANIFEST_FILE, type RecordingFormat } from './layout.js';
-import { interruptedReplacementHint } from './replace.js';
+import { absentRecordingHint } from './lock.js';
 import { writeFileAtomic } from './store.js';
 import type { RecordingManifest } from './types.js';
 
@@ -126,7 +126,15 @@ export function readManifestSync(dir: string): RecordingManifest {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new DataError(`cannot read file (${code === 'EISDIR' ? 'it is a folder' : (code ?? String(error))})${code === 'ENOENT' ? interruptedReplacementHint(dir) : ''}`, file);
+    if (code !== 'ENOENT') throw new DataError(`cannot read file (${code === 'EISDIR' ? 'it is a folder' : (code ?? String(error))})`, file);
+    // Absent: a writer may be putting the recording in place (the lock says who), or one was killed doing it.
+    const why = absentRecordingHint(dir);
+    try {
+      // A writer that ended meanwhile has put it in place.
+      text = readFileSync(file, 'utf8');
+    } catch {
+      throw new DataError(`cannot read file (ENOENT)${why}`, file);
+    }
   }
   const known = PARSED.get(file);
   if (known !== undefined && known.text === text) return known.manifest;

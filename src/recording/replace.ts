@@ -3,7 +3,7 @@ import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdir
 import { basename, dirname, join, relative } from 'node:path';
 import { DataError } from '../util/errors.js';
 import { removeTemporarySync } from '../util/process-end.js';
-import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, isTempName, LOCK_FILE, MANIFEST_FILE } from './layout.js';
+import { BLOBS_DIR, CALLS_DIR, CALLS_FILE, isTempName, LOCK_FILE, MANIFEST_FILE, STAGING_INFIX } from './layout.js';
 import { LAYOUT_FILES, layoutText, readLayoutFile, removeStaleTemps, writeFileAtomic } from './store.js';
 
 /**
@@ -18,14 +18,17 @@ import { LAYOUT_FILES, layoutText, readLayoutFile, removeStaleTemps, writeFileAt
  * recording in place and an unfinished `-new-` folder beside it; killed between the two renames,
  * both complete folders beside an empty place; killed while removing, an `-old-` folder. The
  * next command that takes the recording's lock finishes or undoes what was left
- * ({@link recoverReplacement}) and says what it did; a reading command names the folders
- * ({@link interruptedReplacementHint}).
+ * ({@link recoverReplacement}) and says what it did; a reading command that finds the place empty
+ * says who is replacing it when a live writer holds the lock, else names the folders
+ * (lock.ts, absentRecordingHint; {@link interruptedReplacementHint}). The `.gitignore` beside the
+ * recording keeps the folders out of commits (ignore-beside.ts).
  */
 
 /** Kinds of folder beside a recording. */
-type SiblingKind = 'new' | 'old';
+export type SiblingKind = 'new' | 'old';
 
-interface Sibling {
+/** A folder a replacement made beside a recording (see {@link replacementFolders}). */
+export interface Sibling {
   readonly path: string;
   readonly name: string;
   readonly kind: SiblingKind;
@@ -85,11 +88,11 @@ export function realFolder(dir: string): string {
 }
 
 function siblingName(dir: string, kind: SiblingKind): string {
-  return join(dirname(dir), `.${basename(dir)}.replaygate-${kind}-${process.pid}-${randomBytes(4).toString('hex')}`);
+  return join(dirname(dir), `.${basename(dir)}${STAGING_INFIX[kind]}${process.pid}-${randomBytes(4).toString('hex')}`);
 }
 
-/** Folders left beside the recording in `dir` by replacements (any process, finished or not). */
-function siblings(dir: string): Sibling[] {
+/** Folders beside the recording in `dir` made by replacements (any process, under way or left by a killed one). */
+export function replacementFolders(dir: string): Sibling[] {
   const real = realFolder(dir);
   let names: string[];
   try {
@@ -156,12 +159,14 @@ function writeText(file: string, text: string): void {
 }
 
 /**
- * For tests of a killed replacement: with `REPLAYGATE_CRASH_AT=<point>` in the environment the
- * process kills itself (SIGKILL, no clean-up) when it reaches that point of {@link swapIn}:
- * `staged` (the new folder complete, nothing renamed), `swapping` (the recording renamed away, the
- * new folder not yet in place), `swapped` (the new one in place, the old one not yet removed).
+ * For tests of a killed writer: with `REPLAYGATE_CRASH_AT=<point>` in the environment the
+ * process kills itself (SIGKILL, no clean-up) when it reaches that point: `locked` (both lock
+ * files just taken, by lock.ts: nothing else written yet — a first write leaves a folder holding
+ * only its `.lock`), then those of {@link swapIn}: `staged` (the new folder complete, nothing
+ * renamed), `swapping` (the recording renamed away, the new folder not yet in place), `swapped`
+ * (the new one in place, the old one not yet removed).
  */
-function crashPoint(point: 'staged' | 'swapping' | 'swapped'): void {
+export function crashPoint(point: 'locked' | 'staged' | 'swapping' | 'swapped'): void {
   if (process.env['REPLAYGATE_CRASH_AT'] === point) process.kill(process.pid, 'SIGKILL');
   // The same points for tests of a writer caught there alive: the process stops itself (SIGSTOP) until sent SIGCONT.
   if (process.env['REPLAYGATE_STOP_AT'] === point) process.kill(process.pid, 'SIGSTOP');
@@ -288,7 +293,7 @@ export function discardStaging(staging: string): void {
  * @returns one sentence per folder handled, for the command to show as a warning.
  */
 export function recoverReplacement(dir: string, inUse: (folder: string) => boolean, root: string = process.cwd()): string[] {
-  const found = siblings(dir).filter((s) => !inUse(s.path));
+  const found = replacementFolders(dir).filter((s) => !inUse(s.path));
   if (found.length === 0) return [];
   const real = realFolder(dir);
   const shown = (p: string): string => relative(root, p) || p;
@@ -333,9 +338,11 @@ export function recoverReplacement(dir: string, inUse: (folder: string) => boole
 /**
  * For a command that reads the recording in `dir` and finds no manifest: a sentence naming the
  * folders an interrupted replacement left beside it, and how to finish it; '' when there are none.
+ * Says "interrupted" whoever made them: a reader first asks the lock whether a live writer is
+ * putting the recording in place (lock.ts, absentRecordingHint, which calls this otherwise).
  */
 export function interruptedReplacementHint(dir: string): string {
-  const found = siblings(dir).filter((s) => existsSync(join(s.path, MANIFEST_FILE)));
+  const found = replacementFolders(dir).filter((s) => existsSync(join(s.path, MANIFEST_FILE)));
   if (found.length === 0) return '';
   const names = found.map((s) => `${s.name} (${s.kind === 'new' ? 'the new recording' : 'the old recording'}, left by ${leftBy(s)})`).join(', ');
   return `; a replacement of this recording was interrupted and left ${names} beside it: any command that writes the recording (e.g. replaygate recordings upgrade) puts it back in place`;

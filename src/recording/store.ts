@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync, writeSync, type Stats } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DataError } from '../util/errors.js';
 import { removeTemporarySync } from '../util/process-end.js';
@@ -63,7 +63,11 @@ export function refuseLinkedFolders(dir: string): void {
   }
 }
 
-/** Writes `.gitattributes`, `.gitignore` and the `calls/`, `blobs/` folders of a format-2 recording (idempotent). */
+/**
+ * Writes `.gitignore`, `.gitattributes` and the `calls/`, `blobs/` folders of a format-2 recording
+ * (idempotent). `.gitignore` first, and created in place when absent (no temporary file): from
+ * then on every temporary file a writer makes in the folder is ignored by git.
+ */
 export function prepareLayout(dir: string): void {
   refuseLinkedFolders(dir);
   const before = LAYOUT_FILES.map(([name, ours]) => [join(dir, name), ours, readLayoutFile(join(dir, name))] as const);
@@ -71,8 +75,33 @@ export function prepareLayout(dir: string): void {
   mkdirSync(join(dir, BLOBS_DIR), { recursive: true });
   for (const [file, ours, previous] of before) {
     const text = layoutText(ours, previous);
-    if (previous !== text) writeFileAtomic(file, text);
+    if (previous === text) continue;
+    if (previous === undefined && createWith(file, text)) continue;
+    writeFileAtomic(file, text);
   }
+}
+
+/**
+ * Creates `file` with `text` (`wx`: never over an existing one; a write that fails removes it, so
+ * that no torn text is ever taken for the user's lines); false when something is there by now.
+ */
+function createWith(file: string, text: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new DataError(`cannot write the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, file);
+  }
+  try {
+    writeSync(fd, text);
+  } catch (error) {
+    closeSync(fd);
+    removeTemporarySync(file, 'unfinished file');
+    throw new DataError(`cannot write the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, file);
+  }
+  closeSync(fd);
+  return true;
 }
 
 /**
@@ -86,8 +115,8 @@ export function checkLayoutFiles(dir: string): void {
 
 /** The files of a format-2 recording that hold replaygate's lines and may hold the user's too. */
 export const LAYOUT_FILES: readonly (readonly [string, string])[] = [
-  ['.gitattributes', GITATTRIBUTES],
   ['.gitignore', GITIGNORE],
+  ['.gitattributes', GITATTRIBUTES],
 ];
 
 /**
@@ -109,23 +138,39 @@ export function layoutText(ours: string, previous: string | undefined): string {
 /**
  * The text of a layout file of a recording, undefined when it is absent. Never read through a
  * symbolic link (it could lead out of the project, and its text would be written into the
- * recording) nor from a FIFO (it would block).
+ * recording) nor from a FIFO (it would block). Also for the `.gitignore` of the folder holding
+ * a recording (ignore-beside.ts), with its own `rule`.
+ * @param rule - what the file must be and how to fix it, for the message (default: a recording's own file).
+ * @param shown - the file as the message names it (default: `file`).
  * @throws DataError naming the file when it is not a regular file.
  */
-export function readLayoutFile(file: string): string | undefined {
+export function readLayoutFile(
+  file: string,
+  rule = `a recording's ${basename(file)} must be a regular file (replaygate keeps its own lines there and yours after them): replace it by a copy`,
+  shown = file,
+): string | undefined {
   let st;
   try {
     st = lstatSync(file);
   } catch {
     return undefined;
   }
-  if (!st.isFile()) {
-    throw new DataError(
-      `is ${st.isSymbolicLink() ? `a symbolic link (to ${readlinkSync(file)})` : st.isDirectory() ? 'a folder' : 'not a regular file'}; a recording's ${basename(file)} must be a regular file (replaygate keeps its own lines there and yours after them): replace it by a copy`,
-      file,
-    );
-  }
+  if (!st.isFile()) throw new DataError(`is ${notARegularFile(file, st)}; ${rule}`, shown);
   return readFileSync(file, 'utf8');
+}
+
+/** What a path that is not a regular file is, for messages: `a symbolic link (to …)`, `a folder`, `not a regular file`. */
+export function notARegularFile(file: string, st: Stats): string {
+  if (st.isSymbolicLink()) {
+    let to = '?';
+    try {
+      to = readlinkSync(file);
+    } catch {
+      // removed meanwhile
+    }
+    return `a symbolic link (to ${to})`;
+  }
+  return st.isDirectory() ? 'a folder' : 'not a regular file';
 }
 
 /** Removes temporary files left by killed writers (the caller holds the lock, so none is in use). */

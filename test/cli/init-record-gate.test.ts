@@ -50,12 +50,15 @@ describe('init → record → edit → record → gate --base-ref, and the Actio
   it('init scaffolds a project that records, scores and checks', async () => {
     const init = await cli(['init'], repo.dir);
     expect(init.code, init.stderr).toBe(0);
-    for (const f of ['replaygate.yml', 'golden/questions.yml', 'prompts/sql.md', '.github/workflows/replaygate.yml', '.gitattributes', 'warehouse/example.sqlite']) {
+    for (const f of ['replaygate.yml', 'golden/questions.yml', 'prompts/sql.md', '.github/workflows/replaygate.yml', '.gitattributes', 'recordings/.gitignore', 'warehouse/example.sqlite']) {
       expect(existsSync(join(repo.dir, f)), f).toBe(true);
     }
+    const ignore = readFileSync(join(repo.dir, 'recordings/.gitignore'), 'utf8');
     const record = await cli(['record', '-a', 'sql-agent', '--no-progress'], repo.dir, env());
     expect(record.code, record.stderr).toBe(0);
     expect(record.stdout).toContain('calls sent 5');
+    // init's recordings/.gitignore already has every line the writer needs: left as it is.
+    expect(readFileSync(join(repo.dir, 'recordings/.gitignore'), 'utf8')).toBe(ignore);
     const score = await cli(['score', '--no-progress'], repo.dir);
     expect(score.code, score.stderr).toBe(0);
     expect(score.stdout).toMatch(/correct\s+5 of 5/);

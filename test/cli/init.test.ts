@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/index.js';
 import { loadConfig } from '../../src/config/load.js';
 import { cli } from '../record/helpers.js';
+import { besideIgnoreText } from '../../src/recording/layout.js';
 
 const SPIDER = join(import.meta.dirname, '../../../shared/data/spider/database');
 const dirs: string[] = [];
@@ -23,12 +24,14 @@ describe('replaygate init', () => {
     const dir = temp();
     const r = await cli(['init', 'shop'], dir);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('created in shop: replaygate.yml, golden/questions.yml, prompts/sql.md, .github/workflows/replaygate.yml, .gitattributes');
+    expect(r.stdout).toContain('created in shop: replaygate.yml, golden/questions.yml, prompts/sql.md, .github/workflows/replaygate.yml, .gitattributes, recordings/.gitignore');
     const config = await loadConfig(join(dir, 'shop/replaygate.yml'));
     expect([...config.agents.keys()]).toEqual(['sql-agent']);
     expect(config.seeds).toEqual([0, 1, 2, 3, 4]);
     expect(readFileSync(join(dir, 'shop/.github/workflows/replaygate.yml'), 'utf8')).toContain('uses: replaygate/replaygate@v1');
     expect(readFileSync(join(dir, 'shop/.gitattributes'), 'utf8')).toContain('recordings/** -text');
+    // What every writer of recordings/sql-agent makes sure of, there from the first commit.
+    expect(readFileSync(join(dir, 'shop/recordings/.gitignore'), 'utf8')).toBe(besideIgnoreText('sql-agent'));
     expect(readFileSync(join(dir, 'shop/replaygate.yml'), 'utf8')).toMatch(/^# replaygate project/);
   });
 
@@ -90,7 +93,7 @@ describe('replaygate init', () => {
     const copied = await cli(['init', 'copied', '--warehouse', join(dir, 'data/shop.sqlite'), '--copy-warehouse'], join(dir, 'data'));
     expect(copied.code, copied.stderr).toBe(0);
     expect(copied.stderr).toBe('');
-    expect(copied.stdout).toContain('.gitattributes, warehouse/shop.sqlite\n');
+    expect(copied.stdout).toContain('.gitattributes, recordings/.gitignore, warehouse/shop.sqlite\n');
     expect(readFileSync(join(dir, 'data/copied/replaygate.yml'), 'utf8')).toContain('path: "warehouse/shop.sqlite"');
     expect(readFileSync(join(dir, 'data/copied/warehouse/shop.sqlite'))).toEqual(readFileSync(join(dir, 'data/shop.sqlite')));
     expect((await cli(['init', 'x', '--copy-warehouse'], dir)).stderr).toContain('--copy-warehouse copies the file given with --warehouse');

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hasManifestSync } from '../../src/recording/manifest.js';
 import { Recording } from '../../src/recording/recording.js';
+import { startStopped as startStoppedIn, type StoppedWriter } from '../helpers/stopped-writer.js';
 import { tempProject } from '../helpers/temp-project.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -62,33 +63,8 @@ async function state(dir: string): Promise<string> {
 }
 const beside = (): string[] => readdirSync(recordings).filter((n) => n.startsWith('.a.replaygate-'));
 
-/** The state letter of a process (/proc/<pid>/stat: R, S, T for stopped …). */
-function procState(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-  } catch {
-    return undefined;
-  }
-}
-
 /** Starts the built CLI; resolves `stopped` once it stopped itself (REPLAYGATE_STOP_AT), `done` when it exits. */
-function startStopped(argv: string[], point: string): { pid: number; stopped: Promise<void>; done: Promise<{ code: number | null; stderr: string }> } {
-  const child = spawn(process.execPath, [CLI, ...argv], { cwd: project.dir, env: env({ REPLAYGATE_STOP_AT: point }), stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; stderr: string }>((r) => child.on('exit', (code) => r({ code, stderr })));
-  const pid = child.pid!;
-  const stopped = (async () => {
-    for (let i = 0; i < 3000; i += 1) {
-      if (procState(pid) === 'T') return;
-      if (procState(pid) === undefined) throw new Error(`the writer exited before it stopped: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    throw new Error('the writer did not stop');
-  })();
-  return { pid, stopped, done };
-}
+const startStopped = (argv: string[], point: string): StoppedWriter => startStoppedIn(project.dir, argv, point);
 
 describe.skipIf(!existsSync('/proc/self/stat'))('a second writer while a replacement is under way (real processes)', () => {
   it('setup: an old recording', async () => {

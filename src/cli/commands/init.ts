@@ -30,7 +30,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
     .command('init [dir]')
     .description(
       'Create a new replaygate project in DIR (default: here): a commented replaygate.yml, a golden file with one example question, ' +
-        'a prompt, the GitHub workflow that gates pull requests, and a .gitattributes for recordings. On a terminal it asks for the ' +
+        'a prompt, the GitHub workflow that gates pull requests, a .gitattributes for recordings, and recordings/.gitignore (so that the lock files a killed writer leaves are never committed). On a terminal it asks for the ' +
         'warehouse file and the model (Enter keeps the default); otherwise it asks nothing. It never overwrites a file: when one of ' +
         'them exists, nothing is written.',
     )
