@@ -38,7 +38,7 @@ import { parseSeeds, parseWhole, questionsOption, shardOption, splitOption } fro
 import { configFingerprint } from '../../shard/fingerprint.js';
 import { confidenceRunNotes, confidenceShardPayload, labelsFileSource, type ConfidenceReportJson, type ConfidenceReportSettings } from '../../shard/confidence-shards.js';
 import { shardSection } from '../../shard/section.js';
-import { shardLabel, type Shard } from '../../shard/shard.js';
+import { inShard, shardLabel, type Shard } from '../../shard/shard.js';
 import { progressFor } from '../progress.js';
 import { printConfidenceReport } from './confidence-print.js';
 
@@ -422,7 +422,9 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, m
   timing['replay'] = performance.now() - t;
 
   const aligned = alignSamples(golden, sets, opts.agent !== undefined ? 'seed' : 'system');
-  const labelSets = await collectLabelSets(project, opts, ctx, aligned, (match) => replay(shown.agent, [shown.seed], match));
+  // A shard's labels file labels the whole run: the ids of the other shards' questions are known, not this shard's to keep.
+  const elsewhere = new Set(opts.shard === undefined ? [] : whole.filter((q) => !inShard(q.id, opts.shard)).map((q) => q.id));
+  const labelSets = await collectLabelSets(project, opts, ctx, aligned, elsewhere, (match) => replay(shown.agent, [shown.seed], match));
 
   t = performance.now();
   const profiles = new Map<string, WarehouseProfile>();
@@ -614,6 +616,7 @@ async function collectLabelSets(
   opts: SampleOptions,
   ctx: CliContext,
   aligned: AlignedSamples,
+  elsewhere: ReadonlySet<string>,
   replayShown: (match: MatchPolicy) => Promise<RunRecord[]>,
 ): Promise<LabelSet[]> {
   const sets: LabelSet[] = [];
@@ -625,7 +628,10 @@ async function collectLabelSets(
     } catch (error) {
       throw new ConfigError(`cannot read the labels file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, opts.labels);
     }
-    const labels = parseLabels(text, opts.labels, new Set(aligned.questions.map((q) => q.questionId)));
+    // Every label is checked against its question by the shard that holds it (the others only
+    // check that it is of the run), and kept by that shard alone: the merge counts each once.
+    const own = new Set(aligned.questions.map((q) => q.questionId));
+    const labels = new Map([...parseLabels(text, opts.labels, new Set([...own, ...elsewhere]))].filter(([id]) => own.has(id)));
     // A shard may hold none of the labelled questions: the merge checks the whole run's labels.
     if (labels.size === 0 && opts.shard === undefined) {
       throw new DataError(`the labels file labels none of the ${aligned.questions.length} answers, so there is nothing to evaluate; give one label per golden question id (JSON {"<id>": true}, JSONL, or CSV id,correct)`, opts.labels);
