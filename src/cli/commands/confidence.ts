@@ -15,7 +15,7 @@ import { confidenceSettings, type ConfidenceSettings } from '../../confidence/se
 import { renderThresholdsFile, sha256Text, thresholdsFile, thresholdsLine, thresholdsMismatch } from '../../confidence/thresholds-file.js';
 import { agreementPolicyText, labelPolicyText } from '../../confidence/policy.js';
 import type { ResultMatcher, RuleName } from '../../confidence/types.js';
-import { loadDefinitions } from '../../definitions/load.js';
+import { definitionFiles, loadDefinitions } from '../../definitions/load.js';
 import { appliesToMisses, appliesToWarnings, type AppliesToMisses } from '../../definitions/check.js';
 import { warn } from '../warnings.js';
 import type { Definition } from '../../definitions/types.js';
@@ -35,7 +35,7 @@ import { TOOL_NAME } from '../../version.js';
 import { ConfigError, DataError } from '../../util/errors.js';
 import { EXIT, type CliContext } from '../context.js';
 import { parseSeeds, parseWhole, questionsOption, shardOption, splitOption } from '../options.js';
-import { configFingerprint } from '../../shard/fingerprint.js';
+import { configFingerprint, UNREPORTED } from '../../shard/fingerprint.js';
 import { confidenceRunNotes, confidenceShardPayload, labelsFileSource, type ConfidenceReportJson, type ConfidenceReportSettings } from '../../shard/confidence-shards.js';
 import { shardSection } from '../../shard/section.js';
 import { inShard, shardLabel, type Shard } from '../../shard/shard.js';
@@ -210,7 +210,7 @@ async function loadProjectDefinitions(
   opts: SampleOptions,
   ctx: CliContext,
   settings: ConfidenceSettings,
-): Promise<{ list: Definition[]; sources: string[]; dialect: string } | undefined> {
+): Promise<{ list: Definition[]; sources: string[]; files: string[]; dialect: string } | undefined> {
   const paths = opts.definitions !== undefined ? opts.definitions.map((p) => resolve(ctx.cwd, p)) : settings.definitions;
   if (paths.length === 0) return undefined;
   const databases = new Map<string, readonly TableInfo[]>();
@@ -230,7 +230,7 @@ async function loadProjectDefinitions(
   }
   const list = await loadDefinitions(paths, { databases, metrics, root: ctx.cwd });
   // Sources relative to the project (what a report reader knows), not to where the command ran.
-  return { list, sources: paths.map((p) => relative(project.config.root, p) || p), dialect: dialectsText(dialects) };
+  return { list, sources: paths.map((p) => relative(project.config.root, p) || p), files: await definitionFiles(paths, ctx.cwd), dialect: dialectsText(dialects) };
 }
 
 /**
@@ -363,7 +363,7 @@ interface Prepared {
   readonly assessments: readonly AnswerAssessment[];
   /** The same answers assessed without approved definitions, when there are definitions. */
   readonly baseline?: readonly AnswerAssessment[];
-  readonly definitions?: { readonly list: readonly Definition[]; readonly sources: readonly string[]; readonly dialect: string };
+  readonly definitions?: { readonly list: readonly Definition[]; readonly sources: readonly string[]; readonly files: readonly string[]; readonly dialect: string };
   readonly settings: ConfidenceSettings;
   readonly gate: GateThresholds;
   readonly gateSource: string;
@@ -554,21 +554,28 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
   const calibrated = thresholds !== undefined ? { value: thresholds.value, name: thresholds.name, db: onlyDb ?? 'main' } : undefined;
   const notes = confidenceRunNotes({ assessments, labels: first?.labels, unrecorded: aligned.unrecorded, thresholdNotes: prepared.thresholdNotes, ...(calibrated !== undefined ? { calibrated } : {}) });
-  const fingerprint = await configFingerprint(project.config, {
+  const fingerprint = opts.json === undefined ? UNREPORTED : await configFingerprint(project.config, {
     kind: 'confidence',
     agents: opts.agents ?? (opts.agent !== undefined ? [opts.agent] : []),
     match: project.config.match,
     seeds: opts.seeds ?? project.config.seeds,
     selection: { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) },
+    // The labels and definitions files by their content (YAML, JSON, JSONL and CSV all read CRLF as LF);
+    // the thresholds file is counted from the config.
+    files: [
+      ...(opts.labels !== undefined ? [{ label: 'labels file', file: resolve(ctx.cwd, opts.labels), reading: 'text' as const }] : []),
+      ...(prepared.definitions?.files ?? []).map((file) => ({ label: 'definitions file', file, reading: 'text' as const })),
+    ],
     extra: {
       title,
       kind,
       sampleLabels: sets.map((s) => s.label),
-      labels: opts.labels ?? null,
       labelPolicy: opts.labelPolicy ?? null,
       agreementPolicy: opts.agreementPolicy,
-      definitions: prepared.definitions?.sources ?? null,
+      // Whether there are definitions at all (an empty folder still reports "0 rules"); their files are parts of their own.
+      definitions: prepared.definitions !== undefined,
       gate,
+      ruleGates: rules.ruleGates ?? null,
       gateSource,
       thinEvidence: opts.thinEvidence,
       evaluation: { resamples: opts.resamples, seed: opts.bootstrapSeed },
@@ -580,6 +587,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     shardSection(
       opts.shard as Shard,
       prepared.whole,
+      fingerprint,
       confidenceShardPayload({
         assessments,
         ...(prepared.baseline !== undefined ? { baseline: prepared.baseline } : {}),
@@ -598,7 +606,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     tool: TOOL_NAME,
     createdAt: new Date().toISOString(),
     timingMs: { ...timing },
-    fingerprint,
+    fingerprint: fingerprint.digest,
     ...(opts.shard !== undefined ? { shard: shardPayload() } : {}),
   };
   await printConfidenceReport(ctx, finalReport, opts);
