@@ -17,7 +17,7 @@ import { buildScoreReport } from '../report/score-report.js';
 import { scoreMarkdown } from '../report/score-markdown.js';
 import type { RunRecord } from '../scoring/types.js';
 import { wilsonInterval } from '../stats/index.js';
-import { configFingerprint, digestOf } from '../shard/fingerprint.js';
+import { combinedFingerprint, configFingerprint, type Fingerprint } from '../shard/fingerprint.js';
 import { mergeRanked } from '../shard/gate-shards.js';
 import { shardSection, type ShardSection } from '../shard/section.js';
 import type { Shard } from '../shard/shard.js';
@@ -169,13 +169,14 @@ function ranked(project: Project, runs: ReadonlyMap<string, readonly RunRecord[]
   return out;
 }
 
-function fingerprintOf(project: Project, kind: string): Promise<string> {
-  return configFingerprint(project.config, { kind, agents: [...project.config.agents.keys()], match: project.config.match, seeds: project.config.seeds, selection: {} });
+/** The configuration fingerprint of one side of an Action run (every agent of its config; the `split` input for the gate). */
+function fingerprintOf(project: Project, kind: string, split?: 'dev' | 'test'): Promise<Fingerprint> {
+  return configFingerprint(project.config, { kind, agents: [...project.config.agents.keys()], match: project.config.match, seeds: project.config.seeds, selection: split === undefined ? {} : { split } });
 }
 
 /** The shard's report: the unsharded report's fields, the configuration fingerprint, and the shard with its payload. */
-function withShard(result: GateRunResult, fingerprint: string, section: ShardSection<ActionShardPayload>): GateRunResult {
-  return { ...result, report: { ...(result.report as object), fingerprint, shard: section } };
+function withShard(result: GateRunResult, fingerprint: Fingerprint, section: ShardSection<ActionShardPayload>): GateRunResult {
+  return { ...result, report: { ...(result.report as object), fingerprint: fingerprint.digest, shard: section } };
 }
 
 async function replayAll(
@@ -204,8 +205,9 @@ async function gate(base: Project, head: Project, logger: Logger, concurrency: n
   // The shard decides its own share only for its job's log and report; the merge decides the whole run as this does.
   const result = await decideGate(payload, now().toISOString(), logger);
   if (shard === undefined) return result;
-  const fingerprint = digestOf({ command: 'gate', head: await fingerprintOf(head, 'gate'), base: await fingerprintOf(base, 'gate') });
-  return withShard(result, fingerprint, shardSection(shard, head.golden, payload));
+  // The gate rules are the base's (a pull request cannot loosen its own gate): in the base's fingerprint.
+  const fingerprint = combinedFingerprint({ head: await fingerprintOf(head, 'gate', split), base: await fingerprintOf(base, 'gate', split) }, { command: 'gate' });
+  return withShard(result, fingerprint, shardSection(shard, head.golden, fingerprint, payload));
 }
 
 /**
@@ -446,8 +448,8 @@ async function score(head: Project, logger: Logger, concurrency: number, now: ()
   const rerecord: RerecordContext = { config: basename(head.config.file), questions: head.golden.map((q) => q.id) };
   const result = scoreFromRuns({ agents, summaries, match: head.config.match, seeds: head.config.seeds, runs: runsByAgent, files, rerecord, createdAt: now().toISOString() });
   if (shard === undefined) return result;
-  const fingerprint = digestOf({ command: 'score', head: await fingerprintOf(head, 'score') });
-  return withShard(result, fingerprint, shardSection(shard, head.golden, { command: 'score', agents, summaries, match: head.config.match, seeds: head.config.seeds, head: ranked(head, runsByAgent), files, rerecord }));
+  const fingerprint = combinedFingerprint({ head: await fingerprintOf(head, 'score') }, { command: 'score' });
+  return withShard(result, fingerprint, shardSection(shard, head.golden, fingerprint, { command: 'score', agents, summaries, match: head.config.match, seeds: head.config.seeds, head: ranked(head, runsByAgent), files, rerecord }));
 }
 
 /** The Action's score result from the head's runs per agent (pure; `command: merge` uses it too). */
@@ -512,8 +514,8 @@ async function check(head: Project, logger: Logger, concurrency: number, shard?:
   const files = filesOf(head.config);
   const result = checkFromReport(report, files);
   if (shard === undefined) return result;
-  const fingerprint = digestOf({ command: 'check', head: await fingerprintOf(head, 'check') });
-  return withShard(result, fingerprint, shardSection(shard, [...head.golden, ...ranks.metricQueries.map((id) => ({ id }))], { command: 'check', report, ranks, files }));
+  const fingerprint = combinedFingerprint({ head: await fingerprintOf(head, 'check') }, { command: 'check' });
+  return withShard(result, fingerprint, shardSection(shard, [...head.golden, ...ranks.metricQueries.map((id) => ({ id }))], fingerprint, { command: 'check', report, ranks, files }));
 }
 
 /** The Action's check result from a schema-check report (pure; `command: merge` uses it too). */

@@ -1,5 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { CONFIDENCE_KEYS } from '../confidence/settings.js';
 import { parseGateRules } from '../gate/rules.js';
 import { parseJudgeConfig } from '../judge/config.js';
@@ -11,13 +11,16 @@ import { COMMAND_AGENT_KEYS, parseCommandAgent } from './command-agent.js';
 import { LIMITS, limitProblem, type NumberLimit } from './limits.js';
 import type { AgentConfig, MatchMode, ProjectConfig } from './types.js';
 
-const TOP_KEYS = ['warehouse', 'golden', 'semantic', 'match', 'seeds', 'agents', 'gate', 'confidence', 'judge', 'report'];
-const WAREHOUSE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'memory_limit_mb', 'threads', 'databases', 'max_rows', 'timeout_ms', 'isolation', 'memo'];
+/** Top-level keys of `replaygate.yml`. */
+export const TOP_KEYS = ['warehouse', 'golden', 'semantic', 'match', 'seeds', 'agents', 'gate', 'confidence', 'judge', 'report'];
+/** Keys of `warehouse:`. */
+export const WAREHOUSE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'memory_limit_mb', 'threads', 'databases', 'max_rows', 'timeout_ms', 'isolation', 'memo'];
 /** Keys of one entry of `warehouse.databases` written as a mapping. */
-const DATABASE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'memory_limit_mb', 'threads'];
+export const DATABASE_KEYS = ['engine', 'path', 'url_env', 'migration_url_env', 'max_connections', 'memory_limit_mb', 'threads'];
 /** Keys every agent takes; each kind adds its own (see {@link KIND_KEYS}). */
-const AGENT_KEYS = ['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'golden'];
-const KIND_KEYS: Readonly<Record<AgentConfig['kind'], readonly string[]>> = {
+export const AGENT_KEYS = ['kind', 'model', 'prompt', 'recording', 'temperature', 'top_p', 'max_tokens', 'max_calls', 'golden'];
+/** Keys each agent kind takes besides {@link AGENT_KEYS}. */
+export const KIND_KEYS: Readonly<Record<AgentConfig['kind'], readonly string[]>> = {
   sql: [],
   tools: ['tool_rows'],
   module: ['module', 'options'],
@@ -372,7 +375,12 @@ async function yamlFilesBelow(dir: string): Promise<string[]> {
     // never skipped in silence.
     .filter((e) => (e.isFile() || e.isSymbolicLink()) && /\.ya?ml$/.test(e.name))
     .map((e) => join(e.parentPath ?? dir, e.name))
-    .sort();
+    // By the path with '/' separators, so that Windows (whose backslash sorts after digits and
+    // capital letters, where '/' sorts before them) orders `golden/a/x.yml` and `golden/aB.yml` as
+    // Linux and macOS do: the order of the files is the order of the questions.
+    .map((file) => ({ file, key: file.split(sep).join('/') }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((e) => e.file);
 }
 
 /** What a YAML value is, for messages: `"five"`, `5`, `a list`, `a mapping`, `nothing`. */

@@ -58,8 +58,7 @@ const EFFECTS: readonly DefinitionEffect[] = ['veto', 'cap'];
  * @example (await loadDefinitions(['/repo/definitions'], context))[0].id // 'tracks-sold-counts-quantities'
  */
 export async function loadDefinitions(paths: readonly string[], context: DefinitionsContext): Promise<Definition[]> {
-  const files: string[] = [];
-  for (const path of paths) files.push(...(await expand(path, context.root ?? process.cwd())));
+  const files = await definitionFiles(paths, context.root ?? process.cwd());
   const out: Definition[] = [];
   const seen = new Map<string, string>();
   for (const file of files) {
@@ -73,6 +72,19 @@ export async function loadDefinitions(paths: readonly string[], context: Definit
     }
   }
   return out;
+}
+
+/**
+ * The definitions files {@link loadDefinitions} reads, in its order: each path given, a folder as
+ * its `*.yml`/`*.yaml` files sorted by name.
+ * @param root - the folder paths are shown relative to in the error.
+ * @throws DataError naming a path that does not exist.
+ * @example await definitionFiles(['/repo/definitions'], '/repo') // ['/repo/definitions/chinook.yml']
+ */
+export async function definitionFiles(paths: readonly string[], root: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const path of paths) files.push(...(await expand(path, root)));
+  return files;
 }
 
 async function expand(path: string, root: string): Promise<string[]> {

@@ -1,4 +1,5 @@
 import { DataError } from '../util/errors.js';
+import { configurationDifference } from './configuration-diff.js';
 import type { ShardSection } from './section.js';
 
 /** The fields every mergeable JSON report has. */
@@ -26,7 +27,8 @@ export interface CheckedShards<R> {
  * the same kind and configuration fingerprint, the same shard count, every index from 1 to n,
  * and questions that neither overlap nor leave a gap.
  * @throws DataError naming the file(s) and what is wrong: not a shard report, mixed kinds or
- *   configurations, a shard given twice, shards missing, overlapping or missing questions.
+ *   configurations (naming the parts of the configuration that differ: {@link configurationDifference}),
+ *   a shard given twice, shards missing, overlapping or missing questions.
  */
 export function checkShards<R extends ShardedReport>(reports: readonly R[], files: readonly string[]): CheckedShards<R> {
   if (reports.length === 0) throw new DataError('no reports to merge: give the JSON report of every shard (replaygate merge shard-1.json shard-2.json …)');
@@ -41,13 +43,7 @@ export function checkShards<R extends ShardedReport>(reports: readonly R[], file
       throw new DataError('the report has no configuration fingerprint (written by an older replaygate?): run the shard again', file);
     }
     if (report.kind !== first.kind) throw new DataError(`a '${report.kind}' report cannot be merged with the '${first.kind}' report ${firstFile}`, file);
-    if (report.fingerprint !== first.fingerprint) {
-      throw new DataError(
-        `its configuration differs from ${firstFile} (fingerprint ${report.fingerprint.slice(0, 19)}… vs ${first.fingerprint?.slice(0, 19)}…): ` +
-          'the shards of one merge must run the same command with the same options on the same commit (config, golden questions, prompts, recordings)',
-        file,
-      );
-    }
+    if (report.fingerprint !== first.fingerprint) throw new DataError(configurationDifference(first, firstFile, report), file);
     if (report.shard.count !== first.shard?.count) {
       throw new DataError(`it is shard ${report.shard.index}/${report.shard.count} but ${firstFile} is shard ${first.shard?.index}/${first.shard?.count}: all shards of one merge use the same n`, file);
     }

@@ -248,7 +248,7 @@ const seedsShape = arr(int());
 /** The `shard` section: which shard of how many, its questions with their positions, and a payload. */
 export function shardSectionShape(payload: Shape | undefined): Shape {
   return both(
-    obj({ index: int(1, 9999), count: int(1, 9999), total: count, questions: arr(obj({ id: str, position: count })) }, payload === undefined ? {} : { payload }),
+    obj({ index: int(1, 9999), count: int(1, 9999), total: count, questions: arr(obj({ id: str, position: count })) }, { configuration: record(str), ...(payload === undefined ? {} : { payload }) }),
     (v) => {
       const s = v as { index: number; count: number; payload?: unknown };
       if (s.index > s.count) return { at: ['index'], what: `expected a shard from 1 to its count ${s.count}, got ${s.index}` };

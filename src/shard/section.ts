@@ -1,4 +1,5 @@
 import type { GoldenQuestion } from '../golden/types.js';
+import type { Fingerprint } from './fingerprint.js';
 import { inShard, type Shard } from './shard.js';
 
 /** A question of a shard and its position in the whole run's question order (for the merge). */
@@ -17,6 +18,12 @@ export interface ShardSection<Payload = undefined> {
   readonly count: number;
   /** Questions in the whole run, every shard together. */
   readonly total: number;
+  /**
+   * The configuration fingerprint's parts (part → `sha256:`), so that the merge can name what
+   * differs between two shards. Reports written before fingerprints had parts lack it: the
+   * merge then says only that the fingerprints differ (and that the versions may).
+   */
+  readonly configuration?: Readonly<Record<string, string>>;
   readonly questions: readonly ShardQuestion[];
   readonly payload?: Payload;
 }
@@ -33,12 +40,13 @@ export function shardQuestions<Q extends Pick<GoldenQuestion, 'id'>>(questions: 
   return out;
 }
 
-/** The shard section for `shard` over the whole selection `questions`. */
-export function shardSection<P>(shard: Shard, questions: readonly Pick<GoldenQuestion, 'id'>[], payload?: P): ShardSection<P> {
+/** The shard section for `shard` over the whole selection `questions`, with the parts of the run's configuration `fingerprint`. */
+export function shardSection<P>(shard: Shard, questions: readonly Pick<GoldenQuestion, 'id'>[], fingerprint: Fingerprint, payload?: P): ShardSection<P> {
   return {
     index: shard.index,
     count: shard.count,
     total: questions.length,
+    configuration: fingerprint.parts,
     questions: shardQuestions(questions, shard).map(({ question, position }) => ({ id: question.id, position })),
     ...(payload !== undefined ? { payload } : {}),
   };

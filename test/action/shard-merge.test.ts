@@ -4,7 +4,8 @@
  * comment, job summary, outputs and report as a single unsharded job (dist/index.js, Node 24,
  * simulated runner, fake GitHub API).
  */
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS_BOT, FakeGitHub } from './fake-github.js';
@@ -68,6 +69,26 @@ describe('the Action with shard: i/n and command: merge', () => {
     const mergedComment = gh.commentsOn(REPO, PR)[0]?.body ?? '';
     expect(mergedComment).toBe(comment);
     expect(merged.summary).toBe(whole.summary);
+  });
+
+  it('merge refuses a shard run on another warehouse file, naming it and the side', { timeout: 300_000 }, async () => {
+    // The pull request's warehouse file changes between shard jobs (a re-run after a push that changed it).
+    const file = join(repo.dir, 'warehouse', 'concert_singer.sqlite');
+    const original = readFileSync(file);
+    try {
+      const db = new Database(file);
+      db.prepare('UPDATE singer SET Age = Age + 1').run();
+      db.close();
+      const again = await run({ shard: '2/3' });
+      expect(again.exitCode, explain(again)).toBe(0);
+      for (const i of [1, 3]) cpSync(join(repo.dir, 'shards', `gate-${i}`), join(repo.dir, 'mixed', `gate-${i}`), { recursive: true });
+      cpSync(again.outputs['report-path'] as string, join(repo.dir, 'mixed', 'gate-2', 'report.json'));
+      const merged = await run({ command: 'merge', reports: 'mixed' });
+      expect(merged.exitCode).toBe(1);
+      expect(merged.stdout).toContain('shard 2/3 was run with a different warehouse file warehouse/concert_singer.sqlite (database concert_singer) on the head than shard 1/3');
+    } finally {
+      writeFileSync(file, original);
+    }
   });
 
   it('merge refuses a missing shard, naming it', async () => {

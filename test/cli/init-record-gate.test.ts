@@ -110,7 +110,7 @@ describe('init → record → edit → record → gate --base-ref, and the Actio
     expect((await cli(['gate', '--base-ref', 'HEAD', '--seeds', '0,1', '--shard', '3/3', '--no-progress', '--json', other], repo.dir)).code).toBe(0);
     const mixed = await cli(['merge', shards[0] as string, shards[1] as string, other], repo.dir);
     expect(mixed.code).toBe(2);
-    expect(mixed.stderr).toContain('gate-seeds.json: its configuration differs from');
+    expect(mixed.stderr).toContain('gate-seeds.json: shard 3/3 was run with a different seed list on the head, command setting seedsOption on the head, seed list on the base');
   });
 
   it('the Action gates the committed change with the same verdict', async () => {

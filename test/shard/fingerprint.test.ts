@@ -1,8 +1,8 @@
 // The configuration fingerprint counts the golden files and each agent's recording manifest by
 // their bytes (issue #13: a shard no longer serialises every golden question). It must still tell
 // a mixed configuration: a golden question of ANOTHER shard edited between two shards, or a
-// recording re-recorded, is refused at merge time; a checkout elsewhere, or with CRLF line ends,
-// is the same configuration.
+// recording re-recorded, is refused at merge time, naming the file; a checkout elsewhere, or with
+// CRLF line ends (golden, semantic and manifest files alike), is the same configuration.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,7 @@ function project(name: string): string {
 
 const GOLDEN = join('golden', 'spider', 'pets_1.yml');
 const MANIFEST = join('recordings', 'din-sql-gpt4', 'manifest.yml');
+const SEMANTIC = join('semantic', 'pets_1.yml');
 
 /** The golden file with the question of `id` asked in other words. */
 function editQuestion(dir: string, id: string): void {
@@ -39,19 +40,19 @@ function editQuestion(dir: string, id: string): void {
 
 async function fingerprint(dir: string): Promise<string> {
   const config = await loadConfig(join(dir, 'replaygate.yml'));
-  return configFingerprint(config, { kind: 'score', agents: ['din-sql-gpt4'], match: config.match, seeds: config.seeds, selection: {} });
+  return (await configFingerprint(config, { kind: 'score', agents: ['din-sql-gpt4'], match: config.match, seeds: config.seeds, selection: {} })).digest;
 }
 
 /** The ids of the golden file's questions. */
 const ids = (dir: string): string[] => [...readFileSync(join(dir, GOLDEN), 'utf8').matchAll(/^ {2}- id: (\S+)$/gm)].map((m) => m[1] as string);
 
 describe('configuration fingerprint', () => {
-  it('is the same for a checkout elsewhere and with CRLF line ends; differs for any golden or manifest edit', async () => {
+  it('is the same for a checkout elsewhere and with CRLF line ends (golden, semantic, manifest); differs for any golden or manifest edit', async () => {
     const a = project('a');
     const b = project('b');
     const base = await fingerprint(a);
     expect(await fingerprint(b)).toBe(base);
-    for (const file of [GOLDEN, MANIFEST]) writeFileSync(join(b, file), readFileSync(join(b, file), 'utf8').replace(/\n/g, '\r\n'));
+    for (const file of [GOLDEN, MANIFEST, SEMANTIC]) writeFileSync(join(b, file), readFileSync(join(b, file), 'utf8').replace(/\n/g, '\r\n'));
     expect(await fingerprint(b)).toBe(base);
     const c = project('c');
     editQuestion(c, ids(c).find((id) => shardOf(id, 4) === 3) as string);
@@ -78,13 +79,13 @@ describe('configuration fingerprint', () => {
     const edited = await shard(2, 'm2-edited');
     let r = await cli(['merge', s1, edited], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('m2-edited.json: its configuration differs from');
+    expect(r.stderr).toContain('m2-edited.json: shard 2/2 was run with a different golden file golden/spider/pets_1.yml than shard 1/2');
     // Back to the first golden file, then the recording's manifest is rewritten (re-recorded, imported or upgraded).
     cpSync(join(ROOT, GOLDEN), join(dir, GOLDEN));
     expect((await cli(['merge', s1, await shard(2, 'm2-again')], dir)).code).toBe(0);
     writeFileSync(join(dir, MANIFEST), readFileSync(join(dir, MANIFEST), 'utf8').replace(/^created: .*$/m, 'created: 2030-01-01T00:00:00.000Z'));
     r = await cli(['merge', s1, await shard(2, 'm2-rerecorded')], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('m2-rerecorded.json: its configuration differs from');
+    expect(r.stderr).toContain('m2-rerecorded.json: shard 2/2 was run with a different recording manifest recordings/din-sql-gpt4/manifest.yml of agent din-sql-gpt4 than shard 1/2');
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { runRankedSchemaChecks, type SchemaCheckProgress } from '../../checks/index.js';
 import { loadConfig, openProject } from '../project.js';
-import { configFingerprint, fileDigest } from '../../shard/fingerprint.js';
+import { configFingerprint, UNREPORTED } from '../../shard/fingerprint.js';
 import { checkReportJson, type CheckShardReportJson } from '../../shard/schema-check-shards.js';
 import { shardSection } from '../../shard/section.js';
 import { shardLabel } from '../../shard/shard.js';
@@ -73,19 +73,21 @@ export async function runCheck(ctx: CliContext, opts: CheckOptions): Promise<voi
       if (phase !== undefined) progress.stop();
     });
     const agents = opts.agent ?? [...project.config.agents.keys()];
-    const fingerprint = await configFingerprint(project.config, {
+    const fingerprint = opts.json === undefined ? UNREPORTED : await configFingerprint(project.config, {
       kind: 'check',
       agents,
       match: project.config.match,
       seeds: undefined,
       selection: {},
-      extra: { migration: opts.migration === undefined ? null : { path: opts.migration, digest: await fileDigest(resolve(ctx.cwd, opts.migration)) }, database: opts.database ?? null },
+      // A migration's statements run as written: its bytes count (a line end inside a string literal is data).
+      files: opts.migration === undefined ? [] : [{ label: 'migration file', file: resolve(ctx.cwd, opts.migration), reading: 'bytes' }],
+      extra: { database: opts.database ?? null },
     });
     const universe = [...project.golden.map((q) => q.id), ...ranks.metricQueries];
     json = checkReportJson(
       { tool: TOOL_NAME, createdAt: new Date().toISOString(), ...(opts.migration !== undefined ? { migration: opts.migration } : {}), report },
-      fingerprint,
-      opts.shard === undefined ? undefined : shardSection(opts.shard, universe.map((id) => ({ id })), ranks),
+      fingerprint.digest,
+      opts.shard === undefined ? undefined : shardSection(opts.shard, universe.map((id) => ({ id })), fingerprint, ranks),
     );
   } finally {
     await project.close();

@@ -15,7 +15,7 @@ import { confidenceSettings, type ConfidenceSettings } from '../../confidence/se
 import { renderThresholdsFile, sha256Text, thresholdsFile, thresholdsLine, thresholdsMismatch } from '../../confidence/thresholds-file.js';
 import { agreementPolicyText, labelPolicyText } from '../../confidence/policy.js';
 import type { ResultMatcher, RuleName } from '../../confidence/types.js';
-import { loadDefinitions } from '../../definitions/load.js';
+import { definitionFiles, loadDefinitions } from '../../definitions/load.js';
 import { appliesToMisses, appliesToWarnings, type AppliesToMisses } from '../../definitions/check.js';
 import { warn } from '../warnings.js';
 import type { Definition } from '../../definitions/types.js';
@@ -35,10 +35,10 @@ import { TOOL_NAME } from '../../version.js';
 import { ConfigError, DataError } from '../../util/errors.js';
 import { EXIT, type CliContext } from '../context.js';
 import { parseSeeds, parseWhole, questionsOption, shardOption, splitOption } from '../options.js';
-import { configFingerprint } from '../../shard/fingerprint.js';
+import { configFingerprint, UNREPORTED } from '../../shard/fingerprint.js';
 import { confidenceRunNotes, confidenceShardPayload, labelsFileSource, type ConfidenceReportJson, type ConfidenceReportSettings } from '../../shard/confidence-shards.js';
 import { shardSection } from '../../shard/section.js';
-import { shardLabel, type Shard } from '../../shard/shard.js';
+import { inShard, shardLabel, type Shard } from '../../shard/shard.js';
 import { progressFor } from '../progress.js';
 import { printConfidenceReport } from './confidence-print.js';
 
@@ -210,7 +210,7 @@ async function loadProjectDefinitions(
   opts: SampleOptions,
   ctx: CliContext,
   settings: ConfidenceSettings,
-): Promise<{ list: Definition[]; sources: string[]; dialect: string } | undefined> {
+): Promise<{ list: Definition[]; sources: string[]; files: string[]; dialect: string } | undefined> {
   const paths = opts.definitions !== undefined ? opts.definitions.map((p) => resolve(ctx.cwd, p)) : settings.definitions;
   if (paths.length === 0) return undefined;
   const databases = new Map<string, readonly TableInfo[]>();
@@ -230,7 +230,7 @@ async function loadProjectDefinitions(
   }
   const list = await loadDefinitions(paths, { databases, metrics, root: ctx.cwd });
   // Sources relative to the project (what a report reader knows), not to where the command ran.
-  return { list, sources: paths.map((p) => relative(project.config.root, p) || p), dialect: dialectsText(dialects) };
+  return { list, sources: paths.map((p) => relative(project.config.root, p) || p), files: await definitionFiles(paths, ctx.cwd), dialect: dialectsText(dialects) };
 }
 
 /**
@@ -363,7 +363,7 @@ interface Prepared {
   readonly assessments: readonly AnswerAssessment[];
   /** The same answers assessed without approved definitions, when there are definitions. */
   readonly baseline?: readonly AnswerAssessment[];
-  readonly definitions?: { readonly list: readonly Definition[]; readonly sources: readonly string[]; readonly dialect: string };
+  readonly definitions?: { readonly list: readonly Definition[]; readonly sources: readonly string[]; readonly files: readonly string[]; readonly dialect: string };
   readonly settings: ConfidenceSettings;
   readonly gate: GateThresholds;
   readonly gateSource: string;
@@ -422,7 +422,9 @@ async function prepare(project: Project, opts: SampleOptions, ctx: CliContext, m
   timing['replay'] = performance.now() - t;
 
   const aligned = alignSamples(golden, sets, opts.agent !== undefined ? 'seed' : 'system');
-  const labelSets = await collectLabelSets(project, opts, ctx, aligned, (match) => replay(shown.agent, [shown.seed], match));
+  // A shard's labels file labels the whole run: the ids of the other shards' questions are known, not this shard's to keep.
+  const elsewhere = new Set(opts.shard === undefined ? [] : whole.filter((q) => !inShard(q.id, opts.shard)).map((q) => q.id));
+  const labelSets = await collectLabelSets(project, opts, ctx, aligned, elsewhere, (match) => replay(shown.agent, [shown.seed], match));
 
   t = performance.now();
   const profiles = new Map<string, WarehouseProfile>();
@@ -552,21 +554,28 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
   const onlyDb = project.config.warehouse.databases.size === 1 ? [...project.config.warehouse.databases.keys()][0] : undefined;
   const calibrated = thresholds !== undefined ? { value: thresholds.value, name: thresholds.name, db: onlyDb ?? 'main' } : undefined;
   const notes = confidenceRunNotes({ assessments, labels: first?.labels, unrecorded: aligned.unrecorded, thresholdNotes: prepared.thresholdNotes, ...(calibrated !== undefined ? { calibrated } : {}) });
-  const fingerprint = await configFingerprint(project.config, {
+  const fingerprint = opts.json === undefined ? UNREPORTED : await configFingerprint(project.config, {
     kind: 'confidence',
     agents: opts.agents ?? (opts.agent !== undefined ? [opts.agent] : []),
     match: project.config.match,
     seeds: opts.seeds ?? project.config.seeds,
     selection: { ...(opts.split ? { split: opts.split } : {}), ...(opts.questions ? { questions: opts.questions } : {}) },
+    // The labels and definitions files by their content (YAML, JSON, JSONL and CSV all read CRLF as LF);
+    // the thresholds file is counted from the config.
+    files: [
+      ...(opts.labels !== undefined ? [{ label: 'labels file', file: resolve(ctx.cwd, opts.labels), reading: 'text' as const }] : []),
+      ...(prepared.definitions?.files ?? []).map((file) => ({ label: 'definitions file', file, reading: 'text' as const })),
+    ],
     extra: {
       title,
       kind,
       sampleLabels: sets.map((s) => s.label),
-      labels: opts.labels ?? null,
       labelPolicy: opts.labelPolicy ?? null,
       agreementPolicy: opts.agreementPolicy,
-      definitions: prepared.definitions?.sources ?? null,
+      // Whether there are definitions at all (an empty folder still reports "0 rules"); their files are parts of their own.
+      definitions: prepared.definitions !== undefined,
       gate,
+      ruleGates: rules.ruleGates ?? null,
       gateSource,
       thinEvidence: opts.thinEvidence,
       evaluation: { resamples: opts.resamples, seed: opts.bootstrapSeed },
@@ -578,6 +587,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     shardSection(
       opts.shard as Shard,
       prepared.whole,
+      fingerprint,
       confidenceShardPayload({
         assessments,
         ...(prepared.baseline !== undefined ? { baseline: prepared.baseline } : {}),
@@ -596,7 +606,7 @@ async function runConfidence(project: Project, opts: ConfidenceOptions, ctx: Cli
     tool: TOOL_NAME,
     createdAt: new Date().toISOString(),
     timingMs: { ...timing },
-    fingerprint,
+    fingerprint: fingerprint.digest,
     ...(opts.shard !== undefined ? { shard: shardPayload() } : {}),
   };
   await printConfidenceReport(ctx, finalReport, opts);
@@ -614,6 +624,7 @@ async function collectLabelSets(
   opts: SampleOptions,
   ctx: CliContext,
   aligned: AlignedSamples,
+  elsewhere: ReadonlySet<string>,
   replayShown: (match: MatchPolicy) => Promise<RunRecord[]>,
 ): Promise<LabelSet[]> {
   const sets: LabelSet[] = [];
@@ -625,7 +636,10 @@ async function collectLabelSets(
     } catch (error) {
       throw new ConfigError(`cannot read the labels file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, opts.labels);
     }
-    const labels = parseLabels(text, opts.labels, new Set(aligned.questions.map((q) => q.questionId)));
+    // Every label is checked against its question by the shard that holds it (the others only
+    // check that it is of the run), and kept by that shard alone: the merge counts each once.
+    const own = new Set(aligned.questions.map((q) => q.questionId));
+    const labels = new Map([...parseLabels(text, opts.labels, new Set([...own, ...elsewhere]))].filter(([id]) => own.has(id)));
     // A shard may hold none of the labelled questions: the merge checks the whole run's labels.
     if (labels.size === 0 && opts.shard === undefined) {
       throw new DataError(`the labels file labels none of the ${aligned.questions.length} answers, so there is nothing to evaluate; give one label per golden question id (JSON {"<id>": true}, JSONL, or CSV id,correct)`, opts.labels);

@@ -11,7 +11,7 @@ import { openProject } from '../project.js';
 import { replayAgent, replayInTurn, selectQuestions, type ReplayTurn } from '../../pipeline/replay.js';
 import { readRunsFile } from '../../pipeline/runs-file.js';
 import type { RunRecord } from '../../scoring/types.js';
-import { configFingerprint, digestOf, fileDigest } from '../../shard/fingerprint.js';
+import { configFingerprint, fingerprintWithoutProject, UNREPORTED, type Fingerprint } from '../../shard/fingerprint.js';
 import { gateReportJson, type GateShardPayload, type RankedRuns } from '../../shard/gate-shards.js';
 import { shardSection } from '../../shard/section.js';
 import { inShard, shardLabel } from '../../shard/shard.js';
@@ -147,29 +147,37 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
       rerecord: { config: opts.config, ...(opts.split ? { split: opts.split } : {}) },
     };
 
-    const fingerprintInput = {
-      base: opts.base ?? null,
-      candidate: opts.candidate ?? null,
-      baseRuns: opts.baseRuns ? await fileDigest(resolve(ctx.cwd, opts.baseRuns)) : null,
-      candidateRuns: opts.candidateRuns ? await fileDigest(resolve(ctx.cwd, opts.candidateRuns)) : null,
-      rules,
-      seedsOption: opts.seeds ?? null,
-      determinism: opts.determinism,
-    };
-    const fingerprint = project
-      ? await configFingerprint(project.config, {
-          kind: 'gate',
-          agents: [opts.baseRuns ? undefined : opts.base, opts.candidateRuns ? undefined : opts.candidate].filter((a): a is string => a !== undefined),
-          match: project.config.match,
-          seeds,
-          selection,
-          extra: fingerprintInput,
-        })
-      : digestOf({ kind: 'gate', selection: { split: opts.split ?? null, questions: opts.questions ? [...opts.questions].sort() : null }, ...fingerprintInput });
+    // A runs file is JSON, which reads CRLF as LF.
+    const runsFiles = [
+      ...(opts.baseRuns ? [{ label: 'base runs file', file: resolve(ctx.cwd, opts.baseRuns), reading: 'text' as const }] : []),
+      ...(opts.candidateRuns ? [{ label: 'candidate runs file', file: resolve(ctx.cwd, opts.candidateRuns), reading: 'text' as const }] : []),
+    ];
+    const settings = { base: opts.base ?? null, candidate: opts.candidate ?? null, rules, seedsOption: opts.seeds ?? null, determinism: opts.determinism };
+    const fingerprintOfRun = (): Promise<Fingerprint> =>
+      project
+        ? configFingerprint(project.config, {
+            kind: 'gate',
+            agents: [opts.baseRuns ? undefined : opts.base, opts.candidateRuns ? undefined : opts.candidate].filter((a): a is string => a !== undefined),
+            match: project.config.match,
+            seeds,
+            selection,
+            files: runsFiles,
+            extra: settings,
+          })
+        : fingerprintWithoutProject(
+            {
+              command: 'gate',
+              'question selection (--split, --questions)': { split: opts.split ?? null, questions: opts.questions ? [...opts.questions].sort() : null },
+              ...Object.fromEntries(Object.entries(settings).map(([key, value]) => [`command setting ${key}`, value])),
+            },
+            runsFiles,
+            ctx.cwd,
+          );
+    const fingerprint = opts.json === undefined ? UNREPORTED : await fingerprintOfRun();
     // A side of a shard that holds no run is still named: its agent, or the agents of its whole runs file.
     const labels = { base: opts.base ?? baseFile?.agents?.join('+') ?? '', candidate: opts.candidate ?? candidateFile?.agents?.join('+') ?? '' };
-    const { report, repeats } = gateReportJson(payload, { rules, tool: TOOL_NAME, createdAt: new Date().toISOString(), fingerprint, labels },
-      opts.shard === undefined ? undefined : shardSection(opts.shard, universe.map((id) => ({ id }))));
+    const { report, repeats } = gateReportJson(payload, { rules, tool: TOOL_NAME, createdAt: new Date().toISOString(), fingerprint: fingerprint.digest, labels },
+      opts.shard === undefined ? undefined : shardSection(opts.shard, universe.map((id) => ({ id })), fingerprint));
     const thresholds = project === undefined ? undefined : await confidenceThresholdsNote(project.config, seeds === undefined ? undefined : { k: seeds.length, labelPolicy: project.config.match });
     await printGateReport(ctx, report, repeats, { ...opts, ...(thresholds !== undefined ? { notes: [thresholds] } : {}) });
   } finally {

@@ -9,7 +9,7 @@ import { openProject, type Project } from '../../pipeline/project.js';
 import { selectQuestions } from '../../pipeline/replay.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { baseRefShardReport, type BaseRefShardAgent, type BaseRefShardReportJson } from '../../shard/base-ref-shards.js';
-import { configFingerprint, digestOf } from '../../shard/fingerprint.js';
+import { combinedFingerprint, configFingerprint, type Fingerprint } from '../../shard/fingerprint.js';
 import { shardSection } from '../../shard/section.js';
 import { inShard, shardLabel, type Shard } from '../../shard/shard.js';
 import { ConfigError } from '../../util/errors.js';
@@ -153,15 +153,15 @@ async function shardReport(base: Project, head: Project, opts: GateBaseRefOption
   const ambiguous = (await goldenAmbiguities(head, head.golden.filter((q) => inShard(q.id, options.shard)))).map((a) => ({ ...a, rank: goldenRank.get(a.id) ?? 0 }));
   // The whole run's questions: the head's selection, then those only the base has.
   const universe = [...new Set([...selectQuestions(head, selection), ...selectQuestions(base, selection)].map((q) => q.id))];
-  const fingerprintOf = (project: Project): Promise<string> =>
+  const fingerprintOf = (project: Project): Promise<Fingerprint> =>
     configFingerprint(project.config, { kind: 'gate-base-ref', agents: gated, match: project.config.match, seeds: opts.seeds ?? project.config.seeds, selection, extra: { seedsOption: opts.seeds ?? null } });
-  const fingerprint = digestOf({ kind: 'gate-base-ref', sha: at.sha, agents: gated, head: await fingerprintOf(head), base: await fingerprintOf(base) });
+  const fingerprint = combinedFingerprint({ head: await fingerprintOf(head), base: await fingerprintOf(base) }, { command: 'gate-base-ref', 'base commit': at.sha, 'gated agents': gated });
   return baseRefShardReport({
     tool: TOOL_NAME,
     createdAt: new Date().toISOString(),
-    fingerprint,
+    fingerprint: fingerprint.digest,
     base: at,
-    shard: shardSection(options.shard, universe.map((id) => ({ id })), {
+    shard: shardSection(options.shard, universe.map((id) => ({ id })), fingerprint, {
       rules,
       newAgents,
       agents,

@@ -5,7 +5,7 @@ import { GoldenResults } from '../../pipeline/golden-results.js';
 import { openProject } from '../project.js';
 import { replayAgent, replayInTurn, selectQuestions } from '../../pipeline/replay.js';
 import type { RunRecord } from '../../scoring/types.js';
-import { configFingerprint } from '../../shard/fingerprint.js';
+import { configFingerprint, UNREPORTED } from '../../shard/fingerprint.js';
 import { scoreReportJson } from '../../shard/score-shards.js';
 import { shardSection } from '../../shard/section.js';
 import { shardLabel } from '../../shard/shard.js';
@@ -68,11 +68,11 @@ export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<voi
       for (const run of replayed[i]!) runs.push(run);
       summaries.push(await describeAgent(project, name));
     }
-    const fingerprint = await configFingerprint(config, { kind: 'score', agents, match: config.match, seeds, selection });
+    const fingerprint = opts.json === undefined ? UNREPORTED : await configFingerprint(config, { kind: 'score', agents, match: config.match, seeds, selection });
     const report = scoreReportJson(
       { tool: TOOL_NAME, createdAt: new Date().toISOString(), match: config.match, seeds, agents: summaries, ambiguousGolden: await ambiguity, runs },
-      fingerprint,
-      opts.shard === undefined ? undefined : shardSection(opts.shard, whole),
+      fingerprint.digest,
+      opts.shard === undefined ? undefined : shardSection(opts.shard, whole, fingerprint),
     );
     await printScoreReport(ctx, report, { ...opts, rerecord: { config: opts.config, ...(opts.split ? { split: opts.split } : {}) } });
   } finally {
