@@ -4,7 +4,7 @@ import type { Split } from '../golden/types.js';
 import { goldenAmbiguities } from '../pipeline/ambiguity.js';
 import { GoldenResults } from '../pipeline/golden-results.js';
 import type { Project } from '../pipeline/project.js';
-import { replayAgent, replayInTurn, type ReplayTurn } from '../pipeline/replay.js';
+import { replayAgent } from '../pipeline/replay.js';
 import type { RunRecord } from '../scoring/types.js';
 import { ConfigError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
@@ -28,7 +28,7 @@ export interface GateSidesOptions {
   readonly logger?: Logger;
   /** Golden results of the head to use (and fill), e.g. to read them again afterwards; default: new ones. */
   readonly headGoldenResults?: GoldenResults;
-  /** Called after each run with the agent being replayed (`gpt4`) and the counts of its runs so far, both sides together (from the first run of each side on). */
+  /** Called after each run with what is being replayed (`base gpt4`, `head gpt4`) and the counts so far. */
   readonly onRun?: (label: string, done: number, total: number) => void;
   /** How the gate was called (config path, split), for the one re-record command per agent of missing recordings. */
   readonly rerecord?: RerecordContext;
@@ -145,38 +145,24 @@ export async function prepareSides(base: Project, head: Project, options: GateSi
   };
   const baseGolden = new GoldenResults(base.config.match, base.config.warehouse);
   const headGolden = options.headGoldenResults ?? new GoldenResults(head.config.match, head.config.warehouse);
-  const concurrency = options.concurrency ?? 8;
-  const replay = (
-    project: Project,
-    golden: GoldenResults,
-    agent: string,
-    turn: ReplayTurn,
-    onRun: (done: number, total: number) => void,
-  ): Promise<RunRecord[]> => replayAgent(project, agent, { ...selection, goldenResults: golden, concurrency, ...turn, onRun: (_r, done, total) => onRun(done, total) });
-  const logged = async (side: 'base' | 'head', agent: string, runs: RunRecord[]): Promise<void> => {
-    const logger = options.logger;
-    if (logger === undefined) return;
-    const summary = `${runs.length} runs, ${runs.filter((x) => x.outcome === 'correct').length} correct, ${runs.filter((x) => x.outcome === 'missing_recording').length} missing recordings`;
-    await logger.group(`Replay ${side}: ${agent}`, async () => logger.info(summary));
-  };
-  // Both sides replay at once, sharing the runs in flight (replayInTurn: the base's slowest last
-  // runs overlap the head's), errors as if the base ran first; their log groups follow in order.
-  const replaySides = async (agent: string): Promise<{ base: RunRecord[]; head: RunRecord[] }> => {
-    // Progress counts both sides' runs, once each side has told its total (with its first run).
-    const done = [0, 0];
-    const totals = [-1, -1];
-    const counted = (side: 0 | 1) => (runs: number, total: number) => {
-      done[side] = runs;
-      totals[side] = total;
-      if (totals[0]! >= 0 && totals[1]! >= 0) options.onRun?.(agent, done[0]! + done[1]!, totals[0]! + totals[1]!);
+  const replay = async (project: Project, golden: GoldenResults, agent: string, side: 'base' | 'head'): Promise<RunRecord[]> => {
+    const run = async (): Promise<RunRecord[]> => {
+      const runs = await replayAgent(project, agent, {
+        ...selection,
+        goldenResults: golden,
+        concurrency: options.concurrency ?? 8,
+        onRun: (_r, done, total) => options.onRun?.(`${side} ${agent}`, done, total),
+      });
+      options.logger?.info(
+        `${runs.length} runs, ${runs.filter((x) => x.outcome === 'correct').length} correct, ${runs.filter((x) => x.outcome === 'missing_recording').length} missing recordings`,
+      );
+      return runs;
     };
-    const [baseRuns, headRuns] = await replayInTurn(
-      [(turn) => onBase(() => replay(base, baseGolden, agent, turn, counted(0))), (turn) => replay(head, headGolden, agent, turn, counted(1))],
-      concurrency,
-    );
-    await logged('base', agent, baseRuns!);
-    await logged('head', agent, headRuns!);
-    return { base: baseRuns!, head: headRuns! };
+    return options.logger ? options.logger.group(`Replay ${side}: ${agent}`, run) : run();
+  };
+  const replaySides = async (agent: string): Promise<{ base: RunRecord[]; head: RunRecord[] }> => {
+    const baseRuns = await onBase(() => replay(base, baseGolden, agent, 'base'));
+    return { base: baseRuns, head: await replay(head, headGolden, agent, 'head') };
   };
   return { gated, rules, newAgents, replaySides };
 }

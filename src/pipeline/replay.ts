@@ -45,13 +45,6 @@ export interface ReplayOptions {
   /** Called after each run. */
   readonly onRun?: (run: RunRecord, done: number, total: number) => void;
   /**
-   * Runs in flight shared with replays running at the same time ({@link replayInTurn}): each run
-   * holds a slot while it runs (`concurrency` still bounds this replay's own).
-   */
-  readonly slots?: RunSlots;
-  /** Once aborted, no run starts; the replay throws the signal's reason when the runs in flight have ended. */
-  readonly signal?: AbortSignal;
-  /**
    * Keep each answer's first rows in its run record (default true). The gate compares outcomes
    * only: without previews its runs take a fraction of the memory (10,000 questions × 5 seeds × 2 sides).
    */
@@ -188,25 +181,12 @@ export async function replayAgent(project: Project, agentName: string, options: 
   };
   const concurrency = Math.max(1, Math.min(options.concurrency ?? REPLAY_CONCURRENCY, total));
   askGolden(GOLDEN_AHEAD + concurrency);
-  const { slots, signal } = options;
-  const stopped = (): boolean => signal?.aborted === true;
   const worker = async (): Promise<void> => {
-    while (next < total && !stopped()) {
-      const wait = slots?.take();
-      if (wait !== undefined) await wait;
-      if (next >= total || stopped()) {
-        slots?.give();
-        break;
-      }
+    while (next < total) {
       const index = next++;
       const question = questions[Math.floor(index / seeds.length)]!;
       askGolden(index + GOLDEN_AHEAD + concurrency);
-      let run: RunRecord;
-      try {
-        run = await runOne(project, agent, model, recordingName, question, seeds[index % seeds.length]!, golden, match, fields, options.withheld);
-      } finally {
-        slots?.give();
-      }
+      const run = await runOne(project, agent, model, recordingName, question, seeds[index % seeds.length]!, golden, match, fields, options.withheld);
       out[index] = run;
       done += 1;
       options.onRun?.(run, done, total);
@@ -220,7 +200,6 @@ export async function replayAgent(project: Project, agentName: string, options: 
   } finally {
     recording?.close();
   }
-  if (stopped()) throw signal!.reason;
   // A golden question whose SQL fails is the golden set's fault: never charge it to an agent. This
   // (and a golden query that failed for another reason) takes precedence over a run's error, as
   // when the golden SQL ran before the runs.
@@ -234,70 +213,6 @@ export async function replayAgent(project: Project, agentName: string, options: 
   }
   if (failed !== undefined) throw failed.error;
   return out;
-}
-
-/**
- * Runs in flight at once, shared by replays that run together ({@link replayInTurn}): a run holds
- * a slot while it runs, so that together they keep at most `size` runs in flight, as one replay
- * with `concurrency: size` would. Slots are handed over in the order they were asked for.
- */
-export class RunSlots {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-
-  constructor(size: number) {
-    this.#free = size;
-  }
-
-  /** Takes a slot: undefined when one was free, else a promise settled when one is handed over. */
-  take(): Promise<void> | undefined {
-    if (this.#free > 0) {
-      this.#free -= 1;
-      return undefined;
-    }
-    return new Promise((resolve) => this.#waiting.push(resolve));
-  }
-
-  /** Gives a slot back (to the longest waiting, if any). */
-  give(): void {
-    const next = this.#waiting.shift();
-    if (next !== undefined) next();
-    else this.#free += 1;
-  }
-}
-
-/** What {@link replayInTurn} gives each replay, to pass on in its {@link ReplayOptions}. */
-export interface ReplayTurn {
-  readonly slots?: RunSlots;
-  readonly signal?: AbortSignal;
-}
-
-/**
- * Replays that would run one after the other (a gate's base, then its candidate), run at once,
- * sharing `concurrency` runs in flight: the last, slowest runs of one then overlap the work of
- * the next, instead of leaving the warehouse and this process waiting on them alone. Each
- * replay's runs are its own, as when it runs alone. Failures are those of the one-after-the-other
- * order: the first replay in order that fails gives the error; a failure stops the replays after
- * it (they would not have started) at once, never the ones before it (a failure of theirs comes first).
- * @returns each replay's result, in order.
- */
-export async function replayInTurn<T>(replays: readonly ((turn: ReplayTurn) => Promise<T>)[], concurrency: number): Promise<T[]> {
-  if (replays.length === 1) return [await replays[0]!({})]; // nothing to share
-  const slots = new RunSlots(concurrency);
-  const stops = replays.map(() => new AbortController());
-  const settled = await Promise.allSettled(
-    replays.map(async (replay, i) => {
-      try {
-        return await replay({ slots, signal: stops[i]!.signal });
-      } catch (error) {
-        for (const later of stops.slice(i + 1)) later.abort(error);
-        throw error;
-      }
-    }),
-  );
-  const failed = settled.find((s) => s.status === 'rejected');
-  if (failed !== undefined) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
 
 /** Runs ahead of the last one started whose golden query has been sent (see replayAgent). */

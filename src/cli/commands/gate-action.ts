@@ -8,7 +8,7 @@ import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
 import type { Project } from '../../pipeline/project.js';
 import { openProject } from '../project.js';
-import { replayAgent, replayInTurn, selectQuestions, type ReplayTurn } from '../../pipeline/replay.js';
+import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import { readRunsFile } from '../../pipeline/runs-file.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { configFingerprint, fingerprintWithoutProject, UNREPORTED, type Fingerprint } from '../../shard/fingerprint.js';
@@ -71,26 +71,28 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
     const progress = await progressFor(ctx, opts.progress);
 
     // Each run's rank is its index in the side's unsharded list, so that merged shards keep that order.
-    const sideTotal = (agent: string): number =>
-      project && seeds ? selectQuestions(project, { ...selection, ...(opts.shard ? { shard: opts.shard } : {}), agent }).length * seeds.length : 0;
-    let ticked = 0;
-    const replay = async (agent: string, turn: ReplayTurn): Promise<RankedRuns> => {
+    const replay = async (agent: string): Promise<RankedRuns> => {
       if (!project || !golden || !seeds) throw new Error('replay needs a project');
-      const runs = await replayAgent(project, agent, {
-        ...selection,
-        ...(opts.shard ? { shard: opts.shard } : {}),
-        seeds,
-        goldenResults: golden,
-        concurrency: opts.concurrency,
-        ...turn,
-        // The gate reads outcomes, never an answer's rows or SQL (the determinism check reads SQL,
-        // digests and keys): runs of a few dozen bytes, so 10,000 questions × 5 seeds × 2 sides fit.
-        preview: false,
-        runFields: opts.determinism ? 'full' : 'outcome',
-        onRun: () => progress.tick((ticked += 1)),
-      });
-      const seedIndex = new Map(seeds.map((s, i) => [s, i]));
-      return { runs, ranks: runs.map((r) => (wholePosition.get(r.questionId) ?? 0) * seeds.length + (seedIndex.get(r.seed) ?? 0)) };
+      const total = selectQuestions(project, { ...selection, ...(opts.shard ? { shard: opts.shard } : {}), agent }).length * seeds.length;
+      progress.start(total, agent);
+      try {
+        const runs = await replayAgent(project, agent, {
+          ...selection,
+          ...(opts.shard ? { shard: opts.shard } : {}),
+          seeds,
+          goldenResults: golden,
+          concurrency: opts.concurrency,
+          // The gate reads outcomes, never an answer's rows or SQL (the determinism check reads SQL,
+          // digests and keys): runs of a few dozen bytes, so 10,000 questions × 5 seeds × 2 sides fit.
+          preview: false,
+          runFields: opts.determinism ? 'full' : 'outcome',
+          onRun: (_r, done) => progress.tick(done),
+        });
+        const seedIndex = new Map(seeds.map((s, i) => [s, i]));
+        return { runs, ranks: runs.map((r) => (wholePosition.get(r.questionId) ?? 0) * seeds.length + (seedIndex.get(r.seed) ?? 0)) };
+      } finally {
+        progress.stop();
+      }
     };
     const fromFile = async (file: string, agent: string | undefined): Promise<RankedRuns> => {
       const all = (await readRunsFile(resolve(ctx.cwd, file), agent)).filter(
@@ -117,21 +119,9 @@ export async function runGateCommand(ctx: CliContext, opts: GateOptions): Promis
       ? goldenAmbiguities(project, project.golden.filter((q) => shardIds.has(q.id)))
       : Promise.resolve(undefined);
     ambiguityDone.catch(() => {}); // awaited below
-    // The sides replay at once, sharing --concurrency runs in flight (replayInTurn: one side's
-    // slowest last runs overlap the other's), errors as if one after the other.
-    const sides = [baseFile ? undefined : opts.base, candidateFile ? undefined : opts.candidate, opts.determinism ? opts.base : undefined].filter((a): a is string => a !== undefined);
-    let replayed: RankedRuns[] = [];
-    if (sides.length > 0) {
-      progress.start(sides.reduce((sum, agent) => sum + sideTotal(agent), 0), sides.slice(0, 2).join(' vs '));
-      try {
-        replayed = await replayInTurn(sides.map((agent) => (turn) => replay(agent, turn)), opts.concurrency);
-      } finally {
-        progress.stop();
-      }
-    }
-    const base = baseFile ?? (replayed.shift() as RankedRuns);
-    const candidate = candidateFile ?? (replayed.shift() as RankedRuns);
-    const second = opts.determinism ? replayed.shift() : undefined;
+    const base = baseFile ?? (await replay(opts.base as string));
+    const candidate = candidateFile ?? (await replay(opts.candidate as string));
+    const second = opts.determinism ? await replay(opts.base as string) : undefined;
     const ambiguousAll = await ambiguityDone;
     const goldenRank = new Map(project?.golden.map((q, i) => [q.id, i]) ?? []);
     const notChecked = 'both sides come from runs files (no project opened to re-run golden SQL); gate agents with --base/--candidate to check';

@@ -3,7 +3,7 @@ import { goldenAmbiguities } from '../../pipeline/ambiguity.js';
 import { describeAgent } from '../../pipeline/describe.js';
 import { GoldenResults } from '../../pipeline/golden-results.js';
 import { openProject } from '../project.js';
-import { replayAgent, replayInTurn, selectQuestions } from '../../pipeline/replay.js';
+import { replayAgent, selectQuestions } from '../../pipeline/replay.js';
 import type { RunRecord } from '../../scoring/types.js';
 import { configFingerprint, UNREPORTED } from '../../shard/fingerprint.js';
 import { scoreReportJson } from '../../shard/score-shards.js';
@@ -36,36 +36,22 @@ export async function runScore(ctx: CliContext, opts: ScoreOptions): Promise<voi
     const ambiguity = goldenAmbiguities(scoped, questions);
     ambiguity.catch(() => {}); // awaited below
     const progress = await progressFor(ctx, opts.progress);
-    // Agents replay at once, sharing --concurrency runs in flight (replayInTurn: one agent's
-    // slowest last runs overlap the next one's), errors as if one after the other.
-    const shardSelection = { ...selection, ...(opts.shard ? { shard: opts.shard } : {}) };
-    const total = agents.reduce((sum, name) => sum + selectQuestions(scoped, { ...shardSelection, agent: name }).length * seeds.length, 0);
-    let done = 0;
-    progress.start(total, agents.length === 1 ? agents[0]! : `${agents.length} agents`);
-    let replayed: RunRecord[][];
-    try {
-      replayed = await replayInTurn(
-        agents.map((name) => (turn) =>
-          replayAgent(scoped, name, {
-            ...shardSelection,
-            seeds,
-            goldenResults: golden,
-            concurrency: opts.concurrency,
-            ...turn,
-            // Without --json the runs are only counted and listed: their digests and previews are never shown.
-            ...(opts.json === undefined ? { runFields: 'summary' as const } : {}),
-            onRun: () => progress.tick((done += 1)),
-          }),
-        ),
-        opts.concurrency,
-      );
-    } finally {
-      progress.stop();
-    }
     const runs: RunRecord[] = [];
     const summaries = [];
-    for (const [i, name] of agents.entries()) {
-      for (const run of replayed[i]!) runs.push(run);
+    for (const name of agents) {
+      progress.start(selectQuestions(scoped, { ...selection, ...(opts.shard ? { shard: opts.shard } : {}), agent: name }).length * seeds.length, name);
+      const agentRuns = await replayAgent(scoped, name, {
+        ...selection,
+        ...(opts.shard ? { shard: opts.shard } : {}),
+        seeds,
+        goldenResults: golden,
+        concurrency: opts.concurrency,
+        // Without --json the runs are only counted and listed: their digests and previews are never shown.
+        ...(opts.json === undefined ? { runFields: 'summary' as const } : {}),
+        onRun: (_run, done) => progress.tick(done),
+      });
+      progress.stop();
+      for (const run of agentRuns) runs.push(run);
       summaries.push(await describeAgent(project, name));
     }
     const fingerprint = opts.json === undefined ? UNREPORTED : await configFingerprint(config, { kind: 'score', agents, match: config.match, seeds, selection });

@@ -56,7 +56,7 @@ export const SQLITE_HOST_WINDOW = 16;
  * (up to {@link maxSqliteHosts}). A statement that runs into its time limit then holds up only
  * the statements its host had already been sent, not every statement of the run behind it.
  */
-export const SQLITE_SPILL_AFTER_MS = 30;
+export const SQLITE_SPILL_AFTER_MS = 100;
 
 /** Hosts a pool of `size` may run at once, counting those holding a long statement: twice its size. */
 export function maxSqliteHosts(size: number): number {
