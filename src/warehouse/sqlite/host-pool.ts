@@ -58,9 +58,13 @@ export const SQLITE_HOST_WINDOW = 16;
  */
 export const SQLITE_SPILL_AFTER_MS = 100;
 
-/** Hosts a pool of `size` may run at once, counting those holding a long statement: twice its size. */
+/**
+ * Hosts a pool of `size` may run at once, counting those held by a long statement: twice its size
+ * and two more, so that a few statements running into their time limit at once (each holding its
+ * host, and a core, until then) still leave a host taking the others; past that, statements wait.
+ */
 export function maxSqliteHosts(size: number): number {
-  return 2 * size;
+  return 2 * size + 2;
 }
 
 /** A statement: waiting in the pool, then sent to a host. */
