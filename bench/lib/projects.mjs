@@ -103,6 +103,43 @@ export function gateProject(dev, log) {
   return { dir, config: join(dir, 'replaygate.yml') };
 }
 
+/** The endless statement the long-statements project answers with (runs until the time limit stops it). */
+export const ENDLESS = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
+
+/**
+ * SYNTHETIC: the full Spider dev with DIN-SQL GPT-4's answers, but `endless` of them (spread over
+ * the run) replaced by {@link ENDLESS}, and the warehouse's time limit `timeoutMs`: a score then
+ * takes at least one time limit; before the pool's stand-in hosts it took one per endless statement.
+ */
+export function longStatementsProject(dev, log, endless = 3, timeoutMs = 3000) {
+  const dir = join(OUT, `long-statements-${endless}x${timeoutMs}`);
+  const stamp = JSON.stringify({ FORMAT, version: version(), endless, timeoutMs });
+  if (!fresh(dir, stamp)) {
+    log(`building out/bench/long-statements-${endless}x${timeoutMs}`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(join(dir, 'prompts'), { recursive: true });
+    copyFileSync(join(SPIDER_DEV, 'prompts', 'spider-sql.md'), join(dir, 'prompts', 'spider-sql.md'));
+    const warehouse = warehouseSection().replace('warehouse:\n', `warehouse:\n  timeout_ms: ${timeoutMs}\n`);
+    writeFileSync(
+      join(dir, 'replaygate.yml'),
+      `# SYNTHETIC benchmark project (bench/lib/projects.mjs): DIN-SQL GPT-4 on Spider dev, ${endless} answers replaced by an endless statement\n` +
+        `${warehouse}golden: ../../spider-dev/golden\nmatch: relaxed\nseeds: [0]\nagents:\n  long:\n    kind: sql\n    model: long\n    prompt: prompts/spider-sql.md\n    recording: recordings/long\n`,
+    );
+    const answers = dev.sql.get('din-sql-gpt4');
+    const ids = [...answers.keys()].sort();
+    const last = Math.max(...ids.map((id) => Number(id.slice('spider-dev-'.length))));
+    const replaced = new Set(Array.from({ length: endless }, (_, k) => ids[Math.floor(((k + 0.5) * ids.length) / endless)]));
+    const lines = Array.from({ length: last + 1 }, (_, i) => {
+      const id = `spider-dev-${String(i).padStart(4, '0')}`;
+      return replaced.has(id) ? ENDLESS : oneLine(answers.get(id));
+    });
+    writeFileSync(join(dir, 'answers.txt'), `${lines.join('\n')}\n`);
+    cli(['import', 'predictions', join(dir, 'answers.txt'), '-f', 'lines', '-a', 'long', '--seed', '0', '--ids', 'spider-dev-{i:4}', '--source', 'bench: long statements', '--force'], dir);
+    stampIt(dir, stamp);
+  }
+  return { dir, config: join(dir, 'replaygate.yml'), endless, timeoutMs };
+}
+
 /** The 10,000 questions × 5 seeds × 2 sides project. */
 export function largeProject(dev, log, n = 10_000, seeds = 5) {
   const dir = join(OUT, `large-${n}x${seeds}`);
