@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { loadDriver } from '../../src/warehouse/sqlite/drivers.js';
 import { maxSqliteHosts, SQLITE_HOST_WINDOW, SqliteHostPool } from '../../src/warehouse/sqlite/host-pool.js';
+import { forkHost } from '../../src/warehouse/sqlite/spare-hosts.js';
 import { sqliteHostsOf } from '../helpers/host-processes.js';
 
 const SPIDER = resolve(import.meta.dirname, '../../../shared/data/spider/database');
@@ -98,6 +99,41 @@ describe('a long statement does not stall the statements behind it', () => {
       expect((await pool.query(copy, "SELECT x FROM added ORDER BY x", options)).rows).toEqual([[1], [2]]);
     } finally {
       await pool.close();
+    }
+  });
+
+  test('a host skips the statements the pool handed on while it ran a long one, and answers each "skipped" in its place', async () => {
+    const host = forkHost('auto');
+    const replies: { id?: number; result?: unknown; skipped?: boolean }[] = [];
+    const ready = new Promise<void>((done) => host.once('message', () => done()));
+    try {
+      await ready;
+      host.on('message', (reply: { id: number; result?: unknown; skipped?: boolean }) => replies.push(reply));
+      const file = DATABASES.get('world_1')!;
+      const request = (id: number, sql: string) => ({ id, file, sql, maxRows: 10, legacyStringLiterals: false });
+      const slow = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 6000000) SELECT count(*) FROM c';
+      host.send([request(1, slow), request(2, 'SELECT count(*) FROM city'), request(3, 'SELECT count(*) FROM country')]);
+      await new Promise((done) => setTimeout(done, 100));
+      host.send({ skip: [2, 3] });
+      // A skip that comes after the statement ran changes nothing.
+      const until = async (n: number): Promise<void> => {
+        while (replies.length < n) await new Promise((done) => setTimeout(done, 10));
+      };
+      await until(3);
+      host.send([request(4, 'SELECT 4')]);
+      await until(4);
+      host.send({ skip: [4] });
+      host.send([request(5, 'SELECT 5')]);
+      await until(5);
+      expect(replies.map((r) => (r.skipped ? `${r.id} skipped` : `${r.id} ${JSON.stringify((r.result as { rows: unknown }).rows)}`))).toEqual([
+        '1 [[6000000]]',
+        '2 skipped',
+        '3 skipped',
+        '4 [[4]]',
+        '5 [[5]]',
+      ]);
+    } finally {
+      host.kill('SIGKILL');
     }
   });
 });

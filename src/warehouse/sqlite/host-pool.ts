@@ -40,7 +40,14 @@ export interface HostFailure {
 export type HostReply =
   | { readonly ready: true; readonly driver: DriverName }
   | { readonly id: number; readonly result: WireResult }
-  | { readonly id: number; readonly error: HostFailure };
+  | { readonly id: number; readonly error: HostFailure }
+  /** A request the parent handed to another host ({@link HostSkip}), not run. */
+  | { readonly id: number; readonly skipped: true };
+
+/** Requests sent to a host that it should not run (the parent handed them to another host); each is answered `skipped`. */
+export interface HostSkip {
+  readonly skip: readonly number[];
+}
 
 /**
  * Statements a host holds at once (sent and not answered). More wait in the pool and go to
@@ -119,10 +126,10 @@ class SqliteHost {
 
   /**
    * Hands back the statements waiting behind the one running now, for another host to run: the
-   * ones not written yet are taken out; the ones written stay queued here as `released`, and
-   * this host's replies to them, when it gets to them, are dropped (reads only: running a read
-   * twice changes nothing). Nothing is handed back when a migration statement is among them,
-   * which must run here, in order.
+   * ones not written yet are taken out; the ones written stay queued here as `released`, and the
+   * host is told to skip them ({@link HostSkip}); one it runs all the same (it got there first)
+   * has its reply dropped (reads only: running a read twice changes nothing). Nothing is handed
+   * back when a migration statement is among them, which must run here, in order.
    */
   release(): Pending[] {
     const queue = this.#queue;
@@ -141,6 +148,10 @@ class SqliteHost {
       }
     }
     queue.splice(0, queue.length, ...kept);
+    // The host reads this after the statement it is running (it waits a turn of its event loop
+    // after a long one) and skips them, unless it got to one first.
+    const skip = kept.filter((pending) => pending.released).map((pending) => pending.request.id);
+    if (skip.length > 0) this.#child?.send({ skip } satisfies HostSkip);
     if (unsent.size > 0) {
       const gone = new Set(back.map((pending) => pending.request));
       this.#outbox = this.#outbox.filter((request) => !gone.has(request));
@@ -266,8 +277,9 @@ class SqliteHost {
     } else {
       const head = this.#queue.shift();
       if (head?.request.id !== reply.id) throw new Error(`SQLite host replied to ${reply.id} out of order`);
-      if ("result" in reply) head.resolve(fromWire(reply.result));
-      else head.reject(toError(reply.error, head.request));
+      if ('result' in reply) head.resolve(fromWire(reply.result));
+      else if ('error' in reply) head.reject(toError(reply.error, head.request));
+      else if (head.released !== true) throw new Error(`SQLite host skipped ${reply.id}, which it was never told to skip`);
       if (this.#queue.length === 0 && this.#child !== undefined) this.#hold(this.#child, false);
     }
     this.#armTimer();
