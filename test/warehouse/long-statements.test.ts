@@ -67,6 +67,8 @@ describe('a long statement does not stall the statements behind it', () => {
         await new Promise((done) => setTimeout(done, 400));
       }
       const quick = Array.from({ length: 10 }, (_, i) => world.query(`SELECT count(*) + ${i} FROM country`));
+      // Counted until the first limit: a host killed at its limit lingers a moment beside its replacement.
+      for (const e of endless) void e.catch(() => {}).finally(() => clearInterval(watch));
       const { order, results } = await settleOrder([...endless, ...quick]);
       clearInterval(watch);
       expect(results.slice(0, most).map((r) => (r.status === 'rejected' ? r.reason.name : 'answered'))).toEqual(Array(most).fill('SqlTimeoutError'));

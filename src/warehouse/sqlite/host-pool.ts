@@ -52,19 +52,23 @@ export interface HostSkip {
 /**
  * Statements a host holds at once (sent and not answered). More wait in the pool and go to
  * whichever host has room first. A statement seen to run long hands the ones behind it back
- * ({@link SqliteHost.release}); its host still runs its copies of them later, so this also bounds
- * that wasted work. 16 cost `score` of Spider dev 4% (more, smaller writes to the host); 64 costs
- * nothing measurable there.
+ * ({@link SqliteHost.release}). 16 cost `score` of Spider dev 4% (more, smaller writes to the
+ * host); 64 costs nothing measurable there.
  */
 export const SQLITE_HOST_WINDOW = 64;
 
 /**
- * A host whose statement has run this long no longer counts toward the pool's size: statements
- * that wait go to the other hosts, and a host is added when fewer than the pool's size are left
- * (up to {@link maxSqliteHosts}). A statement that runs into its time limit then holds up only
- * the statements its host had already been sent, not every statement of the run behind it.
+ * A host whose statement has run this long no longer counts toward the pool's size: the
+ * statements behind it and those that wait go to the other hosts, and a host is added when fewer
+ * than the pool's size are left (up to {@link maxSqliteHosts}). A statement that runs into its
+ * time limit then holds up nothing but itself. Not sooner: a host added costs a Node start (about
+ * 60 ms of CPU) and is ready about 80 ms later, which pays only when the statement runs on well
+ * past that (100 ms added a host for the bench's 150–185 ms statements, too late to help: CPU ×1.05).
  */
-export const SQLITE_SPILL_AFTER_MS = 100;
+export const SQLITE_SPILL_AFTER_MS = 250;
+
+/** How often the pool looks for hosts held by a long statement while statements are in flight. */
+const WATCH_EVERY_MS = 50;
 
 /**
  * Hosts a pool of `size` may run at once, counting those held by a long statement: twice its size
@@ -107,6 +111,8 @@ class SqliteHost {
   #outbox: HostRequest[] = [];
   /** When the head started running (its deadline's start), or undefined when none runs. */
   #headSince: number | undefined;
+  /** Processes of this host killed and not exited yet. */
+  readonly #dying = new Set<ChildProcess>();
 
   /** @param progress - called after each reply, start or restart: the pool may send more then. */
   constructor(
@@ -206,14 +212,21 @@ class SqliteHost {
   async close(): Promise<void> {
     this.#closed = true;
     this.#outbox = [];
-    const child = this.#stop();
+    this.#stop();
     for (const pending of this.#queue.splice(0)) {
       pending.reject(new Error('the warehouse was closed before this statement finished'));
     }
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      child.ref(); // an idle host is unref'd; wait for its exit all the same
-      await new Promise((resolve) => child.once('exit', resolve));
-    }
+    // Every process this host killed and that has not exited yet, this one included: close()
+    // resolves when they are gone (an idle host is unref'd; wait for its exit all the same).
+    await Promise.all(
+      [...this.#dying].map((dying) => {
+        dying.ref();
+        return new Promise((resolve) => {
+          if (dying.exitCode !== null || dying.signalCode !== null) resolve(undefined);
+          else dying.once('exit', resolve);
+        });
+      }),
+    );
   }
 
   /** A spare started early (spare-hosts.ts) when one waits, which may be ready already; else a new host. */
@@ -314,7 +327,12 @@ class SqliteHost {
     this.#clearTimer();
     const child = this.#child;
     this.#child = undefined;
-    child?.kill('SIGKILL');
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      // Killed and not gone yet: close() waits for it too, whatever killed it (a time limit, a restart).
+      this.#dying.add(child);
+      child.once('exit', () => this.#dying.delete(child));
+      child.kill('SIGKILL');
+    }
     return child;
   }
 }
@@ -444,7 +462,7 @@ export class SqliteHostPool {
   }
 
   /**
-   * While statements are in flight, looks every {@link SQLITE_SPILL_AFTER_MS}/2 for hosts held by
+   * While statements are in flight, looks every {@link WATCH_EVERY_MS} for hosts held by
    * a long statement: the statements behind it go back to the front of the queue, and are sent
    * to the hosts that take part now (one more is started to stand in for the held one).
    */
@@ -461,7 +479,7 @@ export class SqliteHostPool {
       for (const host of this.#hosts) if (held(host, now)) back.push(...host.release());
       if (back.length > 0) this.#waiting.unshift(...back);
       this.#dispatch();
-    }, SQLITE_SPILL_AFTER_MS / 2);
+    }, WATCH_EVERY_MS);
     this.#watcher.unref();
   }
 }
