@@ -8,7 +8,7 @@
 //   shards:   the same gate as 4 shards + merge: each shard alone (interleaved with the unsharded gate), all four at once
 //   large:    10,000 questions × 5 seeds × 2 sides (SYNTHETIC), peak memory against the 972 gate
 //   long:     score of Spider dev with 3 answers replaced by endless statements (SYNTHETIC), 3 s
-//             time limit: against one time limit (the floor) and three (one after the other)
+//             time limit, against one time limit
 // Writes bench/results/speed.json (every figure, with date, machine and load), and the text and
 // figures the docs render: bench/results/score.json (start-up, score, the recording index's
 // memory) and bench/results/gate.json (gate, shards, 10,000 questions); prints a table.
@@ -202,17 +202,16 @@ if (large) {
 }
 
 // ---------------------------------------------------------------- long statements
-// A statement that runs into its time limit holds its SQLite host until then; the pool's other
-// hosts (a stand-in started for it) take the statements behind it (docs/warehouse.md, "Host
-// processes"). Three endless statements spread over a score: the run should take about one
-// time limit plus the score's own time, not one time limit per endless statement.
+// A statement that runs into its time limit holds its SQLite host until then, and the statements
+// sent to that host after it wait (docs/warehouse.md, "Host processes"): three endless statements
+// spread over a score cost about three time limits. Measured so that the cost stays visible.
 if (!skip.has('long')) {
   const long = longStatementsProject(dev, log);
   log(`score with ${long.endless} endless statements, ${long.timeoutMs} ms time limit`);
   const a = rg('score', '-c', long.config, '--no-progress');
   const whole = summarise([await runOnce(a, { cwd: long.dir })]);
   results.long = { command: a.slice(1).join(' '), endless: long.endless, timeoutMs: long.timeoutMs, replaygate: whole, vsOneLimit: whole.wallMs / long.timeoutMs, load: [loadavg()[0]] };
-  row(`score with ${long.endless} endless statements`, ms(whole.wallMs), `time limit ${ms(long.timeoutMs)}`, ratio(results.long.vsOneLimit), `one after the other: at least ${ms(long.endless * long.timeoutMs)}; CPU ${ms(whole.cpuMs)}`);
+  row(`score with ${long.endless} endless statements`, ms(whole.wallMs), `time limit ${ms(long.timeoutMs)}`, ratio(results.long.vsOneLimit), `${long.endless} limits: ${ms(long.endless * long.timeoutMs)}; CPU ${ms(whole.cpuMs)}`);
 }
 
 // ---------------------------------------------------------------- targets (issue #13) and output

@@ -641,35 +641,10 @@ function failure(id, kind, error) {
   const e = error instanceof Error ? error : new Error(String(error));
   return { id, error: kind === "bug" ? { kind, message: e.message, stack: e.stack ?? "" } : { kind, message: e.message } };
 }
-var waiting = [];
-var skipped = /* @__PURE__ */ new Set();
-var draining = false;
 process.on("message", (message) => {
-  if (Array.isArray(message)) for (const request of message) waiting.push(request);
-  else if ("skip" in message) {
-    for (const id of message.skip) skipped.add(id);
-    return;
-  } else waiting.push(message);
-  if (!draining) drain();
+  if (Array.isArray(message)) for (const request of message) answer(request);
+  else answer(message);
 });
-var YIELD_AFTER_MS = 20;
-function drain() {
-  draining = true;
-  while (waiting.length > 0) {
-    const request = waiting.shift();
-    if (skipped.delete(request.id)) {
-      send({ id: request.id, skipped: true });
-      continue;
-    }
-    const started = performance.now();
-    answer(request);
-    if (waiting.length > 0 && performance.now() - started >= YIELD_AFTER_MS) {
-      setImmediate(() => setImmediate(drain));
-      return;
-    }
-  }
-  draining = false;
-}
 function answer(request) {
   let open;
   try {

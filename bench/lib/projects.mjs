@@ -108,8 +108,8 @@ export const ENDLESS = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 
 
 /**
  * SYNTHETIC: the full Spider dev with DIN-SQL GPT-4's answers, but `endless` of them (spread over
- * the run) replaced by {@link ENDLESS}, and the warehouse's time limit `timeoutMs`: a score then
- * takes at least one time limit; before the pool's stand-in hosts it took one per endless statement.
+ * the run) replaced by {@link ENDLESS}, and the warehouse's time limit `timeoutMs`: each endless
+ * statement holds its host until its limit, and the statements sent to that host after it wait.
  */
 export function longStatementsProject(dev, log, endless = 3, timeoutMs = 3000) {
   const dir = join(OUT, `long-statements-${endless}x${timeoutMs}`);

@@ -76,7 +76,7 @@ export class RecordingLocked extends DataError {
   ) {
     super(
       holder !== undefined && committed
-        ? committedLockAdvice(holder, shown)
+        ? committedLockAdvice(holder, shown, lockFile)
         : `the recording is being written by ${holderText(holder)}: one writer at a time. Wait for it to finish and run this command again${deleteAdvice(holder, shown)}`,
       place,
     );
@@ -102,11 +102,13 @@ function deleteAdvice(holder: LockHolder | undefined, shown: string): string {
  * see docs/recordings.md ("A lock committed from another host") for why — but named, with the command that
  * removes it from the repository for every clone.
  */
-function committedLockAdvice(holder: LockHolder, shown: string): string {
+function committedLockAdvice(holder: LockHolder, shown: string, file: string): string {
+  // The command runs where the user is: the path from the current folder (`shown` is from the config's).
+  const here = relative(process.cwd(), file) || file;
   return (
     `${shown} is a lock file committed to git: it names process ${holder.pid} on host ${holder.host} (${holder.command}, since ${holder.started}), ` +
     'a writer killed there whose lock a commit took along. No writer on this host holds it, and replaygate cannot check a process of another host, so it refuses to write. ' +
-    `Remove it from the repository with \`${shellCommand(['git', 'rm', '-q', '--', shown])}\` and commit that (then no clone has it), and run this command again; ` +
+    `Remove it from the repository with \`${shellCommand(['git', 'rm', '-q', '--', here])}\` (from this folder) and commit that (then no clone has it), and run this command again; ` +
     `if a writer on host ${holder.host} is in fact running on this very folder (a shared network folder), wait for it to finish first`
   );
 }
@@ -303,7 +305,7 @@ export function absentRecordingHint(dir: string, root: string = process.cwd()): 
   // An old folder with a recording in it: a first write renames away only the folder its lock made.
   const replacing = folders.some((f) => f.kind === 'old' && existsSync(join(f.path, MANIFEST_FILE)));
   const foreign = holder !== undefined && holder.host !== hostname();
-  if (foreign && committedAsIs(lock.file)) return `; ${committedLockAdvice(holder, shown)}`;
+  if (foreign && committedAsIs(lock.file)) return `; ${committedLockAdvice(holder, shown, lock.file)}`;
   const then = foreign
     ? `; if that host's process is gone, delete ${shown}${folders.length > 0 ? ', then any command that writes the recording (e.g. replaygate recordings upgrade) puts it back in place' : ''}`
     : '';

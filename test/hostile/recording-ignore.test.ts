@@ -369,12 +369,16 @@ describe('a lock committed from another host (what CI checks out)', () => {
       const r = p.run(argv);
       expect(r.status, `${argv.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toContain(
-        'recordings/a: recordings/.a.replaygate-lock is a lock file committed to git: it names process 4242 on host dev-laptop-9 (replaygate 1.0.0 record --agent a, since 2026-11-30T09:00:00.000Z), a writer killed there whose lock a commit took along. No writer on this host holds it, and replaygate cannot check a process of another host, so it refuses to write. Remove it from the repository with `git rm -q -- recordings/.a.replaygate-lock` and commit that (then no clone has it), and run this command again',
+        'recordings/a: recordings/.a.replaygate-lock is a lock file committed to git: it names process 4242 on host dev-laptop-9 (replaygate 1.0.0 record --agent a, since 2026-11-30T09:00:00.000Z), a writer killed there whose lock a commit took along. No writer on this host holds it, and replaygate cannot check a process of another host, so it refuses to write. Remove it from the repository with `git rm -q -- recordings/.a.replaygate-lock` (from this folder) and commit that (then no clone has it), and run this command again',
       );
       expect(r.stderr).not.toMatch(noTrace);
       expect(sha256Tree(p.recordings)).toBe(before);
     }
     expect(p.run(['score', '--no-progress', '-a', 'a']).status).toBe(0);
+    // Run from another folder (-c names the config), the `git rm` path is the one from there.
+    const outside = spawnSync(process.execPath, [CLI, 'import', 'predictions', join(p.dir, 'p.txt'), '-a', 'a', '--ids', 'q{i}', '--force', '-c', join(p.dir, 'replaygate.yml')], { cwd: join(p.dir, '..'), env: { PATH: process.env['PATH'] ?? '' }, encoding: 'utf8', timeout: 60_000 });
+    expect(outside.status).toBe(2);
+    expect(outside.stderr).toContain(`\`git rm -q -- ${relative(join(p.dir, '..'), guard)}\` (from this folder)`);
     // The command the message gives, then a commit.
     execFileSync('sh', ['-c', 'git rm -q -- recordings/.a.replaygate-lock'], { cwd: p.dir, env: { ...process.env, ...GIT_ENV } });
     p.git('commit', '-q', '-m', 'remove the left-over lock');

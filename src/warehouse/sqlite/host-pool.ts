@@ -40,56 +40,14 @@ export interface HostFailure {
 export type HostReply =
   | { readonly ready: true; readonly driver: DriverName }
   | { readonly id: number; readonly result: WireResult }
-  | { readonly id: number; readonly error: HostFailure }
-  /** A request the parent handed to another host ({@link HostSkip}), not run. */
-  | { readonly id: number; readonly skipped: true };
+  | { readonly id: number; readonly error: HostFailure };
 
-/** Requests sent to a host that it should not run (the parent handed them to another host); each is answered `skipped`. */
-export interface HostSkip {
-  readonly skip: readonly number[];
-}
-
-/**
- * Statements a host holds at once (sent and not answered). More wait in the pool and go to
- * whichever host has room first. A statement seen to run long hands the ones behind it back
- * ({@link SqliteHost.release}). 16 cost `score` of Spider dev 4% (more, smaller writes to the
- * host); 64 costs nothing measurable there.
- */
-export const SQLITE_HOST_WINDOW = 64;
-
-/**
- * A host whose statement has run this long no longer counts toward the pool's size: the
- * statements behind it and those that wait go to the other hosts, and a host is added when fewer
- * than the pool's size are left (up to {@link maxSqliteHosts}). A statement that runs into its
- * time limit then holds up nothing but itself. Not sooner: a host added costs a Node start (about
- * 60 ms of CPU) and is ready about 80 ms later, which pays only when the statement runs on well
- * past that (100 ms added a host for the bench's 150–185 ms statements, too late to help: CPU ×1.05).
- */
-export const SQLITE_SPILL_AFTER_MS = 250;
-
-/** How often the pool looks for hosts held by a long statement while statements are in flight. */
-const WATCH_EVERY_MS = 50;
-
-/**
- * Hosts a pool of `size` may run at once, counting those held by a long statement: twice its size
- * and two more, so that a few statements running into their time limit at once (each holding its
- * host, and a core, until then) still leave a host taking the others; past that, statements wait.
- */
-export function maxSqliteHosts(size: number): number {
-  return 2 * size + 2;
-}
-
-/** A statement: waiting in the pool, then sent to a host. */
 interface Pending {
   readonly request: HostRequest;
   readonly timeoutMs: number;
   readonly resolve: (result: QueryResult) => void;
   readonly reject: (error: Error) => void;
-  /** Handed back to the pool after it was sent ({@link SqliteHost.release}): this host's reply to it is dropped. */
-  readonly released?: true;
 }
-
-const ignore = (): void => {};
 
 // A signal during a migration (temp-folders.ts handles it then) must not leave a busy host behind.
 addSignalCleanup(killLiveHosts);
@@ -107,76 +65,31 @@ class SqliteHost {
   #timerMs = 0;
   #closed = false;
   readonly #queue: Pending[] = [];
-  /** Requests queued but not yet written to the host: sent together once this turn of the event loop ends. */
-  #outbox: HostRequest[] = [];
-  /** When the head started running (its deadline's start), or undefined when none runs. */
-  #headSince: number | undefined;
   /** Processes of this host killed and not exited yet. */
   readonly #dying = new Set<ChildProcess>();
+  /** Requests queued but not yet written to the host: sent together once this turn of the event loop ends. */
+  #outbox: HostRequest[] = [];
 
-  /** @param progress - called after each reply, start or restart: the pool may send more then. */
-  constructor(
-    readonly driver: DriverName,
-    private readonly progress: () => void = () => {},
-  ) {}
+  constructor(readonly driver: DriverName) {}
 
   /** Statements sent and not yet answered. */
   get pending(): number {
     return this.#queue.length;
   }
 
-  /** When the statement running now started (`performance.now()`), or undefined when none runs. */
-  get runningSince(): number | undefined {
-    return this.#headSince;
-  }
-
-  /**
-   * Hands back the statements waiting behind the one running now, for another host to run: the
-   * ones not written yet are taken out; the ones written stay queued here as `released`, and the
-   * host is told to skip them ({@link HostSkip}); one it runs all the same (it got there first)
-   * has its reply dropped (reads only: running a read twice changes nothing). Nothing is handed
-   * back when a migration statement is among them, which must run here, in order.
-   */
-  release(): Pending[] {
-    const queue = this.#queue;
-    if (queue.length < 2 || this.#headSince === undefined) return [];
-    for (let i = 1; i < queue.length; i++) if (queue[i]!.request.write) return [];
-    const unsent = new Set(this.#outbox);
-    const back: Pending[] = [];
-    const kept: Pending[] = [queue[0]!];
-    for (let i = 1; i < queue.length; i++) {
-      const pending = queue[i]!;
-      if (pending.released) kept.push(pending);
-      else {
-        back.push(pending);
-        // Written already: the host will run it; its reply is dropped. Not written yet: gone.
-        if (!unsent.has(pending.request)) kept.push({ request: pending.request, timeoutMs: pending.timeoutMs, resolve: ignore, reject: ignore, released: true });
+  run(request: HostRequest, timeoutMs: number): Promise<QueryResult> {
+    if (this.#closed) return Promise.reject(new Error('the warehouse is closed'));
+    return new Promise((resolve, reject) => {
+      const child = this.#child ?? this.#spawn();
+      this.#queue.push({ request, timeoutMs, resolve, reject });
+      // One write per turn of the event loop for all the statements queued in it (a replay
+      // queues several at once): each write is a system call on both sides.
+      if (this.#outbox.push(request) === 1) setImmediate(() => this.#flush());
+      if (this.#queue.length === 1) {
+        this.#hold(child, true);
+        this.#armTimer();
       }
-    }
-    queue.splice(0, queue.length, ...kept);
-    // The host reads this after the statement it is running (it waits a turn of its event loop
-    // after a long one) and skips them, unless it got to one first.
-    const skip = kept.filter((pending) => pending.released).map((pending) => pending.request.id);
-    if (skip.length > 0) this.#child?.send({ skip } satisfies HostSkip);
-    if (unsent.size > 0) {
-      const gone = new Set(back.map((pending) => pending.request));
-      this.#outbox = this.#outbox.filter((request) => !gone.has(request));
-    }
-    return back;
-  }
-
-  /** Sends a statement (after the ones sent before it); `pending` is settled with its reply. */
-  take(pending: Pending): void {
-    if (this.#closed) return pending.reject(new Error('the warehouse is closed'));
-    const child = this.#child ?? this.#spawn();
-    this.#queue.push(pending);
-    // One write per turn of the event loop for all the statements queued in it (a replay
-    // queues several at once): each write is a system call on both sides.
-    if (this.#outbox.push(pending.request) === 1) setImmediate(() => this.#flush());
-    if (this.#queue.length === 1) {
-      this.#hold(child, true);
-      this.#armTimer();
-    }
+    });
   }
 
   // Measured (issue #13, a 252-question gate shard, 1,862 statements in ≈400 writes, ≈460 KB of
@@ -216,8 +129,8 @@ class SqliteHost {
     for (const pending of this.#queue.splice(0)) {
       pending.reject(new Error('the warehouse was closed before this statement finished'));
     }
-    // Every process this host killed and that has not exited yet, this one included: close()
-    // resolves when they are gone (an idle host is unref'd; wait for its exit all the same).
+    // Every process this host killed that has not exited yet, this one included: close() resolves
+    // when they are gone (a host killed at a time limit could outlive it; an idle host is unref'd).
     await Promise.all(
       [...this.#dying].map((dying) => {
         dying.ref();
@@ -250,12 +163,7 @@ class SqliteHost {
   // reply was an allocation and a timer-list removal and insertion in this busy process.
   #armTimer(): void {
     const head = this.#queue[0];
-    if (head === undefined || !this.#ready) {
-      this.#headSince = undefined;
-      return this.#clearTimer();
-    }
-    // Each call starts a new head (a reply ended the last one, the host became ready, or an idle host was sent one).
-    this.#headSince = performance.now();
+    if (head === undefined || !this.#ready) return this.#clearTimer();
     if (this.#timer !== undefined && this.#timerMs === head.timeoutMs) {
       this.#timer.refresh();
       return;
@@ -268,7 +176,6 @@ class SqliteHost {
   #clearTimer(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#headSince = undefined;
   }
 
   /** The head ran past its limit: the host is killed, the head rejected, the rest resent. */
@@ -278,7 +185,6 @@ class SqliteHost {
     if (head === undefined) return;
     this.#restart();
     head.reject(new SqlTimeoutError(head.request.sql, head.timeoutMs));
-    this.progress();
   }
 
   #onReply(reply: HostReply): void {
@@ -291,12 +197,10 @@ class SqliteHost {
       const head = this.#queue.shift();
       if (head?.request.id !== reply.id) throw new Error(`SQLite host replied to ${reply.id} out of order`);
       if ('result' in reply) head.resolve(fromWire(reply.result));
-      else if ('error' in reply) head.reject(toError(reply.error, head.request));
-      else if (head.released !== true) throw new Error(`SQLite host skipped ${reply.id}, which it was never told to skip`);
+      else head.reject(toError(reply.error, head.request));
       if (this.#queue.length === 0 && this.#child !== undefined) this.#hold(this.#child, false);
     }
     this.#armTimer();
-    this.progress();
   }
 
   /** The host died on its own (e.g. out of memory): the head was running, the rest are resent. */
@@ -304,15 +208,12 @@ class SqliteHost {
     const head = this.#queue.shift();
     this.#restart();
     head?.reject(new SqlLostError(`the SQLite host process ${how} while running this statement`, head.request.sql));
-    this.progress();
   }
 
   /** Replaces the host (`fresh`: with one forked now, never a spare) and resends the queue to it. */
   #restart(fresh = false): void {
     this.#stop();
     this.#outbox = []; // the queue holds them: all are resent below
-    // Statements handed back to the pool run elsewhere: not resent.
-    for (let i = this.#queue.length - 1; i >= 0; i--) if (this.#queue[i]!.released) this.#queue.splice(i, 1);
     if (this.#queue.length === 0 && !fresh) return;
     const child = fresh ? this.#adopt(forkHost(this.driver), false) : this.#spawn();
     this.#hold(child, this.#queue.length > 0);
@@ -358,136 +259,43 @@ export interface PoolQuery extends ReadOptions {
 }
 
 /**
- * Lazily spawned hosts; each database file has a home host (stable hash) whose connection is
- * reused, and a statement goes to a less busy host when its home host is busier. Any number of
- * queries may be in flight: each host is sent at most {@link SQLITE_HOST_WINDOW} at once, the
- * rest wait here in order. A host whose statement has run {@link SQLITE_SPILL_AFTER_MS} is passed
- * over, and another host stands in for it (see {@link maxSqliteHosts}), so one long statement
- * does not stall the statements behind it.
+ * A fixed set of lazily spawned hosts; each database file has a home host (stable hash) whose
+ * connection is reused, and a statement goes to a less busy host when its home host is busier.
+ * Any number of queries may be in flight.
  */
 export class SqliteHostPool {
-  /** The pool's own hosts (`size`), then the ones added to stand in for hosts held by a long statement. */
   readonly #hosts: SqliteHost[];
-  readonly #size: number;
-  readonly #max: number;
-  readonly #waiting: Pending[] = [];
-  /** File → index of its home host (among the pool's own). */
+  /** File → index of its home host. */
   readonly #home = new Map<string, number>();
   #nextId = 1;
-  #watcher: NodeJS.Timeout | undefined;
-  #closed = false;
 
-  constructor(
-    readonly driver: DriverName,
-    size: number,
-  ) {
-    this.#size = size;
-    this.#max = maxSqliteHosts(size);
-    this.#hosts = Array.from({ length: size }, () => this.#newHost());
+  constructor(driver: DriverName, size: number) {
+    this.#hosts = Array.from({ length: size }, () => new SqliteHost(driver));
   }
 
   query(file: string, sql: string, options: PoolQuery): Promise<QueryResult> {
-    if (this.#closed) return Promise.reject(new Error('the warehouse is closed'));
     const { maxRows, legacyStringLiterals, timeoutMs, write, closeAfter } = options;
+    // The file's own host keeps its connection warm; a busier one hands over to the least busy
+    // host (which opens the file too), so replays that run one database at a time use every host.
+    // A migration's statements all go to the file's own host, in order.
+    let home = this.#home.get(file);
+    if (home === undefined) this.#home.set(file, (home = fnv1a(file) % this.#hosts.length));
+    const own = this.#hosts[home] as SqliteHost;
+    const idlest = this.#hosts.reduce((a, b) => (b.pending < a.pending ? b : a));
+    const host = write || own.pending <= idlest.pending + 1 ? own : idlest;
     const flags = { ...(write ? { write } : {}), ...(closeAfter ? { closeAfter } : {}) };
     const cap = Number.isFinite(maxRows) ? maxRows : null;
-    const request: HostRequest = { id: this.#nextId++, file, sql, maxRows: cap, legacyStringLiterals, ...flags };
-    return new Promise((resolve, reject) => {
-      this.#waiting.push({ request, timeoutMs, resolve, reject });
-      this.#dispatch();
-    });
+    return host.run({ id: this.#nextId++, file, sql, maxRows: cap, legacyStringLiterals, ...flags }, timeoutMs);
   }
 
-  /** Starts the pool's own host processes now, so their start-up overlaps other work. */
+  /** Starts every host process now, so their start-up overlaps other work. */
   warm(): void {
-    for (let i = 0; i < this.#size; i++) this.#hosts[i]!.warm();
+    for (const host of this.#hosts) host.warm();
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
-    clearInterval(this.#watcher);
-    for (const waiting of this.#waiting.splice(0)) waiting.reject(new Error('the warehouse was closed before this statement finished'));
     await Promise.all(this.#hosts.map((host) => host.close()));
   }
-
-  #newHost(): SqliteHost {
-    return new SqliteHost(this.driver, () => this.#dispatch());
-  }
-
-  /** Sends waiting statements, in order, while a host has room; a statement with none stops the rest (order is kept). */
-  #dispatch(): void {
-    const waiting = this.#waiting;
-    if (waiting.length === 0 || this.#closed) return;
-    const now = performance.now();
-    while (waiting.length > 0) {
-      const next = waiting[0]!;
-      const host = this.#hostFor(next.request, now);
-      if (host === undefined) break;
-      waiting.shift();
-      host.take(next);
-    }
-    this.#watch();
-  }
-
-  /**
-   * The host for a statement, or undefined when none may take it now. Taking part: the first
-   * `size` hosts not held by a long statement (the pool's own first); among them the statement's
-   * home host unless it has two or more statements more than the least busy one (which opens the
-   * file too). A migration's statements (`write`) go to the file's home host only, in order.
-   */
-  #hostFor(request: HostRequest, now: number): SqliteHost | undefined {
-    let home = this.#home.get(request.file);
-    if (home === undefined) this.#home.set(request.file, (home = fnv1a(request.file) % this.#size));
-    const own = this.#hosts[home]!;
-    if (request.write) return own.pending < SQLITE_HOST_WINDOW ? own : undefined;
-    let taking = 0;
-    let ownTakes = false;
-    let idlest: SqliteHost | undefined;
-    for (const host of this.#hosts) {
-      if (taking === this.#size) break;
-      if (held(host, now)) continue;
-      taking += 1;
-      if (host === own) ownTakes = true;
-      if (host.pending < SQLITE_HOST_WINDOW && (idlest === undefined || host.pending < idlest.pending)) idlest = host;
-    }
-    if (ownTakes && own.pending < SQLITE_HOST_WINDOW && (idlest === undefined || own.pending <= idlest.pending + 1)) return own;
-    if (idlest !== undefined) return idlest;
-    if (taking < this.#size && this.#hosts.length < this.#max) {
-      // Fewer hosts than the pool's size are free of a long statement: one more stands in.
-      const host = this.#newHost();
-      this.#hosts.push(host);
-      return host;
-    }
-    return undefined;
-  }
-
-  /**
-   * While statements are in flight, looks every {@link WATCH_EVERY_MS} for hosts held by
-   * a long statement: the statements behind it go back to the front of the queue, and are sent
-   * to the hosts that take part now (one more is started to stand in for the held one).
-   */
-  #watch(): void {
-    if (this.#watcher !== undefined) return;
-    this.#watcher = setInterval(() => {
-      if (this.#closed || this.#hosts.every((host) => host.pending === 0)) {
-        clearInterval(this.#watcher);
-        this.#watcher = undefined;
-        return;
-      }
-      const now = performance.now();
-      const back: Pending[] = [];
-      for (const host of this.#hosts) if (held(host, now)) back.push(...host.release());
-      if (back.length > 0) this.#waiting.unshift(...back);
-      this.#dispatch();
-    }, WATCH_EVERY_MS);
-    this.#watcher.unref();
-  }
-}
-
-/** Whether a host's running statement has run long enough for the pool to pass the host over. */
-function held(host: SqliteHost, now: number): boolean {
-  const since = host.runningSince;
-  return since !== undefined && now - since >= SQLITE_SPILL_AFTER_MS;
 }
 
 /** 32-bit FNV-1a hash of a string's UTF-16 code units. */

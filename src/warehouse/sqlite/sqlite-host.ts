@@ -9,7 +9,7 @@
  */
 import { ConnectionCache } from './connections.js';
 import { loadDriver, type DriverChoice, type SqliteConnection } from './drivers.js';
-import type { HostFailure, HostReply, HostRequest, HostSkip } from './host-pool.js';
+import type { HostFailure, HostReply, HostRequest } from './host-pool.js';
 import { runReadDetailed, runWrite } from './read.js';
 import { SqlError, SqlRefusedError } from '../types.js';
 import { toWire } from './wire.js';
@@ -32,46 +32,11 @@ function failure(id: number, kind: HostFailure['kind'], error: unknown): HostRep
 }
 
 // Requests come one by one or several in one message (an array); each gets its own reply, sent
-// as soon as its statement ends, so the parent's time limit for the next one starts then. A
-// `skip` message names requests the parent gave to another host while this one ran a long
-// statement: they are answered `skipped`, not run.
-const waiting: HostRequest[] = [];
-const skipped = new Set<number>();
-let draining = false;
-process.on('message', (message: HostRequest | HostRequest[] | HostSkip) => {
-  if (Array.isArray(message)) for (const request of message) waiting.push(request);
-  else if ('skip' in message) {
-    for (const id of message.skip) skipped.add(id);
-    return;
-  } else waiting.push(message);
-  if (!draining) drain();
+// as soon as its statement ends, so the parent's time limit for the next one starts then.
+process.on('message', (message: HostRequest | HostRequest[]) => {
+  if (Array.isArray(message)) for (const request of message) answer(request);
+  else answer(message);
 });
-
-/**
- * After a statement that ran this long, the rest wait one turn of the event loop, so that a skip
- * message the parent sent meanwhile is read first (it hands statements on after 100 ms).
- */
-const YIELD_AFTER_MS = 20;
-
-function drain(): void {
-  draining = true;
-  while (waiting.length > 0) {
-    const request = waiting.shift() as HostRequest;
-    if (skipped.delete(request.id)) {
-      send({ id: request.id, skipped: true });
-      continue;
-    }
-    const started = performance.now();
-    answer(request);
-    if (waiting.length > 0 && performance.now() - started >= YIELD_AFTER_MS) {
-      // Two immediates: the first runs in this turn's check phase, the second after the next
-      // poll phase, which reads what came over the channel meanwhile.
-      setImmediate(() => setImmediate(drain));
-      return;
-    }
-  }
-  draining = false;
-}
 
 function answer(request: HostRequest): void {
   let open: SqliteConnection;
