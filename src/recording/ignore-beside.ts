@@ -53,11 +53,18 @@ export function ensureIgnoredBeside(folder: string, name: string, shown: string)
       if (made !== 'exists') return made;
       continue; // created by another writer meanwhile: read it
     }
-    const present = new Set(text.split('\n').map((l) => l.replace(/\r$/, '')));
+    const all = text.split('\n').map((l) => l.replace(/\r$/, ''));
+    // A line counts only after the file's last negation: in a .gitignore the last matching line
+    // wins, so a user's `!*` below replaygate's lines would undo them (they are appended again).
+    let lastNegation = -1;
+    all.forEach((line, i) => {
+      if (line.startsWith('!')) lastNegation = i;
+    });
+    const present = new Set(all.slice(lastNegation + 1));
     const missing = besideIgnoreLines(name).filter((l) => !present.has(l));
     if (missing.length === 0) return 'present';
     const eol = text.includes('\r\n') ? '\r\n' : '\n';
-    const lines = present.has(BESIDE_IGNORE_MARK) ? missing : [...(text.trim() === '' ? [] : ['']), ...BESIDE_IGNORE_HEADER, ...missing];
+    const lines = all.includes(BESIDE_IGNORE_MARK) ? missing : [...(text.trim() === '' ? [] : ['']), ...BESIDE_IGNORE_HEADER, ...missing];
     const lead = text === '' || text.endsWith('\n') ? '' : eol;
     append(file, `${lead}${lines.join(eol)}${eol}`, shown, missing);
     return 'appended';

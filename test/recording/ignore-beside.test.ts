@@ -63,6 +63,18 @@ describe("replaygate's lines beside a recording", () => {
     expect(readFileSync(file, 'utf8').split(BESIDE_IGNORE_MARK)).toHaveLength(2);
   });
 
+  it("a user's negation after replaygate's lines (`!*`) does not undo them: the missing ones are appended after it", () => {
+    const r = repo();
+    const file = join(r.recordings, '.gitignore');
+    writeFileSync(file, `${besideIgnoreText('a')}!*\n`);
+    expect(r.ignored('recordings/.a.replaygate-lock')).toBe(false); // what the user's line did
+    expect(ensureIgnoredBeside(r.recordings, 'a', 'x')).toBe('appended');
+    for (const p of ['recordings/.a.replaygate-lock', 'recordings/.a.replaygate-new-1-ab/manifest.yml', 'recordings/a/.lock']) expect(r.ignored(p), p).toBe(true);
+    expect(r.ignored('recordings/a/manifest.yml')).toBe(false);
+    expect(ensureIgnoredBeside(r.recordings, 'a', 'x')).toBe('present');
+    expect(readFileSync(file, 'utf8').split(BESIDE_IGNORE_MARK)).toHaveLength(2);
+  });
+
   it('an empty .gitignore gets the block with no blank line before it', () => {
     const r = repo();
     writeFileSync(join(r.recordings, '.gitignore'), '');
