@@ -25,11 +25,10 @@ import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { besideIgnoreLines, besideIgnoreText, BESIDE_IGNORE_MARK } from '../../src/recording/layout.js';
 import { tempProject, type TempProject } from '../helpers/temp-project.js';
+import { CAN_PROTECT, protect, ROOT, unprotect } from '../helpers/protect.js';
 
 const CLI = join(resolve(import.meta.dirname, '../..'), 'bin/replaygate.js');
-const ROOT = process.getuid?.() === 0;
 /** Root writes through permissions, so as root "read-only" is the immutable attribute (chattr +i, ext4). */
-const CAN_PROTECT = !ROOT || spawnSync('chattr', ['--help']).error === undefined;
 const GIT_ENV = { GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 const N = 3;
 const golden = `questions:\n${Array.from({ length: N }, (_, i) => `  - {id: q${i}, question: How many singers are there ${i}?, db: concert_singer, golden_sql: SELECT count(*) FROM singer}`).join('\n')}\n`;
@@ -40,15 +39,6 @@ const cleanups: (() => void)[] = [];
 afterAll(() => {
   for (const c of cleanups.reverse()) c();
 });
-
-function protect(path: string): void {
-  if (ROOT) execFileSync('chattr', ['+i', path]);
-  else chmodSync(path, statSync(path).isDirectory() ? 0o555 : 0o444);
-}
-function unprotect(path: string): void {
-  if (ROOT) spawnSync('chattr', ['-i', path]);
-  else if (existsSync(path)) chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
-}
 
 /** sha256 over every entry below `dir` (names, bytes, link targets); '' when it does not exist. */
 function sha256Tree(dir: string): string {

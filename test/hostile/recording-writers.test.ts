@@ -17,11 +17,10 @@ import { main } from '../../src/cli/index.js';
 import { RecordingLock } from '../../src/recording/lock.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../record/fake-openai.js';
 import { CANDIDATES, makeProject, type TempProject } from '../record/project-fixture.js';
+import { CAN_PROTECT, protect, ROOT, unprotect } from '../helpers/protect.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
-const ROOT = process.getuid?.() === 0;
 /** Root writes through permissions, so as root "read-only" is the immutable attribute (chattr +i, ext4). */
-const CAN_PROTECT = !ROOT || spawnSync('chattr', ['--help']).error === undefined;
 
 // ------------------------------------------------------------------ harness
 
@@ -45,16 +44,6 @@ interface Result {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
-}
-
-/** Makes a file or folder read-only for everyone, root included; `unprotect` undoes it. */
-function protect(path: string): void {
-  if (ROOT) execFileSync('chattr', ['+i', path]);
-  else chmodSync(path, statSync(path).isDirectory() ? 0o555 : 0o444);
-}
-function unprotect(path: string): void {
-  if (ROOT) spawnSync('chattr', ['-i', path]);
-  else if (existsSync(path)) chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
 }
 
 /** The CLI in this process (fast). */
