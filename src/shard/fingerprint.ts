@@ -95,13 +95,15 @@ export async function configFingerprint(config: ProjectConfig, input: Fingerprin
     // `inline` cannot stop a statement at its time limit: a slow statement answers instead of failing.
     isolation: config.warehouse.isolation,
   });
-  // Each distinct file is read once, however many databases name it.
-  const contents = new Map<string, Promise<string>>();
-  const content = (file: string): Promise<string> => {
-    let digest = contents.get(file);
-    if (digest === undefined) contents.set(file, (digest = fileDigest(file, 'bytes')));
+  // Each distinct file is read once, however many databases (or agents, for a shared prompt) name it.
+  const digests = new Map<string, Promise<string>>();
+  const digestOnce = (file: string, reading: FileReading): Promise<string> => {
+    const key = `${reading}\0${file}`;
+    let digest = digests.get(key);
+    if (digest === undefined) digests.set(key, (digest = fileDigest(file, reading)));
     return digest;
   };
+  const content = (file: string): Promise<string> => digestOnce(file, 'bytes');
   for (const [name, db] of config.warehouse.databases) {
     const part = await databasePart(name, db, path, content, input.env ?? process.env);
     parts.add(part.label, part.value);
@@ -135,9 +137,9 @@ export async function configFingerprint(config: ProjectConfig, input: Fingerprin
     });
     // A prompt's line ends are in the messages it renders, so in the requests' keys: its bytes count.
     // (For kind: command it is the agent's own file, e.g. a script, whose line ends may matter to its interpreter.)
-    parts.add(`prompt ${path(agent.prompt)} of agent ${name}`, await fileDigest(agent.prompt, 'bytes'));
+    parts.add(`prompt ${path(agent.prompt)} of agent ${name}`, await digestOnce(agent.prompt, 'bytes'));
     // JavaScript reads CRLF as LF (ECMA-262, "Template Literal Lexical Components": even a template's text has LF for CR LF).
-    if (agent.module !== undefined) parts.add(`module ${path(agent.module)} of agent ${name}`, await fileDigest(agent.module, 'text'));
+    if (agent.module !== undefined) parts.add(`module ${path(agent.module)} of agent ${name}`, await digestOnce(agent.module, 'text'));
     const manifest = join(agent.recording, MANIFEST_FILE);
     parts.add(`recording manifest ${path(manifest)} of agent ${name}`, await fileDigest(manifest, 'text'));
   }

@@ -18,14 +18,14 @@
  *   network folder) is never broken.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { besideIgnoreLines, besideIgnoreText, BESIDE_IGNORE_MARK } from '../../src/recording/layout.js';
 import { tempProject, type TempProject } from '../helpers/temp-project.js';
 import { CAN_PROTECT, protect, ROOT, unprotect } from '../helpers/protect.js';
+import { sha256Tree } from '../helpers/tree-digest.js';
 
 const CLI = join(resolve(import.meta.dirname, '../..'), 'bin/replaygate.js');
 /** Root writes through permissions, so as root "read-only" is the immutable attribute (chattr +i, ext4). */
@@ -39,23 +39,6 @@ const cleanups: (() => void)[] = [];
 afterAll(() => {
   for (const c of cleanups.reverse()) c();
 });
-
-/** sha256 over every entry below `dir` (names, bytes, link targets); '' when it does not exist. */
-function sha256Tree(dir: string): string {
-  if (!existsSync(dir)) return '';
-  const h = createHash('sha256');
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d).sort()) {
-      const abs = join(d, name);
-      const st = lstatSync(abs);
-      h.update(`${relative(dir, abs)}\0`);
-      if (st.isDirectory()) walk(abs);
-      else h.update(st.isFile() ? readFileSync(abs) : st.isSymbolicLink() ? readlinkSync(abs) : 'x').update('\0');
-    }
-  };
-  walk(dir);
-  return h.digest('hex');
-}
 
 interface Project {
   readonly dir: string;
@@ -346,14 +329,20 @@ describe('nothing a writer leaves beside a recording is committed (real processe
 describe('a lock committed from another host (what CI checks out)', () => {
   const foreign = (nonce: string): string => `${JSON.stringify({ pid: 4242, host: 'dev-laptop-9', command: 'replaygate 1.0.0 record --agent a', started: '2026-11-30T09:00:00.000Z', nonce })}\n`;
 
-  it('every writer is refused with the `git rm` that fixes it, readers are fine; after that command and a commit, writers work', () => {
+  /** A project whose recording `a` has a lock of another host committed beside it (as a commit made before replaygate's lines existed took it along). */
+  const withCommittedLock = (nonce: string): { p: Project; guard: string } => {
     const p = project();
     expect(p.run(importArgs('a')).status).toBe(0);
     const guard = join(p.recordings, '.a.replaygate-lock');
-    writeFileSync(guard, foreign('n1'));
+    writeFileSync(guard, foreign(nonce));
     p.git('add', '-A');
-    p.git('add', '-f', 'recordings/.a.replaygate-lock'); // as a commit made before replaygate's lines existed took it along
+    p.git('add', '-f', 'recordings/.a.replaygate-lock');
     p.git('commit', '-q', '-m', 'a, and a left-over lock');
+    return { p, guard };
+  };
+
+  it('every writer is refused with the `git rm` that fixes it, readers are fine; after that command and a commit, writers work', () => {
+    const { p, guard } = withCommittedLock('n1');
     const before = sha256Tree(p.recordings);
     for (const argv of [importArgs('a', '--force'), ['recordings', 'upgrade'], ['recordings', 'prune', '--dry-run'], ['recordings', 'prune', '--no-dry-run']]) {
       const r = p.run(argv);
@@ -378,13 +367,7 @@ describe('a lock committed from another host (what CI checks out)', () => {
   });
 
   it('the same path holding another lock than the committed one (a live writer of that host on a shared network folder), or an untracked one: never broken, the plain message', () => {
-    const p = project();
-    expect(p.run(importArgs('a')).status).toBe(0);
-    const guard = join(p.recordings, '.a.replaygate-lock');
-    writeFileSync(guard, foreign('committed'));
-    p.git('add', '-A');
-    p.git('add', '-f', 'recordings/.a.replaygate-lock');
-    p.git('commit', '-q', '-m', 'a');
+    const { p, guard } = withCommittedLock('committed');
     for (const [label, prepare] of [
       ['changed since the checkout', () => writeFileSync(guard, foreign('live'))],
       ['untracked', () => (p.git('rm', '-q', '--cached', '--', 'recordings/.a.replaygate-lock'), writeFileSync(guard, foreign('live')))],

@@ -13,10 +13,9 @@
  *   not record, the recording is byte-identical to before; completed, every selected call is new.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/index.js';
 import { GITATTRIBUTES, GITIGNORE } from '../../src/recording/layout.js';
@@ -25,27 +24,10 @@ import { startFakeOpenAI, type FakeOpenAI } from '../record/fake-openai.js';
 import { CANDIDATES, makeProject, type TempProject } from '../record/project-fixture.js';
 import { writeFormat1 } from '../recording/helpers.js';
 import { readManifestSync } from '../../src/recording/manifest.js';
+import { sha256Tree } from '../helpers/tree-digest.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const ROOT = process.getuid?.() === 0;
-
-/** sha256 over every entry below `dir` (names, bytes, link targets, modes); '' when it does not exist. */
-function sha256Tree(dir: string, skip: readonly string[] = []): string {
-  if (!existsSync(dir)) return '';
-  const h = createHash('sha256');
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d).sort()) {
-      if (d === dir && skip.includes(name)) continue;
-      const abs = join(d, name);
-      const st = lstatSync(abs);
-      h.update(`${relative(dir, abs)}\0${st.mode}\0`);
-      if (st.isDirectory()) walk(abs);
-      else h.update(st.isFile() ? readFileSync(abs) : st.isSymbolicLink() ? readlinkSync(abs) : 'x').update('\0');
-    }
-  };
-  walk(dir);
-  return h.digest('hex');
-}
 
 interface Result {
   readonly code: number;
